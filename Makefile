@@ -1,0 +1,71 @@
+# Scriptorium — every entry point a developer or CI needs. `make help` lists them.
+#
+# Node.js 24 is required. When the machine's `node` is older, tools/ensure-node.sh installs
+# Node 24 from the npm registry into a cache folder outside the repo and we put it first on PATH.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+export SCRIPTORIUM_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/scriptorium
+NODE_BIN := $(shell bash tools/ensure-node.sh)
+export PATH := $(NODE_BIN):$(CURDIR)/node_modules/.bin:$(PATH)
+
+DEPS_STAMP := node_modules/.scriptorium-deps
+WORKSPACE_MANIFESTS := package.json package-lock.json $(wildcard packages/*/package.json services/*/package.json operator/package.json)
+
+.PHONY: help deps dev test test-unit test-integration lint format typecheck bench crds crds-check \
+        chart-lint images e2e-kind clean
+
+help: ## List the targets
+	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  \033[1m%-18s\033[0m %s\n", $$1, $$2}'
+
+$(DEPS_STAMP): $(WORKSPACE_MANIFESTS)
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+deps: $(DEPS_STAMP) ## Install Node 24 (if needed) and the npm dependencies
+
+dev: deps ## Run the whole system locally: PGlite, the pseudo provider, 4 local validators
+	node tools/dev.ts
+
+test: deps lint test-unit test-integration ## Lint, then every unit and integration test
+
+test-unit: deps ## Unit and simulation tests (pure logic, no processes)
+	vitest run --project unit
+
+test-integration: deps ## Integration tests against real PostgreSQL, processes and servers
+	vitest run --project integration
+
+lint: deps ## Biome (format + lint) and the TypeScript type check
+	biome check .
+	tsc -p tsconfig.json
+
+format: deps ## Rewrite files with Biome's formatter and safe fixes
+	biome check --write .
+
+typecheck: deps ## TypeScript type check only
+	tsc -p tsconfig.json
+
+bench: deps ## Benchmarks; figures are printed and written to bench/results/
+	node bench/run.ts
+
+crds: deps ## Generate crds/ from the operator's zod schemas
+	@echo "make crds: not yet available (comes with the operator issue)" >&2; exit 2
+
+crds-check: crds ## Fail when crds/ is stale
+	git diff --exit-code -- crds
+
+chart-lint: deps ## helm lint, then helm template applied with server-side dry-run
+	@echo "make chart-lint: not yet available (comes with the operator issue)" >&2; exit 2
+
+images: ## Build the three container images (needs a Docker engine)
+	@command -v docker >/dev/null && docker info >/dev/null 2>&1 || { echo "make images: no Docker engine answers here" >&2; exit 2; }
+	docker build -f operator/Dockerfile -t scriptorium/operator:dev .
+	docker build -f services/translation/Dockerfile -t scriptorium/translation:dev .
+	docker build -f services/ledger-node/Dockerfile -t scriptorium/ledger-node:dev .
+
+e2e-kind: ## End-to-end suite on a kind cluster (needs a Docker engine)
+	@echo "make e2e-kind: not yet available (comes with the operator issue)" >&2; exit 2
+
+clean: ## Remove build output and node_modules (the Node 24 and Go caches stay)
+	rm -rf node_modules */node_modules */*/node_modules coverage .dev
