@@ -14,7 +14,7 @@ DEPS_STAMP := node_modules/.scriptorium-deps
 WORKSPACE_MANIFESTS := package.json package-lock.json $(wildcard packages/*/package.json services/*/package.json operator/package.json)
 
 .PHONY: help deps dev test test-unit test-integration lint format typecheck bench crds crds-check \
-        chart-lint images e2e-kind clean
+        chart-lint kube-bins images e2e-kind clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  \033[1m%-18s\033[0m %s\n", $$1, $$2}'
@@ -33,7 +33,7 @@ test: deps lint test-unit test-integration ## Lint, then every unit and integrat
 test-unit: deps ## Unit and simulation tests (pure logic, no processes)
 	vitest run --project unit
 
-test-integration: deps ## Integration tests against real PostgreSQL, processes and servers
+test-integration: deps kube-bins ## Integration tests against real PostgreSQL, processes and servers
 	vitest run --project integration
 
 lint: deps ## Biome (format + lint) and the TypeScript type check
@@ -49,14 +49,17 @@ typecheck: deps ## TypeScript type check only
 bench: deps ## Benchmarks; figures are printed and written to bench/results/
 	node bench/run.ts
 
-crds: deps ## Generate crds/ from the operator's zod schemas
-	@echo "make crds: not yet available (comes with the operator issue)" >&2; exit 2
+crds: deps ## Generate crds/ (and the chart's copy) from the operator's zod schemas
+	node operator/src/crd/generate.ts
 
 crds-check: crds ## Fail when crds/ is stale
 	git diff --exit-code -- crds
 
-chart-lint: deps ## helm lint, then helm template applied with server-side dry-run
-	@echo "make chart-lint: not yet available (comes with the operator issue)" >&2; exit 2
+chart-lint: deps kube-bins ## helm lint, then helm template applied with server-side dry-run
+	bash charts/lint.sh
+
+kube-bins: ## Build (or reuse from the cache) etcd, kube-apiserver, kube-controller-manager, helm, kind
+	bash tools/kube/build.sh
 
 images: ## Build the three container images (needs a Docker engine)
 	@command -v docker >/dev/null && docker info >/dev/null 2>&1 || { echo "make images: no Docker engine answers here" >&2; exit 2; }
@@ -64,8 +67,8 @@ images: ## Build the three container images (needs a Docker engine)
 	docker build -f services/translation/Dockerfile -t scriptorium/translation:dev .
 	docker build -f services/ledger-node/Dockerfile -t scriptorium/ledger-node:dev .
 
-e2e-kind: ## End-to-end suite on a kind cluster (needs a Docker engine)
-	@echo "make e2e-kind: not yet available (comes with the operator issue)" >&2; exit 2
+e2e-kind: deps kube-bins ## End-to-end suite on a kind cluster (needs a Docker engine)
+	bash deploy/e2e-kind.sh
 
 clean: ## Remove build output and node_modules (the Node 24 and Go caches stay)
 	rm -rf node_modules */node_modules */*/node_modules coverage .dev
