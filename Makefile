@@ -28,7 +28,17 @@ deps: $(DEPS_STAMP) ## Install Node 24 (if needed) and the npm dependencies
 dev: deps ## Run the whole system locally: PGlite, the pseudo provider, 4 local validators
 	node tools/dev.ts
 
-test: deps lint test-unit test-integration ## Lint, then every unit and integration test
+RESULTS := .test-results
+VITEST_JSON = --reporter=default --reporter=json --outputFile.json=$(RESULTS)/$(1).json
+
+# Runs every stage even when one fails, then prints one summary line and fails if anything did.
+test: deps kube-bins ## Lint, then every unit and integration test, then one summary line
+	@rm -rf $(RESULTS); mkdir -p $(RESULTS); rc=0; \
+	$(MAKE) --no-print-directory lint || rc=1; \
+	vitest run --project unit $(call VITEST_JSON,unit) || rc=1; \
+	vitest run --project integration $(call VITEST_JSON,integration) || rc=1; \
+	node tools/test-summary.ts $(RESULTS)/unit.json $(RESULTS)/integration.json; \
+	exit $$rc
 
 test-unit: deps ## Unit and simulation tests (pure logic, no processes)
 	vitest run --project unit
@@ -52,8 +62,9 @@ bench: deps ## Benchmarks; figures are printed and written to bench/results/
 crds: deps ## Generate crds/ (and the chart's copy) from the operator's zod schemas
 	node operator/src/crd/generate.ts
 
-crds-check: crds ## Fail when crds/ is stale
-	git diff --exit-code -- crds
+crds-check: crds ## Fail when crds/ is stale (the generator's output differs from what is committed)
+	@test -z "$$(git status --porcelain -- crds charts/scriptorium-operator/crds)" || \
+	  { git status --short -- crds charts/scriptorium-operator/crds; echo "crds/ is stale: run make crds and commit" >&2; exit 1; }
 
 chart-lint: deps kube-bins ## helm lint, then helm template applied with server-side dry-run
 	bash charts/lint.sh
@@ -71,4 +82,4 @@ e2e-kind: deps kube-bins ## End-to-end suite on a kind cluster (needs a Docker e
 	bash deploy/e2e-kind.sh
 
 clean: ## Remove build output and node_modules (the Node 24 and Go caches stay)
-	rm -rf node_modules */node_modules */*/node_modules coverage .dev
+	rm -rf node_modules */node_modules */*/node_modules coverage .dev $(RESULTS)
