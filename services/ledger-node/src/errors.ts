@@ -1,0 +1,56 @@
+// Every error the node reports: a stable code, the HTTP status it maps to, and a message.
+// Route handlers throw these; the app's error handler turns them into `{error: string}` bodies.
+
+export type ErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'not_found'
+  | 'payload_too_large'
+  | 'rate_limited'
+  | 'queue_full'
+  | 'bad_signature'
+  | 'not_validator'
+  | 'invalid_block'
+  | 'config'
+  | 'storage_corrupt'
+  | 'internal';
+
+const statusOf: Record<ErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  payload_too_large: 413,
+  rate_limited: 429,
+  queue_full: 503,
+  bad_signature: 400,
+  not_validator: 400,
+  invalid_block: 400,
+  config: 500,
+  storage_corrupt: 500,
+  internal: 500,
+};
+
+export class NodeError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.name = 'NodeError';
+    this.code = code;
+    this.status = statusOf[code];
+  }
+}
+
+export const badRequest = (message: string): NodeError => new NodeError('bad_request', message);
+export const notFound = (message: string): NodeError => new NodeError('not_found', message);
+
+/** Raised by config loading; main prints `message` as the one line and exits 2. */
+export class ConfigError extends NodeError {
+  readonly variable: string;
+  constructor(variable: string, detail: string) {
+    super('config', `invalid configuration: ${variable}: ${detail}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
