@@ -1,0 +1,93 @@
+import type { ValidationIssue } from '../validators/types.ts';
+
+export { UpstreamError, type UpstreamFailure } from './upstream-error.ts';
+
+export type ProviderKind = 'openai' | 'anthropic' | 'pseudo';
+
+export interface TranslateItem {
+  id: string;
+  text: string;
+  context?: string;
+  /** Surrounding strings, for context only; never translated. */
+  neighbors?: string[];
+  isIcu?: boolean;
+  examples?: { source: string; target: string }[];
+}
+
+export interface GlossaryEntry {
+  term: string;
+  /** Required rendering in the target locale; null when only `neverTranslate` matters. */
+  target: string | null;
+  /** Keep `term` verbatim in the target. */
+  neverTranslate: boolean;
+}
+
+export interface TranslationStyle {
+  tone?: string;
+  audience?: string;
+  notes?: string;
+}
+
+export interface ProviderRequest {
+  sourceLocale: string;
+  targetLocale: string;
+  items: TranslateItem[];
+  style: TranslationStyle;
+  glossary: GlossaryEntry[];
+  /** Upstream model id (tier mapping or `modelOverride` is the caller's business). */
+  model: string;
+  /** Issues found in a previous attempt; the prompt asks the model to fix them (retry hint). */
+  feedback?: ValidationIssue[];
+}
+
+export interface ProviderResult {
+  /** One per requested item, in request order. A reply missing an id is an UpstreamError('missing_items'). */
+  translations: { id: string; text: string }[];
+  /** Model the upstream reports having used (falls back to the requested one). */
+  model: string;
+  /** From the upstream's usage report (pseudo: counted with the tokenizer on the exact prompt). */
+  tokensIn: number;
+  tokensOut: number;
+}
+
+export interface CompletionPrompt {
+  system: string;
+  user: string;
+  model: string;
+  /** Upper bound on output tokens sent upstream (`max_tokens`). Default 1024. */
+  maxTokens?: number;
+  /** Ask for a JSON object reply (OpenAI `response_format`); the prompt must say JSON too. Default true. */
+  json?: boolean;
+}
+
+export interface CompletionResult {
+  text: string;
+  model: string;
+  tokensIn: number;
+  tokensOut: number;
+}
+
+export interface CallOptions {
+  /** Caller's cancellation (client gone, shutdown). Combined with the provider's own timeout. */
+  signal?: AbortSignal;
+}
+
+export interface TranslationProvider {
+  readonly name: ProviderKind;
+  /** Translate a batch. Throws UpstreamError on any upstream failure. */
+  translate(req: ProviderRequest, opts?: CallOptions): Promise<ProviderResult>;
+  /** One raw completion (used by the judge). Throws UpstreamError on any upstream failure. */
+  complete(prompt: CompletionPrompt, opts?: CallOptions): Promise<CompletionResult>;
+}
+
+export interface ProviderConfig {
+  kind: ProviderKind;
+  /** openai: e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (Ollama); anthropic: https://api.anthropic.com */
+  baseUrl?: string;
+  /** Sent as `Authorization: Bearer` (openai) or `x-api-key` (anthropic). Optional for local OpenAI-compatible servers. */
+  apiKey?: string;
+  /** Per upstream call, including reading the body. */
+  timeoutMs: number;
+  /** openai only: send `response_format: {type: 'json_object'}`. Default true; turn off for servers that reject it. */
+  jsonMode?: boolean;
+}

@@ -1,0 +1,17 @@
+import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+
+/** The tokenizer every count uses: OpenAI's o200k_base BPE, bundled in the package (no download at run time). */
+export const TOKENIZER = 'o200k_base';
+
+// Customer text may contain strings like "<|endoftext|>": count them as plain text, never throw.
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+/**
+ * Number of o200k_base tokens in `text`.
+ *
+ * @example countTokens('Hello, world') // 4
+ */
+export function countTokens(text: string): number {
+  if (text.length === 0) return 0;
+  return countO200k(text, PLAIN_TEXT);
+}

@@ -1,0 +1,2 @@
+export { countTokens, TOKENIZER } from './count.ts';
+export { estimateJudgeTokens, estimateRequestTokens, type TokenEstimate } from './estimate.ts';
