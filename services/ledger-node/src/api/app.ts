@@ -1,0 +1,126 @@
+// The node's fastify app. A factory: it builds the app and never listens (server.ts does).
+// Cross-cutting rules, in order: rate limit per source (429) → bearer token and, in mutual TLS,
+// a verified client certificate on the protected routes (401) → body limit (413) → zod (400).
+// Every error body is {error: string}. Accesses to protected routes go to the `node.audit` logger.
+import type { TLSSocket } from 'node:tls';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Logger } from 'pino';
+import type { TlsConfig } from '../config.ts';
+import { NodeError } from '../errors.ts';
+import type { NodeMetrics } from '../metrics.ts';
+import { createTokenCheck } from './auth.ts';
+import { createRateLimiter } from './rate-limit.ts';
+import { adminRoutes } from './routes/admin.ts';
+import { peerRoutes } from './routes/peer.ts';
+import { readRoutes } from './routes/read.ts';
+import type { LedgerService } from './service.ts';
+
+export interface AppOptions {
+  service: LedgerService;
+  metrics: NodeMetrics;
+  logger: Logger;
+  clusterToken: string | undefined;
+  debugApi: boolean;
+  maxBodyBytes: number;
+  rateLimit: { rps: number; burst: number };
+  tls?: TlsConfig | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the auth hook on protected routes. */
+    authenticated?: boolean;
+  }
+  interface FastifyContextConfig {
+    /** Route needs the cluster token (mutating endpoints, GET /peers, /admin/*). */
+    protected?: boolean;
+  }
+}
+
+function errorMessage(status: number): string {
+  if (status === 413) return 'payload above MAX_BODY_BYTES';
+  if (status === 404) return 'not found';
+  return 'malformed payload';
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { service, metrics, logger } = options;
+  const audit = logger.child({ name: 'node.audit' });
+  const tokenCheck = createTokenCheck(options.clusterToken);
+  const limiter = createRateLimiter(options.rateLimit.rps, options.rateLimit.burst);
+  const mutualTls = options.tls?.mode === 'mutual';
+
+  const fastifyOptions: FastifyServerOptions & { https?: object } = {
+    loggerInstance: logger.child({ name: 'node.http' }),
+    disableRequestLogging: true,
+    bodyLimit: options.maxBodyBytes,
+    // Peer specs and record ids are short; deep or huge JSON is refused by the limits above.
+    routerOptions: { ignoreTrailingSlash: true },
+  };
+  if (options.tls) {
+    fastifyOptions.https = {
+      cert: options.tls.cert,
+      key: options.tls.key,
+      ...(options.tls.ca ? { ca: options.tls.ca } : {}),
+      // Mutual TLS: ask every client for a certificate; protected routes require a verified one,
+      // read endpoints stay open (spec section 5, rule 3) so probes and the console need no cert.
+      requestCert: mutualTls,
+      rejectUnauthorized: false,
+    };
+  }
+  const app = Fastify(fastifyOptions as FastifyServerOptions);
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (!limiter.take(request.ip)) {
+      reply.header('retry-after', '1');
+      throw new NodeError('rate_limited', 'rate limit exceeded');
+    }
+    if (request.routeOptions.config.protected) {
+      const certOk = !mutualTls || (request.raw.socket as TLSSocket).authorized === true;
+      request.authenticated = certOk && tokenCheck.check(request.headers.authorization);
+      if (!request.authenticated) {
+        throw new NodeError(
+          'unauthorized',
+          certOk ? 'token missing or invalid' : 'client certificate missing or not verified',
+        );
+      }
+    }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.routeOptions.config.protected) {
+      audit.info(
+        {
+          method: request.method,
+          path: request.routeOptions.url ?? request.url.split('?')[0],
+          client: request.ip,
+          authenticated: request.authenticated === true,
+          status: reply.statusCode,
+        },
+        'access',
+      );
+    }
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof NodeError) {
+      if (error.status >= 500 && error.code !== 'queue_full') request.log.error({ err: error }, 'request failed');
+      return reply.status(error.status).send({ error: error.message });
+    }
+    const status = (error as { statusCode?: number }).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      // fastify's own client errors: body too large (413), bad JSON / media type / empty body (400).
+      const mapped = status === 413 ? 413 : status === 404 ? 404 : status === 429 ? 429 : 400;
+      return reply.status(mapped).send({ error: errorMessage(mapped) });
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.status(500).send({ error: 'internal error' });
+  });
+
+  app.setNotFoundHandler((_request, reply) => reply.status(404).send({ error: 'not found' }));
+
+  await app.register(readRoutes, { service, metrics });
+  await app.register(peerRoutes, { service });
+  if (options.debugApi) await app.register(adminRoutes, { service });
+  return app;
+}

@@ -1,0 +1,19 @@
+// Debug/admin endpoints, registered only when NODE_DEBUG_API is true; authenticated.
+import type { FastifyPluginAsync } from 'fastify';
+import { submitQuery, validatorChangeSchema } from '../schemas.ts';
+import type { LedgerService } from '../service.ts';
+import { parseOr400 } from '../validate.ts';
+
+const config = { protected: true };
+
+export const adminRoutes: FastifyPluginAsync<{ service: LedgerService }> = async (app, { service }) => {
+  app.post('/admin/submit', { config }, async (request) => {
+    const { count } = parseOr400(submitQuery, request.query);
+    return service.adminSubmit(count);
+  });
+
+  app.post('/admin/validator', { config }, async (request) => {
+    const change = parseOr400(validatorChangeSchema, request.body);
+    return service.adminValidator(change);
+  });
+};

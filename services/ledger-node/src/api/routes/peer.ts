@@ -1,0 +1,34 @@
+// Peer-to-peer endpoints (mutating, authenticated): /consensus, /mempool, /membership, /block,
+// /peers (POST and the authenticated GET).
+import type { FastifyPluginAsync } from 'fastify';
+import { membershipBody, mempoolBody, peersBody } from '../schemas.ts';
+import type { LedgerService } from '../service.ts';
+import { parseOr400 } from '../validate.ts';
+
+const config = { protected: true };
+
+export const peerRoutes: FastifyPluginAsync<{ service: LedgerService }> = async (app, { service }) => {
+  app.post('/consensus', { config }, async (request) => {
+    service.submitConsensus(request.body);
+    return { status: 'queued' };
+  });
+
+  app.post('/mempool', { config }, async (request) => {
+    const { records } = parseOr400(mempoolBody, request.body);
+    return service.addRecords(records);
+  });
+
+  app.post('/membership', { config }, async (request) => {
+    const { changes } = parseOr400(membershipBody, request.body);
+    return service.addChanges(changes);
+  });
+
+  app.post('/block', { config }, async (request) => service.receiveBlock(request.body));
+
+  app.post('/peers', { config }, async (request) => {
+    const { peers } = parseOr400(peersBody, request.body);
+    return service.mergePeers(peers);
+  });
+
+  app.get('/peers', { config }, async () => ({ peers: service.listPeers() }));
+};

@@ -1,0 +1,40 @@
+// Open read endpoints: /health, /ready, /chain, /blocks/{index}, /proof/{height}/{index}, /metrics.
+import type { FastifyPluginAsync } from 'fastify';
+import { notFound } from '../../errors.ts';
+import type { NodeMetrics } from '../../metrics.ts';
+import { heightParam, proofParams } from '../schemas.ts';
+import type { LedgerService } from '../service.ts';
+import { parseOr400 } from '../validate.ts';
+
+export const readRoutes: FastifyPluginAsync<{ service: LedgerService; metrics: NodeMetrics }> = async (
+  app,
+  { service, metrics },
+) => {
+  app.get('/health', async () => ({ status: 'ok' }));
+
+  app.get('/ready', async (_request, reply) => {
+    const r = service.readiness();
+    return reply.status(r.ready ? 200 : 503).send(r.ready ? { status: 'ready', ...r } : { error: 'not synced', ...r });
+  });
+
+  app.get('/chain', async () => service.chainStatus());
+
+  app.get('/blocks/:index', async (request) => {
+    const { index } = parseOr400(heightParam, request.params);
+    const block = service.getBlock(index);
+    if (block === undefined) throw notFound(`block ${index} does not exist`);
+    return block;
+  });
+
+  app.get('/proof/:height/:index', async (request) => {
+    const { height, index } = parseOr400(proofParams, request.params);
+    const proof = service.getProof(height, index);
+    if (proof === undefined) throw notFound(`no record ${index} in block ${height}`);
+    return proof;
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    const body = await metrics.registry.metrics();
+    return reply.type(metrics.registry.contentType).send(body);
+  });
+};

@@ -1,0 +1,35 @@
+// What the HTTP layer needs from the node. Implemented by node/node.ts; the routes know nothing else.
+import type { PeerSpec } from '../network/peer-spec.ts';
+
+export interface ChainStatus {
+  node_id: string;
+  height: number;
+  latest_hash: string;
+  validators: number;
+  quorum: number;
+  is_validator: boolean;
+  validator_keys: string[];
+}
+
+export interface ValidatorChangeInput {
+  action: 'ADD' | 'REMOVE';
+  validator: string;
+}
+
+export interface LedgerService {
+  /** Gate for POST /consensus: checks shape and signature (throws NodeError 400), enqueues (throws 503 when full). */
+  submitConsensus(body: unknown): void;
+  /** Records gossiped by a peer or observed locally; throws NodeError 400 on a malformed record. */
+  addRecords(records: unknown[]): { accepted: number };
+  addChanges(changes: ValidatorChangeInput[]): { accepted: number };
+  /** A finalized block pushed by a peer; throws NodeError 400 when its certificate does not verify. */
+  receiveBlock(body: unknown): Promise<{ height: number; status: 'applied' | 'known' | 'ahead' }>;
+  mergePeers(specs: PeerSpec[]): { added: number; updated: number };
+  listPeers(): string[];
+  chainStatus(): ChainStatus;
+  getBlock(height: number): unknown | undefined;
+  getProof(height: number, index: number): unknown | undefined;
+  readiness(): { ready: boolean; height: number; best_peer_height: number };
+  adminSubmit(count: number): { accepted: number };
+  adminValidator(change: ValidatorChangeInput): { accepted: number };
+}

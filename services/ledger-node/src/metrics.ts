@@ -1,0 +1,88 @@
+// Prometheus metrics of one node (prefix scriptorium_ledger_), on their own registry so that
+// several nodes can live in one process (tests) without clashing.
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface NodeMetrics {
+  registry: Registry;
+  height: Gauge;
+  round: Gauge;
+  finalityLatency: Histogram;
+  messagesIn: Counter<'type'>;
+  messagesOut: Counter<'type'>;
+  inboundQueueDepth: Gauge;
+  peers: Gauge;
+  roundChanges: Counter;
+  rejectedMessages: Counter<'reason'>;
+  recordsFinalized: Counter;
+  mempoolSize: Gauge;
+  isValidator: Gauge;
+}
+
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): NodeMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'scriptorium_ledger_' });
+  const registers = [registry];
+  return {
+    registry,
+    height: new Gauge({ name: 'scriptorium_ledger_height', help: 'Height of the last finalized block', registers }),
+    round: new Gauge({
+      name: 'scriptorium_ledger_round',
+      help: 'Current consensus round at the open height',
+      registers,
+    }),
+    finalityLatency: new Histogram({
+      name: 'scriptorium_ledger_finality_latency_seconds',
+      help: 'Time from a record entering this node’s mempool to the finalization of its block',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    messagesIn: new Counter({
+      name: 'scriptorium_ledger_messages_in_total',
+      help: 'Consensus messages accepted at the gate, by type',
+      labelNames: ['type'],
+      registers,
+    }),
+    messagesOut: new Counter({
+      name: 'scriptorium_ledger_messages_out_total',
+      help: 'Consensus messages sent, by type (one per broadcast)',
+      labelNames: ['type'],
+      registers,
+    }),
+    inboundQueueDepth: new Gauge({
+      name: 'scriptorium_ledger_inbound_queue_depth',
+      help: 'Messages waiting in the inbound queue',
+      registers,
+    }),
+    peers: new Gauge({
+      name: 'scriptorium_ledger_peers',
+      help: 'Peers in the registry (excluding this node)',
+      registers,
+    }),
+    roundChanges: new Counter({
+      name: 'scriptorium_ledger_round_changes_total',
+      help: 'Rounds this node moved past a round 0',
+      registers,
+    }),
+    rejectedMessages: new Counter({
+      name: 'scriptorium_ledger_rejected_messages_total',
+      help: 'Inbound consensus messages rejected, by reason',
+      labelNames: ['reason'],
+      registers,
+    }),
+    recordsFinalized: new Counter({
+      name: 'scriptorium_ledger_records_finalized_total',
+      help: 'Records in finalized blocks',
+      registers,
+    }),
+    mempoolSize: new Gauge({
+      name: 'scriptorium_ledger_mempool_records',
+      help: 'Records waiting in the mempool',
+      registers,
+    }),
+    isValidator: new Gauge({
+      name: 'scriptorium_ledger_is_validator',
+      help: '1 when this node is in the active set',
+      registers,
+    }),
+  };
+}
