@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { conditions, type ObjectMeta, quantity, secretKeyRef, secretRef } from './common.ts';
+
+export const LC_KIND = 'LedgerCluster';
+export const LC_PLURAL = 'ledgerclusters';
+
+const brokerEndpoint = z.object({
+  name: z.string().min(1).max(63),
+  url: z.string().min(1).max(2048).describe('Base URL of the context broker.'),
+  api: z.enum(['ngsi-v2', 'ngsi-ld']).default('ngsi-v2'),
+  tenant: z.string().max(256).optional().describe('Fiware-Service header (NGSI-v2) or NGSILD-Tenant.'),
+  servicePath: z.string().max(1024).optional().describe('Fiware-ServicePath header (NGSI-v2).'),
+  caSecretRef: secretKeyRef.optional().describe('CA certificate (PEM) that signs the broker certificate.'),
+});
+
+export const ledgerClusterSpec = z
+  .object({
+    image: z.string().min(1).max(512).describe('Container image of the ledger node.'),
+    validators: z.int().max(100).describe('Number of validators the operator runs (scale subresource).'),
+    retire: z
+      .array(z.string().min(1).max(63))
+      .max(100)
+      .default([])
+      .meta({ 'x-kubernetes-list-type': 'set' })
+      .describe('Names of validators to retire (any one, not only the last).'),
+    externalValidators: z
+      .array(
+        z.object({
+          publicKey: z
+            .string()
+            .regex(/^[0-9a-f]{64}$/)
+            .describe('Ed25519 public key, 64 hex characters.'),
+          address: z.string().min(1).max(512).describe('host:port of its consensus endpoint.'),
+          organization: z.string().max(256).optional(),
+        }),
+      )
+      .max(100)
+      .default([])
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['publicKey'] })
+      .describe('Validators run by other organizations.'),
+    genesis: z
+      .object({
+        chainId: z.string().min(1).max(128),
+        time: z.string().max(64).optional().describe('RFC 3339 genesis time; now when absent.'),
+      })
+      .optional()
+      .describe('Genesis parameters; immutable once set.'),
+    brokers: z
+      .object({
+        primary: brokerEndpoint,
+        federated: z
+          .array(brokerEndpoint)
+          .max(32)
+          .default([])
+          .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
+        pollIntervalSeconds: z.int().min(1).max(86400).default(10),
+      })
+      .optional(),
+    consensus: z
+      .object({
+        blockIntervalMs: z.int().min(10).max(600_000).default(1000),
+        roundTimeoutBaseMs: z.int().min(10).max(600_000).default(2000),
+        maxRecordsPerBlock: z.int().min(1).max(100_000).default(1000),
+      })
+      .default({ blockIntervalMs: 1000, roundTimeoutBaseMs: 2000, maxRecordsPerBlock: 1000 }),
+    storage: z
+      .object({ size: quantity.default('1Gi'), storageClassName: z.string().max(253).optional() })
+      .default({ size: '1Gi' }),
+    notifications: z
+      .array(
+        z.object({
+          name: z.string().min(1).max(63),
+          url: z.string().min(1).max(2048),
+          events: z
+            .array(z.enum(['membership', 'fork', 'stall', 'anchor']))
+            .max(8)
+            .optional(),
+          secretRef: secretKeyRef.optional().describe('Signing secret of the notification.'),
+        }),
+      )
+      .max(16)
+      .default([])
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
+    tls: z
+      .object({
+        mode: z.enum(['disabled', 'server', 'mutual']).default('server'),
+        caSecretRef: secretRef.optional().describe('Operator-managed cluster CA (tls.crt, tls.key).'),
+        issuerRef: z
+          .object({
+            name: z.string().min(1).max(253),
+            kind: z.enum(['Issuer', 'ClusterIssuer']).default('Issuer'),
+            group: z.string().max(253).default('cert-manager.io'),
+          })
+          .optional()
+          .describe('cert-manager issuer that signs the validator certificates.'),
+      })
+      .meta({
+        'x-kubernetes-validations': [
+          {
+            rule: "self.mode != 'mutual' || has(self.caSecretRef) || has(self.issuerRef)",
+            message: 'tls.mode mutual requires tls.caSecretRef or tls.issuerRef',
+          },
+          {
+            rule: '!(has(self.caSecretRef) && has(self.issuerRef))',
+            message: 'set either tls.caSecretRef or tls.issuerRef, not both',
+          },
+        ],
+      })
+      .default({ mode: 'server' }),
+  })
+  .meta({
+    'x-kubernetes-validations': [
+      { rule: 'self.validators >= 1', message: 'validators must be at least 1' },
+      {
+        rule: '!has(oldSelf.genesis) || (has(self.genesis) && self.genesis == oldSelf.genesis)',
+        message: 'genesis is immutable once set',
+      },
+    ],
+  });
+
+export const ledgerClusterStatus = z.object({
+  observedGeneration: z.int().nonnegative().optional(),
+  conditions: conditions.optional(),
+  validators: z.int().nonnegative().optional().describe('Validators running (scale subresource).'),
+  selector: z.string().optional().describe('Label selector of the validator pods (scale subresource).'),
+  height: z.int().nonnegative().optional(),
+  activeValidators: z.int().nonnegative().optional(),
+  quorum: z.int().nonnegative().optional(),
+  members: z
+    .array(
+      z.object({
+        name: z.string(),
+        role: z.enum(['validator', 'follower']),
+        height: z.int().nonnegative().optional(),
+      }),
+    )
+    .optional(),
+  pendingChange: z
+    .object({ kind: z.enum(['ADD', 'REMOVE']), validator: z.string(), since: z.string().optional() })
+    .optional(),
+});
+
+export type LedgerClusterSpecInput = z.input<typeof ledgerClusterSpec>;
+export type LedgerClusterSpec = z.output<typeof ledgerClusterSpec>;
+export type LedgerClusterStatus = z.infer<typeof ledgerClusterStatus>;
+
+export interface LedgerCluster {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec: LedgerClusterSpecInput;
+  status?: LedgerClusterStatus;
+}
