@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { formatPeerSpec, type PeerSpec, parsePeerSpec } from './peer-spec.ts';
+import { PeerRegistry } from './peers.ts';
+
+const key = (c: string) => c.repeat(64);
+const spec = (id: string, host: string, port: number, k: string): PeerSpec => ({
+  nodeId: id,
+  host,
+  port,
+  publicKey: key(k),
+});
+
+describe('peer spec', () => {
+  it('parses and formats round trip', () => {
+    const text = `n-1@10.0.0.5:8000|${key('a')}`;
+    const parsed = parsePeerSpec(text);
+    expect(parsed).toEqual({ nodeId: 'n-1', host: '10.0.0.5', port: 8000, publicKey: key('a') });
+    expect(formatPeerSpec(parsed as PeerSpec)).toBe(text);
+  });
+  it.each(['', 'n@h:1', `n@h|${key('a')}`, `n@h:99999|${key('a')}`, `@h:1|${key('a')}`, `n@h:1|${key('g')}`])(
+    'refuses %j',
+    (text) => {
+      expect(typeof parsePeerSpec(text)).toBe('string');
+    },
+  );
+});
+
+describe('peer registry', () => {
+  it('keys by public key and updates a re-announced address in place', () => {
+    const reg = new PeerRegistry(spec('self', '127.0.0.1', 1, 'a'), [spec('b', '127.0.0.1', 2, 'b')]);
+    expect(reg.merge([spec('b', '10.0.0.2', 3, 'b'), spec('c', '127.0.0.1', 4, 'c')])).toEqual({
+      added: 1,
+      updated: 1,
+    });
+    expect(reg.get(key('b'))).toMatchObject({ host: '10.0.0.2', port: 3 });
+    expect(reg.size).toBe(2);
+    // Own key is never overwritten by a peer's claim.
+    reg.merge([spec('evil', '6.6.6.6', 6, 'a')]);
+    expect(reg.specs()[0]).toBe(`self@127.0.0.1:1|${key('a')}`);
+    expect(reg.size).toBe(2);
+  });
+});
