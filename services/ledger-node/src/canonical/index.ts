@@ -1,0 +1,1 @@
+export { canonicalBytes, canonicalize } from './canonical-json.ts';

@@ -1,0 +1,133 @@
+import { canonicalBytes } from '../canonical/canonical-json.ts';
+import { sha256, sha256Hex } from '../crypto/sha256.ts';
+import { merkleProof, merkleRoot } from '../merkle/tree.ts';
+import { type LeafKind, leafData, type ProofStep } from '../merkle/verify.ts';
+import {
+  type Block,
+  type BlockHeader,
+  GENESIS_PARENT_HASH,
+  type IntegrityRecord,
+  type ValidatorChange,
+} from './schemas.ts';
+
+/**
+ * The block hash: SHA-256 of the header's RFC 8785 form. The round is not in the header, so a
+ * block re-proposed after a round change keeps its hash.
+ */
+export function blockHash(header: BlockHeader): string {
+  return sha256Hex(canonicalBytes(header));
+}
+
+/** The Merkle leaves of a block body: records first, then validator changes, each tagged with its kind. */
+export function blockLeaves(records: readonly IntegrityRecord[], changes: readonly ValidatorChange[]): Uint8Array[] {
+  return [...records.map((r) => leafData('record', r)), ...changes.map((c) => leafData('validator_change', c))];
+}
+
+/** Merkle root of a block body. */
+export function bodyRoot(records: readonly IntegrityRecord[], changes: readonly ValidatorChange[]): string {
+  return merkleRoot(blockLeaves(records, changes), sha256);
+}
+
+export interface BuildBlockInput {
+  chainId: string;
+  height: number;
+  parentHash: string;
+  proposer: string;
+  timestamp: number;
+  records: readonly IntegrityRecord[];
+  changes: readonly ValidatorChange[];
+}
+
+/** A block without commit seals (what a proposer puts in PRE-PREPARE). */
+export function buildBlock(input: BuildBlockInput): Block {
+  return {
+    header: {
+      chain_id: input.chainId,
+      height: input.height,
+      parent_hash: input.parentHash,
+      merkle_root: bodyRoot(input.records, input.changes),
+      proposer: input.proposer,
+      timestamp: input.timestamp,
+      record_count: input.records.length,
+      change_count: input.changes.length,
+    },
+    records: [...input.records],
+    validator_changes: [...input.changes],
+    commit_signatures: [],
+  };
+}
+
+/**
+ * Block 0: one ADD per initial validator (sorted, de-duplicated), no seals. Every node must build the
+ * same genesis from the same keys, chain id and timestamp; its hash identifies the chain.
+ * @example const g = buildGenesis([pkA, pkB, pkC, pkD], 'scriptorium-dev')
+ */
+export function buildGenesis(validatorKeys: readonly string[], chainId: string, timestamp = 0): Block {
+  const keys = [...new Set(validatorKeys)].sort();
+  if (keys.length === 0) throw new RangeError('genesis needs at least one validator');
+  return buildBlock({
+    chainId,
+    height: 0,
+    parentHash: GENESIS_PARENT_HASH,
+    proposer: '',
+    timestamp,
+    records: [],
+    changes: keys.map((validator) => ({ action: 'ADD', validator })),
+  });
+}
+
+export type BodyCheck = { ok: true } | { ok: false; reason: string };
+
+/** The header's counts and Merkle root match the body. */
+export function checkBody(block: Block): BodyCheck {
+  if (block.header.record_count !== block.records.length) return { ok: false, reason: 'record_count mismatch' };
+  if (block.header.change_count !== block.validator_changes.length) {
+    return { ok: false, reason: 'change_count mismatch' };
+  }
+  if (bodyRoot(block.records, block.validator_changes) !== block.header.merkle_root) {
+    return { ok: false, reason: 'merkle_root mismatch' };
+  }
+  const ids = new Set<string>();
+  for (const r of block.records) {
+    if (ids.has(r.id)) return { ok: false, reason: `duplicate record id ${r.id}` };
+    ids.add(r.id);
+  }
+  return { ok: true };
+}
+
+/** `block` extends `parent`: same chain, next height, parent hash links. */
+export function checkLink(parent: Block, block: Block): BodyCheck {
+  if (block.header.chain_id !== parent.header.chain_id) return { ok: false, reason: 'chain_id mismatch' };
+  if (block.header.height !== parent.header.height + 1) return { ok: false, reason: 'height is not parent + 1' };
+  if (block.header.parent_hash !== blockHash(parent.header)) return { ok: false, reason: 'parent_hash mismatch' };
+  return { ok: true };
+}
+
+/** The GET /proof/{height}/{index} body for records[index] (or validator_changes[index] with kind). */
+export interface MerkleProofResponse {
+  height: number;
+  index: number;
+  merkle_root: string;
+  block_hash: string;
+  record: unknown;
+  proof: ProofStep[];
+}
+
+/**
+ * Builds the proof of one record of a block; null when the index does not exist (→ 404).
+ * @example const body = proofFor(block, 3); verifyProof(body) === true
+ */
+export function proofFor(block: Block, index: number, kind: LeafKind = 'record'): MerkleProofResponse | null {
+  const list: readonly unknown[] = kind === 'record' ? block.records : block.validator_changes;
+  if (!Number.isInteger(index) || index < 0 || index >= list.length) return null;
+  const leaves = blockLeaves(block.records, block.validator_changes);
+  const leafIndex = kind === 'record' ? index : block.records.length + index;
+  return {
+    height: block.header.height,
+    index,
+    merkle_root: block.header.merkle_root,
+    block_hash: blockHash(block.header),
+    record: list[index],
+    proof: merkleProof(leaves, leafIndex, sha256),
+  };
+}

@@ -1,0 +1,56 @@
+/** RFC 6962 §2.1 Merkle Tree Hash and audit paths (no last-leaf duplication). */
+import { sha256 as nodeSha256 } from '../crypto/sha256.ts';
+import { leafHash, nodeHash, type ProofStep, type Sha256 } from './verify.ts';
+
+const toHex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+
+/** Largest power of two strictly smaller than n (n ≥ 2). */
+export function splitPoint(n: number): number {
+  let k = 1;
+  while (k * 2 < n) k *= 2;
+  return k;
+}
+
+function mth(hashes: readonly Uint8Array[], lo: number, hi: number, sha: Sha256): Uint8Array {
+  const n = hi - lo;
+  if (n === 1) return hashes[lo] as Uint8Array;
+  const k = splitPoint(n);
+  return nodeHash(mth(hashes, lo, lo + k, sha), mth(hashes, lo + k, hi, sha), sha);
+}
+
+/** MTH over the leaf data; the empty tree hashes to SHA-256(""). */
+export function merkleRootBytes(leaves: readonly Uint8Array[], sha: Sha256 = nodeSha256): Uint8Array {
+  if (leaves.length === 0) return sha(new Uint8Array(0));
+  const hashes = leaves.map((l) => leafHash(l, sha));
+  return mth(hashes, 0, hashes.length, sha);
+}
+
+/** MTH as lower-case hex. */
+export function merkleRoot(leaves: readonly Uint8Array[], sha: Sha256 = nodeSha256): string {
+  return toHex(merkleRootBytes(leaves, sha));
+}
+
+function path(hashes: readonly Uint8Array[], m: number, lo: number, hi: number, sha: Sha256, out: ProofStep[]) {
+  const n = hi - lo;
+  if (n <= 1) return;
+  const k = splitPoint(n);
+  if (m < k) {
+    path(hashes, m, lo, lo + k, sha, out);
+    out.push({ sibling: toHex(mth(hashes, lo + k, hi, sha)), right: true });
+  } else {
+    path(hashes, m - k, lo + k, hi, sha, out);
+    out.push({ sibling: toHex(mth(hashes, lo, lo + k, sha)), right: false });
+  }
+}
+
+/**
+ * The audit path of leaf `index` (RFC 6962 PATH(m, D[n])), bottom-up, in the `{sibling, right}` format.
+ * @example merkleProof(leaves, 2) // [{sibling: '…', right: false}, …]
+ */
+export function merkleProof(leaves: readonly Uint8Array[], index: number, sha: Sha256 = nodeSha256): ProofStep[] {
+  if (!Number.isInteger(index) || index < 0 || index >= leaves.length) throw new RangeError('leaf index out of range');
+  const hashes = leaves.map((l) => leafHash(l, sha));
+  const out: ProofStep[] = [];
+  path(hashes, index, 0, hashes.length, sha, out);
+  return out;
+}
