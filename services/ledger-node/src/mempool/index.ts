@@ -1,0 +1,1 @@
+export { Mempool, type MempoolOptions } from './mempool.ts';

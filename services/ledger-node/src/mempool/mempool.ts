@@ -1,0 +1,108 @@
+// Pending integrity records and validator changes. A seen-id set (ids in the mempool, ids
+// committed on the chain, and a bounded window of recently seen ids) stops gossip loops and the
+// re-inclusion of committed records: `add` returns only the records that are new here, and only
+// those are gossiped on.
+import type { IntegrityRecord, ValidatorChange } from '../chain/index.ts';
+
+interface Pending {
+  record: IntegrityRecord;
+  bytes: number;
+  addedAt: number;
+}
+
+export interface MempoolOptions {
+  maxRecords: number;
+  /** True when the id is already in a finalized block. */
+  isCommitted: (id: string) => boolean;
+  now?: () => number;
+}
+
+const changeKey = (c: ValidatorChange) => `${c.action}:${c.validator}`;
+
+export class Mempool {
+  private readonly records = new Map<string, Pending>();
+  private readonly changes = new Map<string, ValidatorChange>();
+  private readonly options: MempoolOptions;
+  private readonly now: () => number;
+
+  constructor(options: MempoolOptions) {
+    this.options = options;
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  get pendingChanges(): number {
+    return this.changes.size;
+  }
+
+  /** Adds records not seen before; returns the new ones (to gossip on). Drops what exceeds capacity. */
+  add(records: readonly IntegrityRecord[]): IntegrityRecord[] {
+    const fresh: IntegrityRecord[] = [];
+    const at = this.now();
+    for (const record of records) {
+      if (this.records.has(record.id) || this.options.isCommitted(record.id)) continue;
+      if (this.records.size >= this.options.maxRecords) break;
+      this.records.set(record.id, { record, bytes: JSON.stringify(record).length, addedAt: at });
+      fresh.push(record);
+    }
+    return fresh;
+  }
+
+  /** Adds validator changes not pending yet; returns the new ones. */
+  addChanges(changes: readonly ValidatorChange[]): ValidatorChange[] {
+    const fresh: ValidatorChange[] = [];
+    for (const c of changes) {
+      const key = changeKey(c);
+      if (this.changes.has(key)) continue;
+      this.changes.set(key, c);
+      fresh.push(c);
+    }
+    return fresh;
+  }
+
+  /** The oldest records up to the limits, left in place until their block is finalized. */
+  take(maxRecords: number, maxBytes: number): IntegrityRecord[] {
+    const out: IntegrityRecord[] = [];
+    let bytes = 0;
+    for (const p of this.records.values()) {
+      if (out.length >= maxRecords || bytes + p.bytes > maxBytes) break;
+      out.push(p.record);
+      bytes += p.bytes;
+    }
+    return out;
+  }
+
+  /** Pending validator changes whose effect is still meaningful against `activeSet`. */
+  takeChanges(activeSet: readonly string[], max: number): ValidatorChange[] {
+    const set = new Set(activeSet);
+    const out: ValidatorChange[] = [];
+    for (const [key, c] of this.changes) {
+      const useful = c.action === 'ADD' ? !set.has(c.validator) : set.has(c.validator);
+      if (!useful) {
+        this.changes.delete(key);
+        continue;
+      }
+      out.push(c);
+      if (out.length >= max) break;
+    }
+    return out;
+  }
+
+  /** Removes what a finalized block included; returns the mempool ages (ms) of the removed records. */
+  removeCommitted(records: readonly IntegrityRecord[], changes: readonly ValidatorChange[]): number[] {
+    const ages: number[] = [];
+    const at = this.now();
+    for (const r of records) {
+      const p = this.records.get(r.id);
+      if (p) {
+        ages.push(at - p.addedAt);
+        this.records.delete(r.id);
+      }
+    }
+    for (const c of changes) this.changes.delete(changeKey(c));
+    return ages;
+  }
+}

@@ -1,0 +1,75 @@
+// Fan-out to the registry's peers: records are batched (a short flush window) so a burst of
+// submissions becomes a few POST /mempool calls; everything else is sent right away. Sends are
+// fire-and-forget with a bounded number in flight per peer: a slow peer loses gossip (it will
+// catch up by pull sync) instead of stalling this node.
+import type { Logger } from 'pino';
+import type { IntegrityRecord } from '../chain/index.ts';
+import type { PeerSpec } from './peer-spec.ts';
+import type { Transport } from './transport.ts';
+
+const MAX_IN_FLIGHT_PER_PEER = 64;
+const RECORD_BATCH = 2000;
+const FLUSH_MS = 5;
+
+export class Gossip {
+  private readonly transport: Transport;
+  private readonly peers: () => PeerSpec[];
+  private readonly logger: Logger;
+  private readonly inFlight = new Map<string, number>();
+  private pendingRecords: IntegrityRecord[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  /** Sends dropped because a peer had too many requests in flight. */
+  dropped = 0;
+
+  constructor(transport: Transport, peers: () => PeerSpec[], logger: Logger) {
+    this.transport = transport;
+    this.peers = peers;
+    this.logger = logger;
+  }
+
+  /** POSTs a pre-serialized JSON body to each of `targets` (default: every peer). */
+  sendRaw(path: string, json: string, targets: PeerSpec[] = this.peers(), timeoutMs = 5000): void {
+    for (const peer of targets) {
+      const n = this.inFlight.get(peer.publicKey) ?? 0;
+      if (n >= MAX_IN_FLIGHT_PER_PEER) {
+        this.dropped++;
+        continue;
+      }
+      this.inFlight.set(peer.publicKey, n + 1);
+      this.transport
+        .postRaw(peer, path, json, timeoutMs)
+        .then((res) => {
+          if (res.status >= 400 && res.status !== 503)
+            this.logger.debug({ peer: peer.nodeId, path, status: res.status }, 'peer refused');
+        })
+        .catch((err: Error) => this.logger.debug({ peer: peer.nodeId, path, err: err.message }, 'peer unreachable'))
+        .finally(() => this.inFlight.set(peer.publicKey, (this.inFlight.get(peer.publicKey) ?? 1) - 1));
+    }
+  }
+
+  send(path: string, body: unknown, targets?: PeerSpec[]): void {
+    this.sendRaw(path, JSON.stringify(body), targets);
+  }
+
+  /** Queues records for the next POST /mempool batch. */
+  records(records: IntegrityRecord[]): void {
+    if (records.length === 0) return;
+    for (const r of records) this.pendingRecords.push(r);
+    if (this.pendingRecords.length >= RECORD_BATCH) this.flush();
+    else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  flush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    while (this.pendingRecords.length > 0) {
+      const batch = this.pendingRecords.splice(0, RECORD_BATCH);
+      this.send('/mempool', { records: batch });
+    }
+  }
+
+  stop(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+  }
+}

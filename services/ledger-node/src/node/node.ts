@@ -1,0 +1,385 @@
+// One ledger node: chain state, mempool, peer registry, gossip, pull sync and the bounded
+// inbound queue in front of the consensus driver. Implements what the HTTP layer needs.
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { ChainStatus, LedgerService, ValidatorChangeInput } from '../api/service.ts';
+import { type Block, IntegrityRecord, quorumSize } from '../chain/index.ts';
+import type { NodeConfig } from '../config.ts';
+import type { KeyPair } from '../crypto/index.ts';
+import { badRequest, NodeError } from '../errors.ts';
+import { Mempool } from '../mempool/index.ts';
+import type { NodeMetrics } from '../metrics.ts';
+import { Gossip } from '../network/gossip.ts';
+import type { PeerSpec } from '../network/peer-spec.ts';
+import { PeerRegistry } from '../network/peers.ts';
+import { createTransport, type Transport } from '../network/transport.ts';
+import { ChainState } from './chain-state.ts';
+
+/** What the node needs from the consensus driver (src/node/driver.ts). */
+export interface ConsensusDriver {
+  /** Shape + signature check at the gate; `message` is what `onMessage` later receives. */
+  gate(body: unknown): { ok: true; message: unknown; type: string; height: number } | { ok: false; reason: string };
+  /** A gate-checked message, taken from the inbound queue one at a time. */
+  onMessage(message: unknown): void;
+  /** The chain grew by a block this driver did not finalize (push or pull). */
+  onExternalCommit(block: Block): void;
+  /** Re-evaluates the role (validator/follower) and starts or stops the engine. */
+  start(): void;
+  stop(): void;
+  /** Current round at the open height (metrics, /ui). */
+  readonly round: number;
+}
+
+export interface NodeDeps {
+  config: NodeConfig;
+  keys: KeyPair;
+  genesis: Block;
+  logger: Logger;
+  metrics: NodeMetrics;
+}
+
+const SYNC_BATCH = 256;
+
+export class LedgerNode implements LedgerService {
+  readonly config: NodeConfig;
+  readonly keys: KeyPair;
+  readonly logger: Logger;
+  readonly metrics: NodeMetrics;
+  readonly chain: ChainState;
+  readonly mempool: Mempool;
+  readonly peers: PeerRegistry;
+  readonly transport: Transport;
+  readonly gossip: Gossip;
+  readonly nodeId: string;
+  driver: ConsensusDriver | undefined;
+
+  private readonly inbound: unknown[] = [];
+  private inboundHead = 0;
+  private draining = false;
+  private readonly peerHeights = new Map<string, number>();
+  private peerPollDone = false;
+  private syncing = false;
+  private syncAgain = false;
+  private timers: NodeJS.Timeout[] = [];
+  private stopped = false;
+  private submitCounter = 0;
+
+  constructor(deps: NodeDeps) {
+    this.config = deps.config;
+    this.keys = deps.keys;
+    this.logger = deps.logger;
+    this.metrics = deps.metrics;
+    this.nodeId = deps.config.nodeId ?? `node-${deps.keys.publicKey.slice(0, 8)}`;
+    const { chain, truncatedBytes } = ChainState.open(deps.config.dataDir, deps.genesis);
+    if (truncatedBytes > 0) this.logger.warn({ truncatedBytes }, 'blocks.wal: torn tail truncated');
+    this.chain = chain;
+    this.mempool = new Mempool({ maxRecords: deps.config.mempoolMax, isCommitted: (id) => chain.isCommitted(id) });
+    const self: PeerSpec = {
+      nodeId: this.nodeId,
+      host: deps.config.advertise.host,
+      port: deps.config.advertise.port,
+      publicKey: deps.keys.publicKey,
+    };
+    this.peers = new PeerRegistry(self, deps.config.seedPeers);
+    this.transport = createTransport({ tls: deps.config.tls, clusterToken: deps.config.clusterToken });
+    this.gossip = new Gossip(this.transport, () => this.peers.others(), this.logger);
+    this.metrics.height.set(chain.height);
+  }
+
+  // ---- lifecycle -------------------------------------------------------------------------
+
+  start(): void {
+    this.refreshRoleMetrics();
+    this.driver?.start();
+    this.announce();
+    void this.sync();
+    this.timers.push(setInterval(() => this.announce(), this.config.announceIntervalMs));
+    this.timers.push(setInterval(() => void this.sync(), this.config.syncIntervalMs));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    this.driver?.stop();
+    this.gossip.flush();
+    this.gossip.stop();
+    await this.transport.close().catch(() => {});
+    this.chain.close();
+  }
+
+  // ---- consensus inbound queue -----------------------------------------------------------
+
+  get queueDepth(): number {
+    return this.inbound.length - this.inboundHead;
+  }
+
+  submitConsensus(body: unknown): void {
+    const driver = this.driver;
+    if (!driver) throw badRequest('consensus is not running on this node');
+    const gated = driver.gate(body);
+    if (!gated.ok) {
+      this.metrics.rejectedMessages.inc({ reason: gated.reason });
+      throw new NodeError('bad_signature', `consensus message refused: ${gated.reason}`);
+    }
+    if (gated.height > this.chain.height + 1) this.requestSync();
+    if (this.queueDepth >= this.config.inboundQueue) {
+      this.metrics.rejectedMessages.inc({ reason: 'queue_full' });
+      throw new NodeError('queue_full', 'inbound queue full');
+    }
+    this.metrics.messagesIn.inc({ type: gated.type });
+    this.inbound.push(gated.message);
+    this.metrics.inboundQueueDepth.set(this.queueDepth);
+    if (!this.draining) {
+      this.draining = true;
+      setImmediate(() => this.drain());
+    }
+  }
+
+  /** Feeds queued messages to the driver one at a time, yielding to I/O every batch. */
+  private drain(): void {
+    const started = performance.now();
+    while (this.inboundHead < this.inbound.length && !this.stopped) {
+      const msg = this.inbound[this.inboundHead];
+      this.inbound[this.inboundHead++] = undefined;
+      try {
+        this.driver?.onMessage(msg);
+      } catch (err) {
+        this.logger.error({ err }, 'driver failed on a message');
+      }
+      if (performance.now() - started > 20) break;
+    }
+    if (this.inboundHead > 1024 && this.inboundHead * 2 > this.inbound.length) {
+      this.inbound.splice(0, this.inboundHead);
+      this.inboundHead = 0;
+    }
+    this.metrics.inboundQueueDepth.set(this.queueDepth);
+    if (this.queueDepth > 0 && !this.stopped) setImmediate(() => this.drain());
+    else this.draining = false;
+  }
+
+  // ---- finalized blocks ------------------------------------------------------------------
+
+  /** Appends a verified block (fsync), prunes the mempool, records metrics. */
+  commit(block: Block, origin: 'consensus' | 'push' | 'pull'): void {
+    this.chain.append(block);
+    const ages = this.mempool.removeCommitted(block.records, block.validator_changes);
+    for (const age of ages) this.metrics.finalityLatency.observe(age / 1000);
+    this.metrics.recordsFinalized.inc(block.records.length);
+    this.metrics.height.set(block.header.height);
+    this.metrics.mempoolSize.set(this.mempool.size);
+    if (block.validator_changes.length > 0) this.refreshRoleMetrics();
+    this.logger.debug({ height: block.header.height, records: block.records.length, origin }, 'block finalized');
+    if (origin !== 'consensus') this.driver?.onExternalCommit(block);
+  }
+
+  /** Pushes a block this node finalized to every peer (POST /block). */
+  pushBlock(block: Block): void {
+    this.gossip.sendRaw('/block', JSON.stringify(block));
+  }
+
+  async receiveBlock(body: unknown): Promise<{ height: number; status: 'applied' | 'known' | 'ahead' }> {
+    const height = (body as { header?: { height?: unknown } } | null)?.header?.height;
+    if (typeof height !== 'number' || !Number.isInteger(height) || height < 0)
+      throw badRequest('malformed payload: header.height');
+    if (height <= this.chain.height) return { height, status: 'known' };
+    if (height > this.chain.height + 1) {
+      this.requestSync();
+      return { height, status: 'ahead' };
+    }
+    const verdict = this.chain.verifyNext(body);
+    if (!verdict.ok) throw new NodeError('invalid_block', `block refused: ${verdict.reason}`);
+    this.commit(verdict.block, 'push');
+    return { height, status: 'applied' };
+  }
+
+  // ---- pull sync -------------------------------------------------------------------------
+
+  requestSync(): void {
+    if (this.syncing) this.syncAgain = true;
+    else void this.sync();
+  }
+
+  /** Polls every peer's /chain, then pulls missing blocks from the highest peer. */
+  async sync(): Promise<void> {
+    if (this.syncing || this.stopped) return;
+    this.syncing = true;
+    try {
+      do {
+        this.syncAgain = false;
+        const peers = this.peers.others();
+        const results = await Promise.all(
+          peers.map(async (peer) => {
+            try {
+              const res = await this.transport.get(peer, '/chain', 2000);
+              const h = (res.body as { height?: unknown }).height;
+              if (res.status === 200 && typeof h === 'number') {
+                this.peerHeights.set(peer.publicKey, h);
+                return { peer, height: h };
+              }
+            } catch {
+              this.peerHeights.delete(peer.publicKey);
+            }
+            return undefined;
+          }),
+        );
+        this.peerPollDone = true;
+        const best = results.filter((r) => r !== undefined).sort((a, b) => b.height - a.height)[0];
+        if (best && best.height > this.chain.height) await this.pullFrom(best.peer, best.height);
+      } while (this.syncAgain && !this.stopped);
+    } finally {
+      this.syncing = false;
+    }
+  }
+
+  private async pullFrom(peer: PeerSpec, target: number): Promise<void> {
+    let pulled = 0;
+    while (this.chain.height < target && pulled < SYNC_BATCH && !this.stopped) {
+      const next = this.chain.height + 1;
+      let res: Awaited<ReturnType<Transport['get']>>;
+      try {
+        res = await this.transport.get(peer, `/blocks/${next}`, 5000);
+      } catch (err) {
+        this.logger.debug({ peer: peer.nodeId, err: (err as Error).message }, 'pull failed');
+        return;
+      }
+      if (res.status !== 200) return;
+      if (this.chain.height >= next) continue; // finalized meanwhile by consensus or push
+      const verdict = this.chain.verifyNext(res.body);
+      if (!verdict.ok) {
+        this.logger.warn({ peer: peer.nodeId, height: next, reason: verdict.reason }, 'pulled block refused');
+        return;
+      }
+      this.commit(verdict.block, 'pull');
+      pulled++;
+    }
+    if (this.chain.height < target) this.syncAgain = true;
+  }
+
+  readiness(): { ready: boolean; height: number; best_peer_height: number } {
+    let best = -1;
+    for (const h of this.peerHeights.values()) best = Math.max(best, h);
+    const height = this.chain.height;
+    const noPeers = this.peers.size === 0;
+    const ready = !this.stopped && (noPeers || (this.peerPollDone && (best < 0 ? false : best - height <= 1)));
+    return { ready, height, best_peer_height: best };
+  }
+
+  // ---- peers -----------------------------------------------------------------------------
+
+  mergePeers(specs: PeerSpec[]): { added: number; updated: number } {
+    const result = this.peers.merge(specs);
+    this.metrics.peers.set(this.peers.size);
+    return result;
+  }
+
+  listPeers(): string[] {
+    return this.peers.specs();
+  }
+
+  /** Announces this node's registry to every peer and merges theirs. */
+  private announce(): void {
+    const body = JSON.stringify({ peers: this.peers.specs() });
+    for (const peer of this.peers.others()) {
+      this.transport
+        .postRaw(peer, '/peers', body, 2000)
+        .then(() => this.transport.get(peer, '/peers', 2000))
+        .then((res) => {
+          const list = (res.body as { peers?: unknown }).peers;
+          if (res.status === 200 && Array.isArray(list)) {
+            const parsed: PeerSpec[] = [];
+            for (const s of list.slice(0, 1024)) {
+              if (typeof s !== 'string') continue;
+              const m = /^([A-Za-z0-9._-]{1,64})@(.+):(\d{1,5})\|([0-9a-f]{64})$/.exec(s);
+              if (m)
+                parsed.push({
+                  nodeId: m[1] as string,
+                  host: m[2] as string,
+                  port: Number(m[3]),
+                  publicKey: m[4] as string,
+                });
+            }
+            this.mergePeers(parsed);
+          }
+        })
+        .catch(() => {});
+    }
+    this.metrics.peers.set(this.peers.size);
+  }
+
+  // ---- records and membership ------------------------------------------------------------
+
+  addRecords(records: unknown[]): { accepted: number } {
+    const parsed: IntegrityRecord[] = [];
+    for (let i = 0; i < records.length; i++) {
+      const r = IntegrityRecord.safeParse(records[i]);
+      if (!r.success) throw badRequest(`malformed payload: records.${i}: ${r.error.issues[0]?.message}`);
+      parsed.push(r.data);
+    }
+    const fresh = this.mempool.add(parsed);
+    this.metrics.mempoolSize.set(this.mempool.size);
+    this.gossip.records(fresh);
+    return { accepted: fresh.length };
+  }
+
+  addChanges(changes: ValidatorChangeInput[]): { accepted: number } {
+    const fresh = this.mempool.addChanges(changes);
+    if (fresh.length > 0) this.gossip.send('/membership', { changes: fresh });
+    return { accepted: fresh.length };
+  }
+
+  adminSubmit(count: number): { accepted: number } {
+    const now = Date.now();
+    const records: IntegrityRecord[] = [];
+    for (let i = 0; i < count; i++) {
+      records.push({
+        id: `synthetic-${this.nodeId}-${now}-${this.submitCounter++}-${randomUUID().slice(0, 8)}`,
+        entity: `urn:ngsi-ld:Synthetic:${i % 100}`,
+        attribute: 'value',
+        value: i,
+        verdict: 'OK',
+        observed_at: new Date(now).toISOString(),
+      });
+    }
+    return this.addRecords(records);
+  }
+
+  adminValidator(change: ValidatorChangeInput): { accepted: number } {
+    return this.addChanges([change]);
+  }
+
+  // ---- reads -----------------------------------------------------------------------------
+
+  currentValidators(): readonly string[] {
+    return this.chain.activeSetAt(this.chain.height + 1);
+  }
+
+  isValidator(): boolean {
+    return this.currentValidators().includes(this.keys.publicKey);
+  }
+
+  private refreshRoleMetrics(): void {
+    this.metrics.isValidator.set(this.isValidator() ? 1 : 0);
+  }
+
+  chainStatus(): ChainStatus {
+    const validators = this.currentValidators();
+    return {
+      node_id: this.nodeId,
+      height: this.chain.height,
+      latest_hash: this.chain.tipHash,
+      validators: validators.length,
+      quorum: quorumSize(validators.length),
+      is_validator: validators.includes(this.keys.publicKey),
+      validator_keys: [...validators],
+    };
+  }
+
+  getBlock(height: number): unknown | undefined {
+    return this.chain.get(height);
+  }
+
+  getProof(height: number, index: number): unknown | undefined {
+    return this.chain.proof(height, index);
+  }
+}
