@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Build (or reuse) the Kubernetes pieces the tests and the chart check need, and print the bin dir.
+#
+#   bash tools/kube/build.sh            # `make kube-bins`
+#   SCRIPTORIUM_KUBE_JOBS=4 bash tools/kube/build.sh
+#
+# Output: $SCRIPTORIUM_CACHE/kube/$KUBE_VERSION/bin/{etcd,kube-apiserver,kube-controller-manager,helm,kind}
+# (SCRIPTORIUM_CACHE defaults to ${XDG_CACHE_HOME:-$HOME/.cache}/scriptorium). Versions live in
+# tools/kube/versions.env; packages/kube-testenv/src/binaries.ts computes the same path.
+# Everything Go writes (GOPATH, GOMODCACHE, GOCACHE, the wrapper modules) stays under the cache,
+# never in the repository. Binaries are static (CGO_ENABLED=0), built with -trimpath -ldflags "-s -w".
+# A binary already present with the right version is reused; only missing ones are built.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=versions.env
+source "$here/versions.env"
+
+cache=${SCRIPTORIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scriptorium}
+kube_root="$cache/kube/$KUBE_VERSION"
+bin="$kube_root/bin"
+jobs=${SCRIPTORIUM_KUBE_JOBS:-2}
+
+log() { echo "kube-bins: $*" >&2; }
+
+command -v go >/dev/null || { log "no 'go' on PATH; install Go >= 1.24 (https://go.dev/dl/)"; exit 1; }
+
+export GOPATH="$cache/go/path" GOMODCACHE="$cache/go/mod" GOCACHE="$cache/go/build"
+export CGO_ENABLED=0 GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOFLAGS="-mod=mod -buildvcs=false"
+export GOPROXY=${GOPROXY:-https://proxy.golang.org,direct}
+mkdir -p "$bin" "$GOPATH" "$GOMODCACHE" "$GOCACHE"
+
+# Two `make` runs at once must not build into the same place.
+exec 9>"$cache/kube/.build.lock"
+flock 9
+
+# has NAME VERSION: the binary exists and was built from VERSION.
+has() { [[ -x "$bin/$1" && -f "$bin/.$1.version" && $(<"$bin/.$1.version") == "$2" ]]; }
+# mark NAME VERSION SECONDS: record the version and how long the build took.
+mark() {
+	echo "$2" >"$bin/.$1.version"
+	printf '%s\t%s\t%ss\t%s\n' "$1" "$2" "$3" "$(date -u +%FT%TZ)" >>"$kube_root/build-times.tsv"
+	log "$1 $2 built in $3s"
+}
+
+ldflags_common="-s -w"
+
+build_kube() {
+	if has kube-apiserver "$KUBE_VERSION" && has kube-controller-manager "$KUBE_VERSION"; then return; fi
+	local src="$kube_root/src/kubernetes" started=$SECONDS
+	log "building kube-apiserver and kube-controller-manager $KUBE_VERSION (first build: ~30-45 min on 2 cores)"
+	rm -rf "$src" && mkdir -p "$src"
+	cp -r "$here/wrappers/kubernetes/." "$src/"
+	bash "$here/gen-kube-gomod.sh" "$KUBE_VERSION" >"$src/go.mod"
+	local minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
+	local vpkg ldflags="$ldflags_common"
+	# The same version stamps upstream's hack/lib/version.sh sets, so /version answers the truth.
+	for vpkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+		ldflags+=" -X $vpkg.gitVersion=$KUBE_VERSION -X $vpkg.gitMajor=1 -X $vpkg.gitMinor=$minor"
+		ldflags+=" -X $vpkg.gitTreeState=clean -X $vpkg.buildDate=1970-01-01T00:00:00Z"
+	done
+	(
+		cd "$src"
+		go mod tidy
+		# One invocation for both binaries: their shared packages compile once.
+		go build -p "$jobs" -trimpath -ldflags "$ldflags" -o "$src/out/" ./kube-apiserver ./kube-controller-manager
+	)
+	mv -f "$src/out/kube-apiserver" "$src/out/kube-controller-manager" "$bin/"
+	local took=$((SECONDS - started))
+	mark kube-apiserver "$KUBE_VERSION" "$took"
+	mark kube-controller-manager "$KUBE_VERSION" "$took"
+}
+
+build_etcd() {
+	if has etcd "$ETCD_VERSION"; then return; fi
+	local src="$kube_root/src/etcd" started=$SECONDS
+	log "building etcd $ETCD_VERSION"
+	rm -rf "$src" && mkdir -p "$src"
+	cp "$here/wrappers/etcd/main.go" "$src/"
+	(
+		cd "$src"
+		printf 'module scriptorium.dev/etcd-wrapper\n\ngo 1.24\n\nrequire go.etcd.io/etcd/server/v3 %s\n' "$ETCD_VERSION" >go.mod
+		go mod tidy
+		go build -p "$jobs" -trimpath -ldflags "$ldflags_common" -o "$src/out/etcd" .
+	)
+	mv -f "$src/out/etcd" "$bin/etcd"
+	mark etcd "$ETCD_VERSION" $((SECONDS - started))
+}
+
+# go install NAME MODULE/PKG VERSION [LDFLAGS]: modules without replace directives build directly.
+build_plain() {
+	local name=$1 pkg=$2 version=$3 extra=${4:-} started=$SECONDS
+	if has "$name" "$version"; then return; fi
+	log "building $name $version"
+	GOBIN="$kube_root/src/gobin" go install -trimpath -ldflags "$ldflags_common $extra" "$pkg@$version"
+	mv -f "$kube_root/src/gobin/$name" "$bin/$name"
+	mark "$name" "$version" $((SECONDS - started))
+}
+
+build_etcd
+build_plain helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+build_plain kind sigs.k8s.io/kind "$KIND_VERSION"
+build_kube
+
+echo "$bin"
