@@ -3,7 +3,7 @@
 // a verified client certificate on the protected routes (401) → body limit (413) → zod (400).
 // Every error body is {error: string}. Accesses to protected routes go to the `node.audit` logger.
 import type { TLSSocket } from 'node:tls';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { TlsConfig } from '../config.ts';
 import { NodeError } from '../errors.ts';
@@ -52,7 +52,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const fastifyOptions: FastifyServerOptions & { https?: object } = {
     loggerInstance: logger.child({ name: 'node.http' }),
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.maxBodyBytes,
     // Peer specs and record ids are short; deep or huge JSON is refused by the limits above.
     routerOptions: { ignoreTrailingSlash: true },

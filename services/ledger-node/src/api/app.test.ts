@@ -1,0 +1,256 @@
+// The HTTP layer on a real node object (temp data dir, no consensus driver), through app.inject().
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildGenesis } from '../chain/index.ts';
+import { loadConfig } from '../config.ts';
+import { generateKeyPair } from '../crypto/index.ts';
+import { createMetrics } from '../metrics.ts';
+import { LedgerNode } from '../node/node.ts';
+import { buildApp } from './app.ts';
+
+const token = 'test-token-0123456789abcdef';
+const auth = { authorization: `Bearer ${token}` };
+let dir: string;
+let node: LedgerNode;
+let app: FastifyInstance;
+const audit: Array<Record<string, unknown>> = [];
+
+async function makeApp(overrides: Record<string, string> = {}) {
+  const keys = generateKeyPair();
+  const other = generateKeyPair();
+  const d = mkdtempSync(join(tmpdir(), 'ledger-app-'));
+  writeFileSync(join(d, 'key.json'), JSON.stringify({ public_key: keys.publicKey, private_key: keys.privateKey }));
+  const config = loadConfig({
+    NODE_CLUSTER_TOKEN: token,
+    NODE_DEBUG_API: 'true',
+    NODE_DATA_DIR: join(d, 'data'),
+    NODE_KEY_FILE: join(d, 'key.json'),
+    MAX_BODY_BYTES: '4096',
+    ...overrides,
+  });
+  const logger = pino(
+    { level: 'info' },
+    {
+      write(line: string) {
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        if (entry.name === 'node.audit') audit.push(entry);
+      },
+    },
+  );
+  const metrics = createMetrics();
+  const n = new LedgerNode({
+    config,
+    keys,
+    genesis: buildGenesis([keys.publicKey, other.publicKey], 'test-chain', 1),
+    logger,
+    metrics,
+  });
+  const a = await buildApp({
+    service: n,
+    metrics,
+    logger,
+    clusterToken: config.clusterToken,
+    debugApi: config.debugApi,
+    maxBodyBytes: config.maxBodyBytes,
+    rateLimit: config.rateLimit,
+  });
+  return { dir: d, node: n, app: a };
+}
+
+beforeAll(async () => {
+  ({ dir, node, app } = await makeApp());
+});
+afterAll(async () => {
+  await app.close();
+  await node.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('read endpoints', () => {
+  it('serves health, chain status with the exact fields, genesis block, 404 past the tip', async () => {
+    expect((await app.inject('/health')).json()).toEqual({ status: 'ok' });
+    const chain = (await app.inject('/chain')).json();
+    expect(Object.keys(chain).sort()).toEqual([
+      'height',
+      'is_validator',
+      'latest_hash',
+      'node_id',
+      'quorum',
+      'validator_keys',
+      'validators',
+    ]);
+    expect(chain).toMatchObject({ height: 0, validators: 2, quorum: 2, is_validator: true });
+    const genesis = (await app.inject('/blocks/0')).json();
+    expect(Object.keys(genesis).sort()).toEqual(['commit_signatures', 'header', 'records', 'validator_changes']);
+    const missing = await app.inject('/blocks/1');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual({ error: expect.any(String) });
+    expect((await app.inject('/blocks/abc')).statusCode).toBe(400);
+    expect((await app.inject('/proof/0/0')).statusCode).toBe(404);
+    expect((await app.inject('/metrics')).body).toContain('scriptorium_ledger_height');
+  });
+});
+
+describe('authentication and audit', () => {
+  it('401 without or with a wrong token on every protected endpoint, and logs node.audit', async () => {
+    const routes: Array<[string, string]> = [
+      ['POST', '/consensus'],
+      ['POST', '/mempool'],
+      ['POST', '/membership'],
+      ['POST', '/block'],
+      ['POST', '/peers'],
+      ['GET', '/peers'],
+      ['POST', '/admin/submit?count=1'],
+      ['POST', '/admin/validator'],
+    ];
+    for (const [method, url] of routes) {
+      for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: token }]) {
+        const res = await app.inject({
+          method: method as 'GET',
+          url,
+          headers,
+          payload: method === 'POST' ? {} : undefined,
+        });
+        expect(res.statusCode, `${method} ${url}`).toBe(401);
+        expect(res.json()).toEqual({ error: 'token missing or invalid' });
+      }
+    }
+    const entry = audit.find((e) => e.path === '/mempool');
+    expect(entry).toMatchObject({ method: 'POST', authenticated: false, status: 401, client: '127.0.0.1' });
+    expect(JSON.stringify(audit)).not.toContain(token);
+  });
+
+  it('accepts the token: mempool, peers merge and list, admin submit', async () => {
+    const rec = await app.inject({
+      method: 'POST',
+      url: '/mempool',
+      headers: auth,
+      payload: { records: [{ id: 'r1', value: 1 }] },
+    });
+    expect(rec.statusCode).toBe(200);
+    expect(rec.json()).toEqual({ accepted: 1 });
+    const again = await app.inject({
+      method: 'POST',
+      url: '/mempool',
+      headers: auth,
+      payload: { records: [{ id: 'r1', value: 1 }] },
+    });
+    expect(again.json()).toEqual({ accepted: 0 });
+    const spec = `peer-x@10.1.2.3:8000|${'c'.repeat(64)}`;
+    expect(
+      (await app.inject({ method: 'POST', url: '/peers', headers: auth, payload: { peers: [spec] } })).json(),
+    ).toEqual({ added: 1, updated: 0 });
+    const moved = `peer-x@10.1.2.4:8001|${'c'.repeat(64)}`;
+    expect(
+      (await app.inject({ method: 'POST', url: '/peers', headers: auth, payload: { peers: [moved] } })).json(),
+    ).toEqual({ added: 0, updated: 1 });
+    const list = (await app.inject({ method: 'GET', url: '/peers', headers: auth })).json().peers as string[];
+    expect(list).toContain(moved);
+    expect(list).not.toContain(spec);
+    expect(list[0]).toContain(node.keys.publicKey);
+    expect((await app.inject({ method: 'POST', url: '/admin/submit?count=5', headers: auth })).json()).toEqual({
+      accepted: 5,
+    });
+    expect(node.mempool.size).toBe(6);
+    expect(audit.some((e) => e.path === '/admin/submit' && e.authenticated === true && e.status === 200)).toBe(true);
+  });
+});
+
+describe('limits and malformed payloads', () => {
+  it('413 above MAX_BODY_BYTES', async () => {
+    const big = { records: [{ id: 'x', pad: 'a'.repeat(5000) }] };
+    const res = await app.inject({ method: 'POST', url: '/mempool', headers: auth, payload: big });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toEqual({ error: 'payload above MAX_BODY_BYTES' });
+  });
+
+  it('400 for malformed bodies', async () => {
+    const cases: Array<[string, unknown]> = [
+      ['/mempool', { records: 'x' }],
+      ['/mempool', { records: [{ noid: 1 }] }],
+      ['/membership', { changes: [{ action: 'MAYBE', validator: 'a'.repeat(64) }] }],
+      ['/membership', { changes: [] }],
+      ['/peers', { peers: ['not a spec'] }],
+      ['/block', { header: 'x' }],
+      ['/consensus', { type: 'PREPARE' }],
+      ['/admin/validator', { action: 'ADD', validator: 'zz' }],
+    ];
+    for (const [url, payload] of cases) {
+      const res = await app.inject({ method: 'POST', url, headers: auth, payload: payload as object });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().error, url).toEqual(expect.any(String));
+    }
+    const notJson = await app.inject({
+      method: 'POST',
+      url: '/mempool',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: '{"records": [',
+    });
+    expect(notJson.statusCode).toBe(400);
+    const text = await app.inject({
+      method: 'POST',
+      url: '/mempool',
+      headers: { ...auth, 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
+    expect(text.statusCode).toBe(400);
+    expect((await app.inject({ method: 'POST', url: '/admin/submit?count=-1', headers: auth })).statusCode).toBe(400);
+  });
+
+  it('fuzz: arbitrary JSON and bytes never give a 5xx on any body parser', async () => {
+    const urls = ['/consensus', '/mempool', '/membership', '/block', '/peers', '/admin/validator'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...urls),
+        fc.oneof(fc.jsonValue({ maxDepth: 4 }), fc.string({ maxLength: 200 })),
+        async (url, body) => {
+          const payload = typeof body === 'string' ? body : JSON.stringify(body);
+          const res = await app.inject({
+            method: 'POST',
+            url,
+            headers: { ...auth, 'content-type': 'application/json' },
+            payload,
+          });
+          expect(res.statusCode).toBeLessThan(500);
+          expect(typeof res.json().error === 'string' || res.statusCode === 200).toBe(true);
+        },
+      ),
+      { numRuns: 250 },
+    );
+  });
+
+  it('429 per request source once the bucket is empty', async () => {
+    const limited = await makeApp({ NODE_RATE_LIMIT__RPS: '1', NODE_RATE_LIMIT__BURST: '3' });
+    try {
+      const codes: number[] = [];
+      for (let i = 0; i < 5; i++) codes.push((await limited.app.inject('/health')).statusCode);
+      expect(codes).toEqual([200, 200, 200, 429, 429]);
+      // Another source has its own bucket.
+      expect((await limited.app.inject({ url: '/health', remoteAddress: '10.9.9.9' })).statusCode).toBe(200);
+      const res = await limited.app.inject('/health');
+      expect(res.json()).toEqual({ error: 'rate limit exceeded' });
+    } finally {
+      await limited.app.close();
+      await limited.node.stop();
+      rmSync(limited.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('has no admin routes without NODE_DEBUG_API', async () => {
+    const plain = await makeApp({ NODE_DEBUG_API: 'false' });
+    try {
+      expect((await plain.app.inject({ method: 'POST', url: '/admin/submit?count=1', headers: auth })).statusCode).toBe(
+        404,
+      );
+    } finally {
+      await plain.app.close();
+      await plain.node.stop();
+      rmSync(plain.dir, { recursive: true, force: true });
+    }
+  });
+});
