@@ -1,0 +1,36 @@
+/**
+ * Consensus (QBFT / IBFT 2.0 rules) as a pure state machine. See README.md in this folder for the
+ * engine contract: events in, actions out, and the persistence rule.
+ *
+ * @example
+ * const engine = createEngine({ chainId, self: signer.publicKey, sign: signer.sign, baseTimeoutMs: 1000 }, saved);
+ * for (const action of engine.step({ type: 'start', ctx: heightContextAfter(tip, timeline) })) await execute(action);
+ */
+export {
+  CommitMessage,
+  ConsensusMessage,
+  type MessageType,
+  messageSigningBytes,
+  PrePrepareMessage,
+  PrepareMessage,
+  parseMessage,
+  RoundChangeCertificate,
+  RoundChangeCore,
+  RoundChangeMessage,
+  roundChangeCore,
+  safeParseMessage,
+  signedFields,
+  type Verify,
+  verifyMessage,
+  verifySeal,
+} from './messages.ts';
+export { heightContextAfter, proposerFor } from './proposer.ts';
+export type {
+  Engine,
+  EngineAction,
+  EngineConfig,
+  EngineEvent,
+  EngineStatus,
+  HeightContext,
+  PersistedState,
+} from './types.ts';
