@@ -1,0 +1,67 @@
+import { isConflict } from '../errors.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { stableStringify } from '../kube/diff.ts';
+import { type ResourceType, resourcePath } from '../kube/resources.ts';
+import type { KubeObject } from '../kube/types.ts';
+import { deriveReady, orderConditions, setCondition } from './conditions.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: status shapes differ per kind
+export type Status = Record<string, any>;
+
+/**
+ * The pure half of a status transaction: apply `mutate` to a copy of the status, derive `Ready`, and
+ * tell whether anything changed.
+ */
+export function nextStatus(
+  obj: KubeObject,
+  mutate: (status: Status, obj: KubeObject) => Status,
+  now: () => Date = () => new Date(),
+): { status: Status; changed: boolean } {
+  const before: Status = obj.status ?? {};
+  const draft = mutate(structuredClone(before), obj);
+  const generation = obj.metadata.generation;
+  const withReady = setCondition(draft.conditions, deriveReady(draft.conditions), generation, now);
+  const status: Status = { ...draft, conditions: orderConditions(withReady) };
+  return { status, changed: stableStringify(status) !== stableStringify(before) };
+}
+
+export interface StatusWriteResult {
+  written: boolean;
+  object: KubeObject | undefined;
+}
+
+/**
+ * A status write as a small transaction: read the object fresh, apply `mutate`, skip when nothing changed,
+ * write the status subresource with the read's resourceVersion, and start over on a conflict.
+ * Returns written=false and object=undefined when the object is gone.
+ */
+export async function updateStatus(
+  client: KubeClient,
+  type: ResourceType,
+  namespace: string,
+  name: string,
+  mutate: (status: Status, obj: KubeObject) => Status,
+  options: { attempts?: number; now?: () => Date } = {},
+): Promise<StatusWriteResult> {
+  const attempts = options.attempts ?? 5;
+  for (let attempt = 1; ; attempt++) {
+    let fresh: KubeObject;
+    try {
+      fresh = await client.request<KubeObject>('GET', resourcePath(type, namespace, name));
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) return { written: false, object: undefined };
+      throw err;
+    }
+    const { status, changed } = nextStatus(fresh, mutate, options.now);
+    if (!changed) return { written: false, object: fresh };
+    try {
+      const object = await client.request<KubeObject>('PUT', resourcePath(type, namespace, name, 'status'), {
+        body: { ...fresh, status },
+      });
+      return { written: true, object };
+    } catch (err) {
+      if (isConflict(err) && attempt < attempts) continue;
+      throw err;
+    }
+  }
+}
