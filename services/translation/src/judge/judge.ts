@@ -1,15 +1,48 @@
 import type { CallOptions, TranslationProvider } from '../providers/types.ts';
+import { judgeMaxTokensOut } from '../tokens/estimate.ts';
+import { validateBatch } from '../validators/validate.ts';
+import { heuristicJudge } from './heuristic.ts';
+import { scoresFromErrors } from './mqm.ts';
+import { buildJudgePrompt, parseJudgeReply } from './prompt.ts';
 import type { JudgeInput, JudgeResult } from './types.ts';
 
 /**
- * Score translations 0–5 per dimension. LLM providers get a GEMBA-MQM prompt (`judge: 'llm'`);
- * the pseudo provider gets the validator-based heuristic judge (`judge: 'heuristic'`).
- * Throws UpstreamError when the LLM call fails or its reply cannot be parsed.
+ * Score translations 0–5 per dimension. LLM providers get the GEMBA-MQM prompt (`judge: 'llm'`, scores from the
+ * annotated errors by `scoresFromErrors`); the pseudo provider gets the validator-based heuristic judge
+ * (`judge: 'heuristic'`). Both report the validator issues. Throws UpstreamError when the LLM call fails or its
+ * reply cannot be parsed.
+ *
+ * @example const r = await judgeTranslations(provider, { sourceLocale: 'en', targetLocale: 'de', items, glossary: [], model }, { signal });
  */
 export async function judgeTranslations(
-  _provider: TranslationProvider,
-  _input: JudgeInput,
-  _opts: CallOptions = {},
+  provider: TranslationProvider,
+  input: JudgeInput,
+  opts: CallOptions = {},
 ): Promise<JudgeResult> {
-  throw new Error('judgeTranslations: not implemented yet');
+  if (provider.name === 'pseudo') return heuristicJudge(input);
+  const issues = validateBatch(input.items, input);
+  if (input.items.length === 0) {
+    const { scores, overall } = scoresFromErrors([], 0);
+    return { scores, overall, judge: 'llm', model: input.model, tokensIn: 0, tokensOut: 0, issues, errors: [] };
+  }
+  const prompt = buildJudgePrompt(input);
+  const reply = await provider.complete(
+    { ...prompt, model: input.model, maxTokens: judgeMaxTokensOut(input), json: true },
+    opts,
+  );
+  const errors = parseJudgeReply(
+    reply.text,
+    input.items.map((i) => i.id),
+  );
+  const { scores, overall } = scoresFromErrors(errors, input.items.length);
+  return {
+    scores,
+    overall,
+    judge: 'llm',
+    model: reply.model,
+    tokensIn: reply.tokensIn,
+    tokensOut: reply.tokensOut,
+    issues,
+    errors,
+  };
 }

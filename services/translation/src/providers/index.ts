@@ -1,4 +1,14 @@
+export { ANTHROPIC_VERSION } from './anthropic.ts';
 export { createProvider } from './create-provider.ts';
+export {
+  buildTranslationPrompt,
+  extractJsonObject,
+  formatTranslationReply,
+  parseTranslationReply,
+  TRANSLATE_TASK,
+} from './prompt.ts';
+export { pseudoTranslate } from './pseudo.ts';
+export { type PseudoOptions, pseudoLocalize } from './pseudo-transform.ts';
 export type {
   CallOptions,
   CompletionPrompt,

@@ -90,4 +90,6 @@ export interface ProviderConfig {
   timeoutMs: number;
   /** openai only: send `response_format: {type: 'json_object'}`. Default true; turn off for servers that reject it. */
   jsonMode?: boolean;
+  /** Cap on `max_tokens` sent upstream (default 8192). Pass the same value to `estimateRequestTokens`. */
+  maxOutputTokens?: number;
 }

@@ -15,3 +15,14 @@ export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   return countO200k(text, PLAIN_TEXT);
 }
+
+/**
+ * Chat framing the upstream adds around two messages (system + user): OpenAI's documented 3 tokens per message
+ * plus 3 to prime the reply. The fakes count usage the same way, so estimates match them exactly.
+ */
+export const PROMPT_OVERHEAD_TOKENS = 9;
+
+/** Prompt tokens of a system + user prompt as sent (text tokens plus chat framing). */
+export function countPromptTokens(prompt: { system: string; user: string }): number {
+  return countTokens(prompt.system) + countTokens(prompt.user) + PROMPT_OVERHEAD_TOKENS;
+}

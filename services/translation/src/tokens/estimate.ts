@@ -1,19 +1,70 @@
+import { buildJudgePrompt } from '../judge/prompt.ts';
 import type { JudgeInput } from '../judge/types.ts';
+import { buildTranslationPrompt } from '../providers/prompt.ts';
+import { pseudoTranslate } from '../providers/pseudo.ts';
 import type { ProviderKind, ProviderRequest } from '../providers/types.ts';
+import { countPromptTokens, countTokens } from './count.ts';
 
 export interface TokenEstimate {
-  /** Tokens of the prompt that will be sent (system + user), counted with the bundled tokenizer. */
+  /** Tokens of the prompt that will be sent (system + user + chat framing), counted with o200k_base. */
   tokensIn: number;
-  /** Upper bound on output tokens; also sent upstream as `max_tokens`, so the upstream cannot exceed it. */
+  /**
+   * Upper bound on output tokens. For openai/anthropic it is sent upstream as `max_tokens`, so the upstream cannot
+   * bill more; for pseudo it is the exact output count.
+   */
   maxTokensOut: number;
 }
 
-/** Token estimate for a translate call, made before the call to reserve quota. */
-export function estimateRequestTokens(_req: ProviderRequest, _kind?: ProviderKind): TokenEstimate {
-  throw new Error('estimateRequestTokens: not implemented yet');
+/** Default cap on `max_tokens` (fits every current OpenAI and Anthropic chat model). */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
+
+/**
+ * Output bound of a translate call on an LLM: 16 + Σ over items (12 + tokens(id) + 4 × tokens(text)), capped.
+ * 12 covers the JSON framing of one entry, 4× the growth of a translation over its source (scripts that tokenize
+ * worse than English, expansion, escaping).
+ */
+export function translateMaxTokensOut(req: ProviderRequest, cap = DEFAULT_MAX_OUTPUT_TOKENS): number {
+  let n = 16;
+  for (const item of req.items) n += 12 + countTokens(item.id) + 4 * countTokens(item.text);
+  return Math.min(n, cap);
 }
 
-/** Token estimate for a judge call. */
-export function estimateJudgeTokens(_input: JudgeInput, _kind?: ProviderKind): TokenEstimate {
-  throw new Error('estimateJudgeTokens: not implemented yet');
+/** Output bound of a judge call: 64 + 160 per item (the prompt allows at most 3 short errors per item), capped. */
+export function judgeMaxTokensOut(input: JudgeInput, cap = DEFAULT_MAX_OUTPUT_TOKENS): number {
+  return Math.min(64 + 160 * input.items.length, cap);
+}
+
+/**
+ * Tokens to reserve before a translate call. `tokensIn` is exact for the prompt that will be sent (the same
+ * `buildTranslationPrompt`); the upstream's own tokenizer may count a little differently, and settlement uses
+ * its usage report. `maxTokensOut` is a hard bound (see `translateMaxTokensOut`); for `pseudo` both are exact.
+ *
+ * @example const { tokensIn, maxTokensOut } = estimateRequestTokens(req, provider.name);
+ */
+export function estimateRequestTokens(
+  req: ProviderRequest,
+  kind: ProviderKind = 'openai',
+  maxOutputTokens = DEFAULT_MAX_OUTPUT_TOKENS,
+): TokenEstimate {
+  if (kind === 'pseudo') {
+    const r = pseudoTranslate(req);
+    return { tokensIn: r.tokensIn, maxTokensOut: r.tokensOut };
+  }
+  return {
+    tokensIn: countPromptTokens(buildTranslationPrompt(req)),
+    maxTokensOut: translateMaxTokensOut(req, maxOutputTokens),
+  };
+}
+
+/** Tokens to reserve before a judge call; the heuristic judge (pseudo) uses none. */
+export function estimateJudgeTokens(
+  input: JudgeInput,
+  kind: ProviderKind = 'openai',
+  maxOutputTokens = DEFAULT_MAX_OUTPUT_TOKENS,
+): TokenEstimate {
+  if (kind === 'pseudo') return { tokensIn: 0, maxTokensOut: 0 };
+  return {
+    tokensIn: countPromptTokens(buildJudgePrompt(input)),
+    maxTokensOut: judgeMaxTokensOut(input, maxOutputTokens),
+  };
 }

@@ -1,2 +1,9 @@
-export { countTokens, TOKENIZER } from './count.ts';
-export { estimateJudgeTokens, estimateRequestTokens, type TokenEstimate } from './estimate.ts';
+export { countPromptTokens, countTokens, PROMPT_OVERHEAD_TOKENS, TOKENIZER } from './count.ts';
+export {
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  estimateJudgeTokens,
+  estimateRequestTokens,
+  judgeMaxTokensOut,
+  type TokenEstimate,
+  translateMaxTokensOut,
+} from './estimate.ts';

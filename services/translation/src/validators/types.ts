@@ -12,7 +12,6 @@ export type ValidationIssueCode =
   | 'icu_argument_extra'
   | 'icu_argument_type'
   | 'icu_plural_category_missing'
-  | 'icu_plural_category_unknown'
   | 'icu_other_missing'
   | 'icu_select_case_missing'
   | 'placeholder_missing'
@@ -21,7 +20,8 @@ export type ValidationIssueCode =
   | 'tag_extra'
   | 'tag_unbalanced'
   | 'glossary_never_translate'
-  | 'glossary_target_missing';
+  | 'glossary_target_missing'
+  | 'locale_invalid';
 
 export interface ValidationIssue {
   /** Id of the item the issue is about (set by batch helpers and by the orchestrator). */

@@ -1,17 +1,50 @@
+import type { GlossaryEntry } from '../providers/types.ts';
+import { validateGlossary } from './glossary.ts';
+import { validateIcu } from './icu.ts';
+import { validatePlaceholders } from './placeholders.ts';
 import type { ValidateInput, ValidationIssue } from './types.ts';
 
 /**
- * All checks for one translated string: ICU (when `isIcu`), placeholders and tags, glossary.
- * Returns [] when the target is acceptable. Used on provider output and on review edits (422 with the list).
+ * All checks for one translated string: `empty_target`, ICU (when `isIcu`), placeholders and tags, glossary.
+ * Returns [] when the target is acceptable; every issue blocks (provider output is retried or rejected, a review
+ * edit gets 422 with the list). Messages name arguments, tags and terms, never the whole text.
+ *
+ * @example validateTranslation({ source: 'Hi {name}', target: 'Hallo', isIcu: true, sourceLocale: 'en',
+ *   targetLocale: 'de', glossary: [] }) // [{ code: 'icu_argument_missing', … }]
  */
-export function validateTranslation(_input: ValidateInput): ValidationIssue[] {
-  throw new Error('validateTranslation: not implemented yet');
+export function validateTranslation(input: ValidateInput): ValidationIssue[] {
+  const { source, target } = input;
+  let issues: ValidationIssue[] = [];
+  if (target.trim() === '' && source.trim() !== '') {
+    issues.push({ code: 'empty_target', message: 'target is empty' });
+  } else {
+    if (input.isIcu) issues.push(...validateIcu(source, target, input.targetLocale));
+    // ICU strings: braces are ICU arguments (checked above); tags, printf and mustache are still compared.
+    const syntaxBroken = issues.some((i) => i.code === 'icu_syntax_source' || i.code === 'icu_syntax_target');
+    if (!syntaxBroken) issues.push(...validatePlaceholders(source, target, { icu: input.isIcu }));
+    issues.push(...validateGlossary(source, target, input.glossary));
+    // The ICU parser and the tag scanner may both see the same broken nesting: report it once.
+    const seen = new Set<string>();
+    issues = issues.filter((i) => (i.code === 'tag_unbalanced' ? !seen.has(i.code) && seen.add(i.code) : true));
+  }
+  if (input.itemId !== undefined) return issues.map((i) => ({ itemId: input.itemId, ...i }));
+  return issues;
 }
 
-/** validateTranslation over items; every issue carries its itemId. */
+/** validateTranslation over a batch; every issue carries its item's id. */
 export function validateBatch(
-  _items: { id: string; source: string; target: string; isIcu?: boolean }[],
-  _ctx: { sourceLocale: string; targetLocale: string; glossary: ValidateInput['glossary'] },
+  items: { id: string; source: string; target: string; isIcu?: boolean }[],
+  ctx: { sourceLocale: string; targetLocale: string; glossary: GlossaryEntry[] },
 ): ValidationIssue[] {
-  throw new Error('validateBatch: not implemented yet');
+  return items.flatMap((item) =>
+    validateTranslation({
+      source: item.source,
+      target: item.target,
+      isIcu: item.isIcu === true,
+      sourceLocale: ctx.sourceLocale,
+      targetLocale: ctx.targetLocale,
+      glossary: ctx.glossary,
+      itemId: item.id,
+    }),
+  );
 }

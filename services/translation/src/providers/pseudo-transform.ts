@@ -1,0 +1,182 @@
+import { type MessageFormatElement, TYPE } from '@formatjs/icu-messageformat-parser';
+import { findTerm } from '../validators/glossary.ts';
+import { parseIcu, walkIcu } from '../validators/icu.ts';
+import { scanProtected } from '../validators/patterns.ts';
+import { pluralCategories } from '../validators/plural-categories.ts';
+import type { GlossaryEntry } from './types.ts';
+
+const ACCENTS: Record<string, string> = {
+  a: 'å',
+  b: 'ƀ',
+  c: 'ç',
+  d: 'ð',
+  e: 'é',
+  f: 'ƒ',
+  g: 'ĝ',
+  h: 'ĥ',
+  i: 'î',
+  j: 'ĵ',
+  k: 'ķ',
+  l: 'ļ',
+  m: 'ɱ',
+  n: 'ñ',
+  o: 'ö',
+  p: 'þ',
+  q: 'ǫ',
+  r: 'ŕ',
+  s: 'š',
+  t: 'ţ',
+  u: 'û',
+  v: 'ṽ',
+  w: 'ŵ',
+  x: 'ẋ',
+  y: 'ý',
+  z: 'ž',
+  A: 'Å',
+  B: 'Ɓ',
+  C: 'Ç',
+  D: 'Ð',
+  E: 'É',
+  F: 'Ƒ',
+  G: 'Ĝ',
+  H: 'Ĥ',
+  I: 'Î',
+  J: 'Ĵ',
+  K: 'Ķ',
+  L: 'Ļ',
+  M: 'Ṁ',
+  N: 'Ñ',
+  O: 'Ö',
+  P: 'Þ',
+  Q: 'Ǫ',
+  R: 'Ŕ',
+  S: 'Ŝ',
+  T: 'Ţ',
+  U: 'Û',
+  V: 'Ṽ',
+  W: 'Ŵ',
+  X: 'Ẋ',
+  Y: 'Ý',
+  Z: 'Ž',
+};
+
+/** Expansion: about 30% more characters, as translations into German or Finnish often need. */
+const EXPANSION = 0.3;
+
+export interface PseudoOptions {
+  isIcu?: boolean;
+  /** Plural categories of this locale are completed in ICU plurals (copies of `other`). Default 'en'. */
+  targetLocale?: string;
+  glossary?: GlossaryEntry[];
+}
+
+function accent(text: string): string {
+  let out = '';
+  for (const ch of text) out += ACCENTS[ch] ?? ch;
+  return out;
+}
+
+/** Count of characters that get accented (the basis of the expansion). */
+function letters(text: string): number {
+  let n = 0;
+  for (const ch of text) if (/\p{L}/u.test(ch)) n++;
+  return n;
+}
+
+interface Span {
+  start: number;
+  end: number;
+  replacement: string;
+}
+
+/**
+ * Transform a run of plain text (a non-ICU string, or one ICU literal in its raw spelling): accent letters,
+ * keep protected tokens (tags, placeholders, entities, URLs) and neverTranslate terms, put glossary targets in.
+ */
+function transformText(raw: string, icu: boolean, glossary: GlossaryEntry[]): string {
+  const spans: Span[] = scanProtected(raw, { icu }).map((t) => ({ start: t.start, end: t.end, replacement: t.text }));
+  const terms = [...glossary].filter((g) => g.term.trim() !== '').sort((a, b) => b.term.length - a.term.length);
+  for (const entry of terms) {
+    for (const hit of findTerm(raw, entry.term)) {
+      if (spans.some((s) => hit.start < s.end && s.start < hit.end)) continue;
+      const keep = entry.neverTranslate || entry.target === null || entry.target.trim() === '';
+      spans.push({ start: hit.start, end: hit.end, replacement: keep ? hit.text : entry.target! });
+    }
+  }
+  spans.sort((a, b) => a.start - b.start);
+  let out = '';
+  let pos = 0;
+  for (const s of spans) {
+    out += accent(raw.slice(pos, s.start)) + s.replacement;
+    pos = s.end;
+  }
+  return out + accent(raw.slice(pos));
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  render: () => string;
+}
+
+/** Splice edits into source[a, b): edits fully inside the range; inserts (start === end) strictly before b. */
+function render(source: string, edits: Edit[], a: number, b: number): string {
+  let out = '';
+  let pos = a;
+  for (const e of edits) {
+    if (e.start < a || e.end > b || (e.start === e.end && e.start >= b) || e.start < pos) continue;
+    out += source.slice(pos, e.start) + e.render();
+    pos = e.end;
+  }
+  return out + source.slice(pos, b);
+}
+
+function icuBody(source: string, ast: MessageFormatElement[], locale: string, glossary: GlossaryEntry[]): string {
+  const edits: Edit[] = [];
+  const cardinal = pluralCategories(locale, 'cardinal') ?? ['other'];
+  const ordinal = pluralCategories(locale, 'ordinal') ?? ['other'];
+  walkIcu(ast, (el) => {
+    if (el.type === TYPE.literal && el.location) {
+      const { start, end } = el.location;
+      const raw = source.slice(start.offset, end.offset);
+      edits.push({ start: start.offset, end: end.offset, render: () => transformText(raw, true, glossary) });
+    } else if (el.type === TYPE.plural) {
+      const other = el.options.other?.location;
+      if (!other) return;
+      const needed = el.pluralType === 'ordinal' ? ordinal : cardinal;
+      const missing = needed.filter((c) => !(c in el.options));
+      if (missing.length === 0) return;
+      const at = other.end.offset;
+      edits.push({
+        start: at,
+        end: at,
+        render: () => {
+          const body = render(source, edits, other.start.offset, other.end.offset);
+          return missing.map((c) => ` ${c} ${body}`).join('');
+        },
+      });
+    }
+  });
+  edits.sort((x, y) => x.start - y.start || x.end - y.end);
+  return render(source, edits, 0, source.length);
+}
+
+/**
+ * Deterministic pseudo-localization: `Settings` → `[Ŝéţţîñĝš ~~]`. Letters are accented and the text is
+ * padded by ~30% inside brackets; ICU syntax and arguments, placeholders (`{name}`, `%s`, `%1$d`, `{{x}}`),
+ * HTML/XML tags, entities, URLs and neverTranslate terms stay byte-identical; glossary terms with a target are
+ * replaced by that target. ICU plurals get the categories the target locale needs (copies of `other`).
+ * A source marked ICU that does not parse is treated as plain text.
+ *
+ * @example pseudoLocalize('Hi <b>{name}</b>', { isIcu: true }) // '[Ĥî <b>{name}</b> ~]'
+ */
+export function pseudoLocalize(source: string, opts: PseudoOptions = {}): string {
+  if (source.trim() === '') return source;
+  const glossary = opts.glossary ?? [];
+  let body: string;
+  const parsed = opts.isIcu ? parseIcu(source, true) : undefined;
+  if (parsed?.ok) body = icuBody(source, parsed.ast, opts.targetLocale ?? 'en', glossary);
+  else body = transformText(source, false, glossary);
+  const pad = Math.max(1, Math.round(letters(source) * EXPANSION));
+  return `[${body} ${'~'.repeat(pad)}]`;
+}

@@ -1,0 +1,70 @@
+import type { GlossaryEntry } from '../providers/types.ts';
+import type { ValidationIssue } from './types.ts';
+
+const BOUNDED_SCRIPT =
+  /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Georgian}\p{N}]/u;
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+const termCache = new Map<string, RegExp>();
+
+/**
+ * Regex finding `term` in text: case-insensitive, and on word boundaries for scripts that separate words
+ * with spaces (Latin, Cyrillic, Greek…). In scripts without spaces (CJK, Thai) a substring match is used.
+ */
+export function termPattern(term: string): RegExp {
+  const cached = termCache.get(term);
+  if (cached) return cached;
+  const first = term[0] ?? '';
+  const last = term.at(-1) ?? '';
+  const before = BOUNDED_SCRIPT.test(first) ? String.raw`(?<![\p{L}\p{N}_])` : '';
+  const after = BOUNDED_SCRIPT.test(last) ? String.raw`(?![\p{L}\p{N}_])` : '';
+  const re = new RegExp(`${before}${escapeRegExp(term)}${after}`, 'giu');
+  if (termCache.size > 1000) termCache.clear();
+  termCache.set(term, re);
+  return re;
+}
+
+/** Occurrences of a glossary term in `text` (start, end, matched text). */
+export function findTerm(text: string, term: string): { start: number; end: number; text: string }[] {
+  if (term.trim().length === 0) return [];
+  const re = termPattern(term);
+  re.lastIndex = 0;
+  return [...text.matchAll(re)].map((m) => ({ start: m.index, end: m.index + m[0].length, text: m[0] }));
+}
+
+/**
+ * Glossary checks:
+ * - `glossary_never_translate`: a neverTranslate term found in the source must appear verbatim (same case) in the target;
+ * - `glossary_target_missing`: a term with a target found in the source needs that target (any case) in the target.
+ * Inflected forms are not recognised (a known limit of string matching).
+ */
+export function validateGlossary(source: string, target: string, glossary: GlossaryEntry[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const lowerTarget = target.toLowerCase();
+  for (const entry of glossary) {
+    const found = findTerm(source, entry.term);
+    if (found.length === 0) continue;
+    if (entry.neverTranslate) {
+      const forms = new Set(found.map((f) => f.text));
+      for (const form of forms) {
+        if (!target.includes(form)) {
+          issues.push({
+            code: 'glossary_never_translate',
+            message: `term "${form}" must be kept verbatim (neverTranslate)`,
+          });
+        }
+      }
+    } else if (entry.target !== null && entry.target.trim() !== '') {
+      if (!lowerTarget.includes(entry.target.toLowerCase())) {
+        issues.push({
+          code: 'glossary_target_missing',
+          message: `term "${entry.term}" must be translated as "${entry.target}"`,
+        });
+      }
+    }
+  }
+  return issues;
+}

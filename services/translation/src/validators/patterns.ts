@@ -1,0 +1,97 @@
+/**
+ * Protected tokens: the spans of a string that a translation must carry over unchanged.
+ * One source for the placeholder validator and the pseudo-localizer.
+ */
+
+/** HTML/XML tags: `<b>`, `</b>`, `<a href="x">`, `<br/>`. A `<` not followed by a letter or `/` is text ("a < b"). */
+const TAG = String.raw`<\/?[A-Za-z][\w:.-]*(?:\s+[^<>]*?)?\s*\/?>`;
+/** printf family: `%s`, `%d`, `%1$d`, `%.2f`, `%@`, `%%` (the last is a literal percent, matched so it is skipped). */
+const PRINTF = String.raw`%%|%(?:\d+\$)?[-+0#]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|z|j|t|q)?[diouxXeEfFgGaAcspn@]`;
+/** Mustache/Handlebars/Angular/i18next: `{{x}}`, `{{{x}}}`, `{{ user.name }}`. */
+const MUSTACHE = String.raw`\{\{\{?[^{}]*\}?\}\}`;
+/** Template literal style `${x}`. */
+const DOLLAR_BRACE = String.raw`\$\{[^{}]*\}`;
+/** Simple braces `{name}`, `{0}`, `{}` (non-ICU strings only: in ICU strings arguments are checked by the ICU validator). */
+const BRACE = String.raw`\{[^{}]*\}`;
+/** HTML entities `&amp;`, `&#169;`, `&#xA9;`. */
+const ENTITY = String.raw`&(?:[A-Za-z][A-Za-z0-9]*|#\d+|#[xX][0-9A-Fa-f]+);`;
+/** URLs and e-mail addresses are never translated. */
+const URL = String.raw`\bhttps?:\/\/[^\s<>"'{}]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b`;
+
+export type TokenKind = 'tag' | 'printf' | 'mustache' | 'dollar' | 'brace' | 'entity' | 'url';
+
+const ORDER: [TokenKind, string][] = [
+  ['tag', TAG],
+  ['mustache', MUSTACHE],
+  ['dollar', DOLLAR_BRACE],
+  ['brace', BRACE],
+  ['printf', PRINTF],
+  ['entity', ENTITY],
+  ['url', URL],
+];
+
+function combined(withBraces: boolean): RegExp {
+  const parts = ORDER.filter(([k]) => withBraces || k === 'tag' || k === 'printf' || k === 'entity' || k === 'url');
+  return new RegExp(parts.map(([k, p]) => `(?<${k}>${p})`).join('|'), 'g');
+}
+
+const WITH_BRACES = combined(true);
+const WITHOUT_BRACES = combined(false);
+
+export interface ProtectedToken {
+  kind: TokenKind;
+  text: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * Protected tokens of `text`, left to right, non-overlapping. `icu: true` leaves braces to the ICU validator
+ * (mustache `{{x}}` is not valid ICU and is not looked for either).
+ *
+ * @example scanProtected('Hi %s <b>{name}</b>', { icu: false }).map((t) => t.text) // ['%s', '<b>', '{name}', '</b>']
+ */
+export function scanProtected(text: string, opts: { icu: boolean }): ProtectedToken[] {
+  const re = opts.icu ? WITHOUT_BRACES : WITH_BRACES;
+  re.lastIndex = 0;
+  const out: ProtectedToken[] = [];
+  for (const m of text.matchAll(re)) {
+    const groups = m.groups ?? {};
+    const kind = (Object.keys(groups) as TokenKind[]).find((k) => groups[k] !== undefined);
+    if (kind === undefined || m[0].length === 0) continue;
+    out.push({ kind, text: m[0], start: m.index, end: m.index + m[0].length });
+  }
+  return out;
+}
+
+export interface TagToken {
+  name: string;
+  kind: 'open' | 'close' | 'self';
+}
+
+/** Elements that never have a closing tag in HTML. */
+export const VOID_ELEMENTS = new Set([
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
+]);
+
+/** Parse a tag token's name and kind (`<b>` open, `</b>` close, `<br/>` or `<br>` self). */
+export function parseTag(tag: string): TagToken {
+  const m = /^<(\/?)([A-Za-z][\w:.-]*)/.exec(tag);
+  const name = (m?.[2] ?? '').toLowerCase();
+  if (m?.[1] === '/') return { name, kind: 'close' };
+  if (tag.endsWith('/>') || VOID_ELEMENTS.has(name)) return { name, kind: 'self' };
+  return { name, kind: 'open' };
+}
