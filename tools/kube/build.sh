@@ -88,17 +88,35 @@ build_etcd() {
 }
 
 # go install NAME MODULE/PKG VERSION [LDFLAGS]: modules without replace directives build directly.
+# The stamp holds the version and the extra ldflags, so a changed recipe rebuilds.
 build_plain() {
 	local name=$1 pkg=$2 version=$3 extra=${4:-} started=$SECONDS
-	if has "$name" "$version"; then return; fi
+	local stamp="$version${extra:+ $extra}"
+	if has "$name" "$stamp"; then return; fi
 	log "building $name $version"
 	GOBIN="$kube_root/src/gobin" go install -trimpath -ldflags "$ldflags_common $extra" "$pkg@$version"
 	mv -f "$kube_root/src/gobin/$name" "$bin/$name"
-	mark "$name" "$version" $((SECONDS - started))
+	mark "$name" "$stamp" $((SECONDS - started))
+}
+
+# Helm's default Kubernetes version (for `helm template` and `helm lint` capabilities) is set at
+# link time from the client-go it is built with, as helm's own Makefile does; without it, helm
+# assumes Kubernetes 1.20 and refuses charts with a newer kubeVersion.
+helm_ldflags() {
+	local gomod client_go major minor
+	gomod=$(cd / && go mod download -json "helm.sh/helm/v3@$HELM_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')
+	client_go=$(sed -nE 's#^[[:space:]]*k8s\.io/client-go (v[0-9.]+).*#\1#p' "$gomod" | head -1)
+	[[ $client_go =~ ^v0\.([0-9]+)\. ]] || { log "cannot read the client-go version of helm $HELM_VERSION"; exit 1; }
+	major=1 minor=${BASH_REMATCH[1]}
+	local p out="-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+	for p in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+		out+=" -X $p.k8sVersionMajor=$major -X $p.k8sVersionMinor=$minor"
+	done
+	echo "$out"
 }
 
 build_etcd
-build_plain helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+build_plain helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" "$(helm_ldflags)"
 build_plain kind sigs.k8s.io/kind "$KIND_VERSION"
 build_kube
 

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# `make chart-lint`: check the operator chart the way a cluster would.
+#   1. helm lint --strict, with the default values and the other value sets below;
+#   2. values.schema.json refuses values that break the restricted Pod Security Standard;
+#   3. helm template (CRDs included) | kubectl apply --server-side --dry-run=server, against a
+#      real kube-apiserver started by packages/kube-testenv (or the one in CHART_LINT_KUBECONFIG);
+#   4. the rendered RBAC is applied for real and probed with `kubectl auth can-i` as the operator's
+#      ServiceAccount: every permission the reconcilers need is granted, and nothing more broad.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+chart="$root/charts/scriptorium-operator"
+ns=scriptorium-system
+release=scriptorium
+
+bin_dir=${SCRIPTORIUM_KUBE_BIN:-$(bash "$root/tools/kube/build.sh")}
+helm="$bin_dir/helm"
+[[ -x $helm ]] || { echo "chart-lint: $helm not found; run make kube-bins" >&2; exit 1; }
+kubectl=${KUBECTL:-kubectl}
+command -v "$kubectl" >/dev/null || { echo "chart-lint: kubectl not found on PATH" >&2; exit 1; }
+work=$(mktemp -d)
+cp_pid=
+
+cleanup() {
+	local code=$?
+	if [[ -n $cp_pid ]]; then
+		# Closing the control plane's stdin (and TERM as a backstop) makes it stop and clean up.
+		exec {cp_in}>&- 2>/dev/null || true
+		kill -TERM "$cp_pid" 2>/dev/null || true
+		wait "$cp_pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+	exit "$code"
+}
+trap cleanup EXIT
+fail() { echo "chart-lint: FAIL: $*" >&2; exit 1; }
+
+# Value sets: the defaults; an HA install from a private registry pinned by digest; a minimal one.
+cat >"$work/ha.yaml" <<'VALUES'
+replicaCount: 2
+image: { registry: registry.example.com/platform, tag: "1.2.3", digest: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" }
+imagePullSecrets: [{ name: regcred }]
+operator: { watchNamespace: team-a, logLevel: debug }
+nodeSelector: { kubernetes.io/os: linux }
+tolerations: [{ key: dedicated, operator: Equal, value: platform, effect: NoSchedule }]
+topologySpreadConstraints:
+  - { maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: { matchLabels: { app.kubernetes.io/component: operator } } }
+VALUES
+cat >"$work/minimal.yaml" <<'VALUES'
+leaderElection: { enabled: false, leaseName: scriptorium-operator }
+metrics: { enabled: false }
+serviceAccount: { create: false, name: default }
+VALUES
+value_sets=("" "$work/ha.yaml" "$work/minimal.yaml")
+values_args() { [[ -z $1 ]] || printf -- '-f\n%s\n' "$1"; }
+
+echo "chart-lint: helm lint"
+for set in "${value_sets[@]}"; do
+	mapfile -t args < <(values_args "$set")
+	"$helm" lint --strict "$chart" --namespace "$ns" "${args[@]}" >"$work/lint.out" 2>&1 || { cat "$work/lint.out" >&2; fail "helm lint ${set:-(defaults)}"; }
+done
+
+echo "chart-lint: the values schema refuses unsafe values"
+for bad in 'podSecurityContext.runAsNonRoot=false' 'securityContext.allowPrivilegeEscalation=true' \
+	'image.pullPolicy=Sometimes' 'securityContext.capabilities.add={NET_ADMIN}' 'replicaCount=-1' 'unknownKey=1'; do
+	if "$helm" template "$release" "$chart" --set "$bad" >/dev/null 2>&1; then fail "values.schema.json accepted --set $bad"; fi
+done
+
+if [[ -n ${CHART_LINT_KUBECONFIG:-} ]]; then
+	export KUBECONFIG=$CHART_LINT_KUBECONFIG
+else
+	echo "chart-lint: starting a test control plane (packages/kube-testenv)"
+	# A coprocess: its stdin is a pipe from this script, so it stops even if this script is killed.
+	coproc CP { SCRIPTORIUM_KUBE_BIN="$bin_dir" node "$root/packages/kube-testenv/src/cli.ts" --no-controller-manager --until-stdin-closes; }
+	cp_pid=$CP_PID
+	cp_in=${CP[1]}
+	line=
+	read -r -t 180 line <&"${CP[0]}" || true
+	[[ $line == KUBECONFIG=* ]] || fail "the test control plane did not start (see the lines above)"
+	export KUBECONFIG=${line#KUBECONFIG=}
+fi
+
+"$kubectl" create namespace "$ns" --dry-run=client -o yaml | "$kubectl" apply --server-side -f - >/dev/null
+
+echo "chart-lint: helm template | kubectl apply --server-side --dry-run=server"
+for set in "${value_sets[@]}"; do
+	mapfile -t args < <(values_args "$set")
+	"$helm" template "$release" "$chart" --namespace "$ns" --include-crds "${args[@]}" >"$work/rendered.yaml"
+	"$kubectl" apply --server-side --dry-run=server --field-manager=chart-lint -f "$work/rendered.yaml" >"$work/apply.out" 2>&1 ||
+		{ cat "$work/apply.out" >&2; fail "the API server refused the chart rendered with ${set:-the default values}"; }
+	sed 's/^/  /' "$work/apply.out"
+done
+
+echo "chart-lint: RBAC of the operator's ServiceAccount (kubectl auth can-i)"
+"$helm" template "$release" "$chart" --namespace "$ns" --show-only templates/serviceaccount.yaml \
+	--show-only templates/clusterrole.yaml --show-only templates/clusterrolebinding.yaml \
+	--show-only templates/leader-election-rbac.yaml | "$kubectl" apply --server-side --field-manager=chart-lint -f - >/dev/null
+sa="system:serviceaccount:$ns:$release-scriptorium-operator"
+can() { "$kubectl" auth can-i --as="$sa" "$@" >/dev/null 2>&1; }
+# (verb resource [namespace]) the reconcilers need, from operator/NOTES-O2.md.
+need=(
+	"watch translationservices.scriptorium.dev" "patch ledgerclusters.scriptorium.dev"
+	"update translationservices.scriptorium.dev --subresource=status"
+	"update ledgerclusters.scriptorium.dev --subresource=finalizers"
+	"create deployments.apps" "delete jobs.batch" "patch cronjobs.batch" "list secrets" "create services"
+	"create configmaps" "patch ingresses.networking.k8s.io" "create horizontalpodautoscalers.autoscaling"
+	"create poddisruptionbudgets.policy" "create events.events.k8s.io" "create events"
+)
+for check in "${need[@]}"; do
+	# shellcheck disable=SC2086 # word splitting is the point: "verb resource"
+	can $check -n team-a || fail "the operator cannot '$check' in a tenant namespace"
+done
+can create leases.coordination.k8s.io -n "$ns" || fail "the operator cannot create its Lease"
+can update leases.coordination.k8s.io/scriptorium-operator -n "$ns" || fail "the operator cannot renew its Lease"
+# What it must never be able to do.
+deny=(
+	"create translationservices.scriptorium.dev" "delete ledgerclusters.scriptorium.dev" "update deployments.apps"
+	"create pods" "create pods --subresource=exec" "create clusterrolebindings.rbac.authorization.k8s.io"
+	"escalate clusterroles.rbac.authorization.k8s.io" "impersonate users" "create customresourcedefinitions.apiextensions.k8s.io"
+	"delete namespaces" "create serviceaccounts --subresource=token"
+)
+for check in "${deny[@]}"; do
+	# shellcheck disable=SC2086
+	if can $check -n team-a; then fail "the operator may '$check' (broader than its reconcilers need)"; fi
+done
+if can update leases.coordination.k8s.io/someone-elses-lease -n "$ns"; then fail "the operator may update any Lease"; fi
+if can create leases.coordination.k8s.io -n team-a; then fail "the operator may create Leases outside its namespace"; fi
+
+echo "chart-lint: ok"
