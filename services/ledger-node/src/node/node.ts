@@ -23,6 +23,8 @@ export interface ConsensusDriver {
   onMessage(message: unknown): void;
   /** The chain grew by a block this driver did not finalize (push or pull). */
   onExternalCommit(block: Block): void;
+  /** New records or validator changes arrived in the mempool (a waiting proposer may propose now). */
+  onMempool(): void;
   /** Re-evaluates the role (validator/follower) and starts or stops the engine. */
   start(): void;
   stop(): void;
@@ -319,12 +321,16 @@ export class LedgerNode implements LedgerService {
     const fresh = this.mempool.add(parsed);
     this.metrics.mempoolSize.set(this.mempool.size);
     this.gossip.records(fresh);
+    if (fresh.length > 0) this.driver?.onMempool();
     return { accepted: fresh.length };
   }
 
   addChanges(changes: ValidatorChangeInput[]): { accepted: number } {
     const fresh = this.mempool.addChanges(changes);
-    if (fresh.length > 0) this.gossip.send('/membership', { changes: fresh });
+    if (fresh.length > 0) {
+      this.gossip.send('/membership', { changes: fresh });
+      this.driver?.onMempool();
+    }
     return { accepted: fresh.length };
   }
 
