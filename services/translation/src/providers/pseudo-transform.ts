@@ -68,9 +68,11 @@ export interface PseudoOptions {
   /** Plural categories of this locale are completed in ICU plurals (copies of `other`). Default 'en'. */
   targetLocale?: string;
   glossary?: GlossaryEntry[];
+  /** Accent letters (default true). Off: only brackets, padding and glossary targets — cheap in tokens. */
+  accents?: boolean;
 }
 
-function accent(text: string): string {
+function accentLetters(text: string): string {
   let out = '';
   for (const ch of text) out += ACCENTS[ch] ?? ch;
   return out;
@@ -93,7 +95,8 @@ interface Span {
  * Transform a run of plain text (a non-ICU string, or one ICU literal in its raw spelling): accent letters,
  * keep protected tokens (tags, placeholders, entities, URLs) and neverTranslate terms, put glossary targets in.
  */
-function transformText(raw: string, icu: boolean, glossary: GlossaryEntry[]): string {
+function transformText(raw: string, icu: boolean, glossary: GlossaryEntry[], accents: boolean): string {
+  const accent = accents ? accentLetters : (t: string) => t;
   const spans: Span[] = scanProtected(raw, { icu }).map((t) => ({ start: t.start, end: t.end, replacement: t.text }));
   const terms = [...glossary].filter((g) => g.term.trim() !== '').sort((a, b) => b.term.length - a.term.length);
   for (const entry of terms) {
@@ -131,15 +134,23 @@ function render(source: string, edits: Edit[], a: number, b: number): string {
   return out + source.slice(pos, b);
 }
 
-function icuBody(source: string, ast: MessageFormatElement[], locale: string, glossary: GlossaryEntry[]): string {
+function icuBody(
+  source: string,
+  ast: MessageFormatElement[],
+  locale: string,
+  glossary: GlossaryEntry[],
+  accents: boolean,
+): { body: string; letters: number } {
   const edits: Edit[] = [];
+  let letterTotal = 0;
   const cardinal = pluralCategories(locale, 'cardinal') ?? ['other'];
   const ordinal = pluralCategories(locale, 'ordinal') ?? ['other'];
   walkIcu(ast, (el) => {
     if (el.type === TYPE.literal && el.location) {
       const { start, end } = el.location;
       const raw = source.slice(start.offset, end.offset);
-      edits.push({ start: start.offset, end: end.offset, render: () => transformText(raw, true, glossary) });
+      letterTotal += letters(raw);
+      edits.push({ start: start.offset, end: end.offset, render: () => transformText(raw, true, glossary, accents) });
     } else if (el.type === TYPE.plural) {
       const other = el.options.other?.location;
       if (!other) return;
@@ -158,7 +169,7 @@ function icuBody(source: string, ast: MessageFormatElement[], locale: string, gl
     }
   });
   edits.sort((x, y) => x.start - y.start || x.end - y.end);
-  return render(source, edits, 0, source.length);
+  return { body: render(source, edits, 0, source.length), letters: letterTotal };
 }
 
 /**
@@ -173,10 +184,16 @@ function icuBody(source: string, ast: MessageFormatElement[], locale: string, gl
 export function pseudoLocalize(source: string, opts: PseudoOptions = {}): string {
   if (source.trim() === '') return source;
   const glossary = opts.glossary ?? [];
+  const accents = opts.accents ?? true;
   let body: string;
+  let letterCount: number;
   const parsed = opts.isIcu ? parseIcu(source, true) : undefined;
-  if (parsed?.ok) body = icuBody(source, parsed.ast, opts.targetLocale ?? 'en', glossary);
-  else body = transformText(source, false, glossary);
-  const pad = Math.max(1, Math.round(letters(source) * EXPANSION));
+  if (parsed?.ok) {
+    ({ body, letters: letterCount } = icuBody(source, parsed.ast, opts.targetLocale ?? 'en', glossary, accents));
+  } else {
+    body = transformText(source, false, glossary, accents);
+    letterCount = letters(source);
+  }
+  const pad = Math.max(1, Math.round(letterCount * EXPANSION));
   return `[${body} ${'~'.repeat(pad)}]`;
 }
