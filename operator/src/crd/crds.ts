@@ -22,6 +22,7 @@ interface CrdInput {
   status: z.ZodType;
   printerColumns: SchemaNode[];
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath: string };
+  maxNameLength: number;
 }
 
 const readyColumn = {
@@ -70,6 +71,12 @@ function crd(input: CrdInput): SchemaNode {
               type: 'object',
               description: `${input.kind} (generated from operator/src/api by make crds; do not edit).`,
               required: ['spec'],
+              'x-kubernetes-validations': [
+                {
+                  rule: `self.metadata.name.size() <= ${input.maxNameLength}`,
+                  message: `metadata.name must be at most ${input.maxNameLength} characters (child object names add suffixes)`,
+                },
+              ],
               properties: {
                 apiVersion: { type: 'string' },
                 kind: { type: 'string' },
@@ -93,6 +100,7 @@ export function buildCrds(): Record<string, SchemaNode> {
       plural: TS_PLURAL,
       singular: 'translationservice',
       shortNames: ['ts'],
+      maxNameLength: 42,
       spec: translationServiceSpec,
       status: translationServiceStatus,
       printerColumns: [
@@ -110,6 +118,7 @@ export function buildCrds(): Record<string, SchemaNode> {
       plural: LC_PLURAL,
       singular: 'ledgercluster',
       shortNames: ['lc'],
+      maxNameLength: 40,
       spec: ledgerClusterSpec,
       status: ledgerClusterStatus,
       scale: {

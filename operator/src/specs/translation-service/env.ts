@@ -1,0 +1,80 @@
+import type { TranslationService, TranslationServiceSpec } from '../../api/index.ts';
+import { names } from './meta.ts';
+
+export interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef: { name: string; key: string } };
+}
+
+const fromSecret = (name: string, ref: { name: string; key: string }): EnvVar => ({
+  name,
+  valueFrom: { secretKeyRef: { name: ref.name, key: ref.key } },
+});
+
+/** The Service URL inside the cluster. */
+export function serviceUrl(ts: TranslationService): string {
+  return `http://${names(ts).service}.${ts.metadata.namespace ?? 'default'}.svc`;
+}
+
+/** Where clients reach the API: the Ingress host when there is one, else the in-cluster Service. */
+export function publicUrl(ts: TranslationService, spec: TranslationServiceSpec): string {
+  if (spec.ingress) return `${spec.ingress.tlsSecretName ? 'https' : 'http'}://${spec.ingress.host}`;
+  return serviceUrl(ts);
+}
+
+/** Environment of the `serve` container (see operator/NOTES-O2.md for the contract with the image). */
+export function serveEnv(ts: TranslationService, spec: TranslationServiceSpec): EnvVar[] {
+  const n = names(ts);
+  const env: EnvVar[] = [
+    { name: 'NODE_ENV', value: 'production' },
+    { name: 'HOST', value: '0.0.0.0' },
+    { name: 'PORT', value: '3000' },
+    { name: 'PUBLIC_URL', value: publicUrl(ts, spec) },
+    fromSecret('DATABASE_URL', spec.database.secretRef),
+    fromSecret('WORKER_SECRET', { name: n.workerSecret, key: 'secret' }),
+    fromSecret('SESSION_SECRET', { name: n.sessionSecret, key: 'secret' }),
+    { name: 'PROVIDER__KIND', value: spec.provider.kind },
+  ];
+  if (spec.provider.baseUrl) env.push({ name: 'PROVIDER__BASE_URL', value: spec.provider.baseUrl });
+  if (spec.provider.models.cheap) env.push({ name: 'PROVIDER__MODELS__CHEAP', value: spec.provider.models.cheap });
+  if (spec.provider.models.top) env.push({ name: 'PROVIDER__MODELS__TOP', value: spec.provider.models.top });
+  if (spec.provider.apiKeySecretRef) env.push(fromSecret('PROVIDER__API_KEY', spec.provider.apiKeySecretRef));
+  if (spec.plans.length > 0) env.push({ name: 'PLANS', value: JSON.stringify(spec.plans) });
+  if (spec.rateLimits.length > 0) env.push({ name: 'RATE_LIMITS', value: JSON.stringify(spec.rateLimits) });
+  if (spec.oauth) {
+    env.push({ name: 'OAUTH__CLIENT_ID', value: spec.oauth.clientId });
+    env.push(fromSecret('OAUTH__CLIENT_SECRET', spec.oauth.clientSecretRef));
+    if (spec.oauth.authorizeUrl) env.push({ name: 'OAUTH__AUTHORIZE_URL', value: spec.oauth.authorizeUrl });
+    if (spec.oauth.tokenUrl) env.push({ name: 'OAUTH__TOKEN_URL', value: spec.oauth.tokenUrl });
+    if (spec.oauth.userUrl) env.push({ name: 'OAUTH__USER_URL', value: spec.oauth.userUrl });
+  }
+  if (spec.billing) env.push(fromSecret('BILLING__WEBHOOK_SECRET', spec.billing.webhookSecretRef));
+  return env;
+}
+
+/** Environment of the `migrate` Job: the database and nothing else. */
+export function migrateEnv(spec: TranslationServiceSpec): EnvVar[] {
+  return [{ name: 'NODE_ENV', value: 'production' }, fromSecret('DATABASE_URL', spec.database.secretRef)];
+}
+
+/** Environment of the `trigger worker|retention` CronJobs: where to POST, with the worker secret. */
+export function triggerEnv(ts: TranslationService): EnvVar[] {
+  return [
+    { name: 'NODE_ENV', value: 'production' },
+    { name: 'TRANSLATION_URL', value: `${serviceUrl(ts)}:80` },
+    fromSecret('WORKER_SECRET', { name: names(ts).workerSecret, key: 'secret' }),
+  ];
+}
+
+/** Every Secret key the spec references (the reconciler checks they exist before rolling out). */
+export function referencedSecretKeys(
+  spec: TranslationServiceSpec,
+): Array<{ field: string; name: string; key: string }> {
+  const refs = [{ field: 'spec.database.secretRef', ...spec.database.secretRef }];
+  if (spec.provider.apiKeySecretRef)
+    refs.push({ field: 'spec.provider.apiKeySecretRef', ...spec.provider.apiKeySecretRef });
+  if (spec.oauth) refs.push({ field: 'spec.oauth.clientSecretRef', ...spec.oauth.clientSecretRef });
+  if (spec.billing) refs.push({ field: 'spec.billing.webhookSecretRef', ...spec.billing.webhookSecretRef });
+  return refs;
+}
