@@ -6,6 +6,8 @@
  * const engine = createEngine({ chainId, self: signer.publicKey, sign: signer.sign, baseTimeoutMs: 1000 }, saved);
  * for (const action of engine.step({ type: 'start', ctx: heightContextAfter(tip, timeline) })) await execute(action);
  */
+
+export { createEngine, MAX_BUFFERED, MAX_HEIGHTS_AHEAD, MAX_ROUNDS_AHEAD } from './engine.ts';
 export {
   CommitMessage,
   ConsensusMessage,
@@ -34,3 +36,4 @@ export type {
   HeightContext,
   PersistedState,
 } from './types.ts';
+export * as validation from './validation/index.ts';

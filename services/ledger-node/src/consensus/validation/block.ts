@@ -1,0 +1,18 @@
+import { blockHash, checkBody } from '../../chain/block.ts';
+import type { Block } from '../../chain/schemas.ts';
+import { fail, OK, type ValidationContext, type Verdict } from './context.ts';
+
+/** A proposed block fits the height: chain, height, parent, no seals, body matches header, app check. */
+export function checkProposedBlock(v: ValidationContext, block: Block, expectedHash: string): Verdict {
+  const h = block.header;
+  if (h.chain_id !== v.chainId) return fail('block: wrong chain id');
+  if (h.height !== v.ctx.height) return fail('block: wrong height');
+  if (h.parent_hash !== v.ctx.parentHash) return fail('block: wrong parent hash');
+  if (block.commit_signatures.length !== 0) return fail('block: a proposal carries no seals');
+  if (blockHash(h) !== expectedHash) return fail('block: hash mismatch');
+  const body = checkBody(block);
+  if (!body.ok) return fail(`block: ${body.reason}`);
+  const app = v.checkProposal?.(block) ?? null;
+  if (app !== null) return fail(`block: ${app}`);
+  return OK;
+}

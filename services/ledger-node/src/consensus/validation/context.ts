@@ -1,0 +1,28 @@
+import type { Block } from '../../chain/schemas.ts';
+import type { ConsensusMessage, Verify } from '../messages.ts';
+import { messageSigningBytes } from '../messages.ts';
+import type { HeightContext } from '../types.ts';
+
+/** Everything a validator needs to judge a message for the current height. */
+export interface ValidationContext {
+  chainId: string;
+  ctx: HeightContext;
+  members: ReadonlySet<string>;
+  quorum: number;
+  verify: Verify;
+  checkProposal?: ((block: Block) => string | null) | undefined;
+}
+
+export type Verdict = { ok: true } | { ok: false; reason: string };
+
+export const OK: Verdict = { ok: true };
+export const fail = (reason: string): Verdict => ({ ok: false, reason });
+
+/** Chain, height, membership of the author and the outer signature. */
+export function checkEnvelope(v: ValidationContext, msg: ConsensusMessage): Verdict {
+  if (msg.chain_id !== v.chainId) return fail('wrong chain id');
+  if (msg.height !== v.ctx.height) return fail(`wrong height ${msg.height}, expected ${v.ctx.height}`);
+  if (!v.members.has(msg.author)) return fail('author is not an active validator');
+  if (!v.verify(msg.author, messageSigningBytes(msg), msg.signature)) return fail('bad signature');
+  return OK;
+}

@@ -1,0 +1,31 @@
+import type { PrepareMessage } from '../messages.ts';
+import { checkEnvelope, fail, OK, type ValidationContext, type Verdict } from './context.ts';
+
+/** A PREPARE: envelope only (the proposal it votes for may arrive later). */
+export function validatePrepare(v: ValidationContext, msg: PrepareMessage): Verdict {
+  if (msg.type !== 'PREPARE') return fail('not a PREPARE');
+  return checkEnvelope(v, msg);
+}
+
+/**
+ * A prepared certificate: a quorum of valid PREPAREs from distinct active validators for exactly
+ * (height, round, blockHash).
+ */
+export function validatePreparedCertificate(
+  v: ValidationContext,
+  prepares: readonly PrepareMessage[],
+  round: number,
+  blockHash: string,
+): Verdict {
+  const authors = new Set<string>();
+  for (const p of prepares) {
+    if (p.round !== round) return fail('prepared certificate: PREPARE of another round');
+    if (p.block_hash !== blockHash) return fail('prepared certificate: PREPARE for another block');
+    if (authors.has(p.author)) return fail('prepared certificate: duplicate author');
+    const e = validatePrepare(v, p);
+    if (!e.ok) return fail(`prepared certificate: ${e.reason}`);
+    authors.add(p.author);
+  }
+  if (authors.size < v.quorum) return fail(`prepared certificate: ${authors.size} PREPAREs, quorum is ${v.quorum}`);
+  return OK;
+}
