@@ -94,7 +94,7 @@ describe('QBFT engine', () => {
       expect(hashes.size).toBe(1);
       const b = c.nodes[0]?.chain[h] as Block;
       expect(verifyFinality(b, c.nodes[0]?.timeline.at(h) ?? []).ok).toBe(true);
-      expect(b.header.parent_hash).toBe(blockHash((c.nodes[0]?.chain[h - 1] as Block).header));
+      expect(b.header.parent_hash).toBe(blockHash(((c.nodes[0] as Node).chain[h - 1] as Block).header));
     }
   });
 
