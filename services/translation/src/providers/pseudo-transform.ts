@@ -95,7 +95,12 @@ interface Span {
  * Transform a run of plain text (a non-ICU string, or one ICU literal in its raw spelling): accent letters,
  * keep protected tokens (tags, placeholders, entities, URLs) and neverTranslate terms, put glossary targets in.
  */
-function transformText(raw: string, icu: boolean, glossary: GlossaryEntry[], accents: boolean): string {
+function transformText(
+  raw: string,
+  icu: boolean,
+  glossary: GlossaryEntry[],
+  accents: boolean,
+): { text: string; letters: number } {
   const accent = accents ? accentLetters : (t: string) => t;
   const spans: Span[] = scanProtected(raw, { icu }).map((t) => ({ start: t.start, end: t.end, replacement: t.text }));
   const terms = [...glossary].filter((g) => g.term.trim() !== '').sort((a, b) => b.term.length - a.term.length);
@@ -109,11 +114,15 @@ function transformText(raw: string, icu: boolean, glossary: GlossaryEntry[], acc
   spans.sort((a, b) => a.start - b.start);
   let out = '';
   let pos = 0;
+  let count = 0;
   for (const s of spans) {
-    out += accent(raw.slice(pos, s.start)) + s.replacement;
+    const plain = raw.slice(pos, s.start);
+    count += letters(plain);
+    out += accent(plain) + s.replacement;
     pos = s.end;
   }
-  return out + accent(raw.slice(pos));
+  const rest = raw.slice(pos);
+  return { text: out + accent(rest), letters: count + letters(rest) };
 }
 
 interface Edit {
@@ -149,8 +158,9 @@ function icuBody(
     if (el.type === TYPE.literal && el.location) {
       const { start, end } = el.location;
       const raw = source.slice(start.offset, end.offset);
-      letterTotal += letters(raw);
-      edits.push({ start: start.offset, end: end.offset, render: () => transformText(raw, true, glossary, accents) });
+      const done = transformText(raw, true, glossary, accents);
+      letterTotal += done.letters;
+      edits.push({ start: start.offset, end: end.offset, render: () => done.text });
     } else if (el.type === TYPE.plural) {
       const other = el.options.other?.location;
       if (!other) return;
@@ -174,7 +184,7 @@ function icuBody(
 
 /**
  * Deterministic pseudo-localization: `Settings` → `[Ŝéţţîñĝš ~~]`. Letters are accented and the text is
- * padded by ~30% inside brackets; ICU syntax and arguments, placeholders (`{name}`, `%s`, `%1$d`, `{{x}}`),
+ * padded by ~30% of its translatable letters inside brackets; ICU syntax and arguments, placeholders (`{name}`, `%s`, `%1$d`, `{{x}}`),
  * HTML/XML tags, entities, URLs and neverTranslate terms stay byte-identical; glossary terms with a target are
  * replaced by that target. ICU plurals get the categories the target locale needs (copies of `other`).
  * A source marked ICU that does not parse is treated as plain text.
@@ -191,8 +201,7 @@ export function pseudoLocalize(source: string, opts: PseudoOptions = {}): string
   if (parsed?.ok) {
     ({ body, letters: letterCount } = icuBody(source, parsed.ast, opts.targetLocale ?? 'en', glossary, accents));
   } else {
-    body = transformText(source, false, glossary, accents);
-    letterCount = letters(source);
+    ({ text: body, letters: letterCount } = transformText(source, false, glossary, accents));
   }
   const pad = Math.max(1, Math.round(letterCount * EXPANSION));
   return `[${body} ${'~'.repeat(pad)}]`;

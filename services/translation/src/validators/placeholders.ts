@@ -9,9 +9,10 @@ function normalize(kind: TokenKind, text: string): string {
   return text;
 }
 
-function multiset(items: string[]): Map<string, number> {
+/** Counts of each item; with `presence` every count is 1 (ICU: plural/select cases repeat tokens legitimately). */
+function multiset(items: string[], presence: boolean): Map<string, number> {
   const m = new Map<string, number>();
-  for (const i of items) m.set(i, (m.get(i) ?? 0) + 1);
+  for (const i of items) m.set(i, presence ? 1 : (m.get(i) ?? 0) + 1);
   return m;
 }
 
@@ -39,7 +40,8 @@ function times(n: number): string {
 /**
  * Placeholders and tags:
  * - `placeholder_missing` / `placeholder_extra`: the multiset of placeholders (`%s`, `%1$d`, `{{x}}`, `${x}`, and `{name}`
- *   when not ICU) differs between source and target; order may change, the count of each may not;
+ *   when not ICU) differs between source and target; order may change, the count of each may not (in ICU strings
+ *   only presence is compared: a target locale with more plural cases repeats tokens legitimately);
  * - `tag_missing` / `tag_extra`: the multiset of tags (by name and kind; attributes may be translated) differs;
  * - `tag_unbalanced`: the target's tags do not nest (`<b><i></b></i>`, unclosed `<b>`, stray `</b>`).
  */
@@ -50,7 +52,7 @@ export function validatePlaceholders(source: string, target: string, opts: { icu
 
   const ph = (ts: typeof src) =>
     ts.filter((t) => PLACEHOLDER_KINDS.has(t.kind) && t.text !== '%%').map((t) => normalize(t.kind, t.text));
-  const p = diff(multiset(ph(src)), multiset(ph(tgt)));
+  const p = diff(multiset(ph(src), opts.icu), multiset(ph(tgt), opts.icu));
   for (const [k, n] of p.missing)
     issues.push({ code: 'placeholder_missing', message: `placeholder ${k} missing${times(n)}` });
   for (const [k, n] of p.extra)
@@ -61,7 +63,7 @@ export function validatePlaceholders(source: string, target: string, opts: { icu
     return t.kind === 'close' ? `</${t.name}>` : t.kind === 'self' ? `<${t.name}/>` : `<${t.name}>`;
   };
   const tags = (ts: typeof src) => ts.filter((t) => t.kind === 'tag').map((t) => tagKey(t.text));
-  const t = diff(multiset(tags(src)), multiset(tags(tgt)));
+  const t = diff(multiset(tags(src), opts.icu), multiset(tags(tgt), opts.icu));
   for (const [k, n] of t.missing) issues.push({ code: 'tag_missing', message: `tag ${k} missing${times(n)}` });
   for (const [k, n] of t.extra) issues.push({ code: 'tag_extra', message: `tag ${k} not in source${times(n)}` });
 

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { validateBatch, validateTranslation } from './validate.ts';
+
+const base = { sourceLocale: 'en', targetLocale: 'de', glossary: [] };
+
+describe('validateTranslation', () => {
+  it('accepts a good translation', () => {
+    expect(
+      validateTranslation({ ...base, source: 'Hi <b>{name}</b>', target: 'Hallo <b>{name}</b>', isIcu: true }),
+    ).toEqual([]);
+  });
+  it('rejects an empty target for a non-empty source', () => {
+    expect(validateTranslation({ ...base, source: 'Hi', target: '  ', isIcu: false }).map((i) => i.code)).toEqual([
+      'empty_target',
+    ]);
+    expect(validateTranslation({ ...base, source: '', target: '', isIcu: false })).toEqual([]);
+  });
+  it('combines ICU, placeholder, tag and glossary checks', () => {
+    const issues = validateTranslation({
+      ...base,
+      glossary: [{ term: 'Acme', target: null, neverTranslate: true }],
+      source: 'Acme: {n, plural, one {# file} other {# files}} %s <b>x</b>',
+      target: 'ACME: {n, plural, other {# Dateien}} <b>x</b>',
+      isIcu: true,
+    });
+    expect(issues.map((i) => i.code)).toEqual([
+      'icu_plural_category_missing',
+      'placeholder_missing',
+      'glossary_never_translate',
+    ]);
+  });
+  it('reports one tag_unbalanced when the ICU parser and the tag scanner both see it', () => {
+    const issues = validateTranslation({ ...base, source: '<b>x</b>', target: '<b>x', isIcu: true });
+    expect(issues.filter((i) => i.code === 'tag_unbalanced')).toHaveLength(1);
+  });
+  it('treats braces as placeholders in non-ICU strings', () => {
+    expect(
+      validateTranslation({ ...base, source: 'Hi {name}', target: 'Hallo {nom}', isIcu: false }).map((i) => i.code),
+    ).toEqual(['placeholder_missing', 'placeholder_extra']);
+  });
+  it('copies itemId into every issue', () => {
+    const issues = validateTranslation({ ...base, source: '%s', target: '', isIcu: false, itemId: 'k1' });
+    expect(issues.every((i) => i.itemId === 'k1')).toBe(true);
+  });
+});
+
+describe('validateBatch', () => {
+  it('validates every item and tags issues with ids', () => {
+    const issues = validateBatch(
+      [
+        { id: 'a', source: 'Hi {n}', target: 'Hallo {n}', isIcu: true },
+        { id: 'b', source: 'Hi {n}', target: 'Hallo', isIcu: true },
+        { id: 'c', source: '%d items', target: 'Elemente' },
+      ],
+      base,
+    );
+    expect(issues.map((i) => [i.itemId, i.code])).toEqual([
+      ['b', 'icu_argument_missing'],
+      ['c', 'placeholder_missing'],
+    ]);
+  });
+});
