@@ -5,11 +5,13 @@
 #   3. helm template (CRDs included) | kubectl apply --server-side --dry-run=server, against a
 #      real kube-apiserver started by packages/kube-testenv (or the one in CHART_LINT_KUBECONFIG);
 #   4. the rendered RBAC is applied for real and probed with `kubectl auth can-i` as the operator's
-#      ServiceAccount: every permission the reconcilers need is granted, and nothing more broad.
+#      ServiceAccount: every permission the reconcilers need is granted, and nothing more broad;
+#   5. deploy/kustomize/base is not stale and passes the same server-side dry-run.
+# Env: CHART_LINT_KUBECONFIG uses that cluster instead of starting one; CHART_LINT_CHART checks another copy of the chart.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-chart="$root/charts/scriptorium-operator"
+chart=${CHART_LINT_CHART:-$root/charts/scriptorium-operator}
 ns=scriptorium-system
 release=scriptorium
 
@@ -125,5 +127,11 @@ for check in "${deny[@]}"; do
 done
 if can update leases.coordination.k8s.io/someone-elses-lease -n "$ns"; then fail "the operator may update any Lease"; fi
 if can create leases.coordination.k8s.io -n team-a; then fail "the operator may create Leases outside its namespace"; fi
+
+echo "chart-lint: kustomize base (deploy/kustomize)"
+HELM="$helm" bash "$root/deploy/kustomize/render.sh" --check
+"$kubectl" kustomize "$root/deploy/kustomize/base" >"$work/kustomized.yaml"
+"$kubectl" apply --server-side --force-conflicts --dry-run=server --field-manager=chart-lint-kustomize \
+	-f "$work/kustomized.yaml" >"$work/apply.out" 2>&1 || { cat "$work/apply.out" >&2; fail "the API server refused the kustomize base"; }
 
 echo "chart-lint: ok"

@@ -23,7 +23,8 @@ jobs=${SCRIPTORIUM_KUBE_JOBS:-2}
 
 log() { echo "kube-bins: $*" >&2; }
 
-command -v go >/dev/null || { log "no 'go' on PATH; install Go >= 1.24 (https://go.dev/dl/)"; exit 1; }
+# Only a build needs Go; reusing cached binaries does not.
+need_go() { command -v go >/dev/null || { log "no 'go' on PATH; install Go >= 1.24 (https://go.dev/dl/) to build $1"; exit 1; }; }
 
 export GOPATH="$cache/go/path" GOMODCACHE="$cache/go/mod" GOCACHE="$cache/go/build"
 export CGO_ENABLED=0 GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOFLAGS="-mod=mod -buildvcs=false"
@@ -48,6 +49,7 @@ ldflags_common="-s -w"
 build_kube() {
 	if has kube-apiserver "$KUBE_VERSION" && has kube-controller-manager "$KUBE_VERSION"; then return; fi
 	local src="$kube_root/src/kubernetes" started=$SECONDS
+	need_go kube-apiserver
 	log "building kube-apiserver and kube-controller-manager $KUBE_VERSION (first build: ~30-45 min on 2 cores)"
 	rm -rf "$src" && mkdir -p "$src"
 	cp -r "$here/wrappers/kubernetes/." "$src/"
@@ -74,6 +76,7 @@ build_kube() {
 build_etcd() {
 	if has etcd "$ETCD_VERSION"; then return; fi
 	local src="$kube_root/src/etcd" started=$SECONDS
+	need_go etcd
 	log "building etcd $ETCD_VERSION"
 	rm -rf "$src" && mkdir -p "$src"
 	cp "$here/wrappers/etcd/main.go" "$src/"
@@ -87,13 +90,18 @@ build_etcd() {
 	mark etcd "$ETCD_VERSION" $((SECONDS - started))
 }
 
-# go install NAME MODULE/PKG VERSION [LDFLAGS]: modules without replace directives build directly.
-# The stamp holds the version and the extra ldflags, so a changed recipe rebuilds.
+# build_plain NAME MODULE/PKG VERSION [LDFLAGS_FUNCTION]: `go install` for modules without replace
+# directives. LDFLAGS_FUNCTION (run only when building) prints extra -X flags; the recorded stamp
+# names it with RECIPE so a changed recipe rebuilds.
+RECIPE=2
 build_plain() {
-	local name=$1 pkg=$2 version=$3 extra=${4:-} started=$SECONDS
-	local stamp="$version${extra:+ $extra}"
+	local name=$1 pkg=$2 version=$3 flags_fn=${4:-} started=$SECONDS
+	local stamp="$version${flags_fn:+ recipe $RECIPE}"
 	if has "$name" "$stamp"; then return; fi
+	need_go "$name"
 	log "building $name $version"
+	local extra=
+	[[ -z $flags_fn ]] || extra=$("$flags_fn")
 	GOBIN="$kube_root/src/gobin" go install -trimpath -ldflags "$ldflags_common $extra" "$pkg@$version"
 	mv -f "$kube_root/src/gobin/$name" "$bin/$name"
 	mark "$name" "$stamp" $((SECONDS - started))
@@ -116,7 +124,7 @@ helm_ldflags() {
 }
 
 build_etcd
-build_plain helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" "$(helm_ldflags)"
+build_plain helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" helm_ldflags
 build_plain kind sigs.k8s.io/kind "$KIND_VERSION"
 build_kube
 

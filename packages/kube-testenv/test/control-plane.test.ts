@@ -1,8 +1,13 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, type TestControlPlane } from '../src/index.ts';
+import { kubeBinDir, startTestControlPlane, type TestControlPlane } from '../src/index.ts';
+
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Poll until `check` returns a value, at most `timeoutMs`. */
 async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
@@ -70,6 +75,51 @@ describe('test control plane', () => {
       const list = await apps.listNamespacedReplicaSet({ namespace });
       return list.items.length === 0 ? true : undefined;
     });
+  });
+
+  describe('charts/lint.sh (make chart-lint) on this control plane', () => {
+    const lint = (chart?: string) =>
+      spawnSync('bash', [join(repo, 'charts/lint.sh')], {
+        encoding: 'utf8',
+        timeout: 240_000,
+        env: {
+          ...process.env,
+          CHART_LINT_KUBECONFIG: plane.kubeconfigPath,
+          SCRIPTORIUM_KUBE_BIN: kubeBinDir(),
+          ...(chart ? { CHART_LINT_CHART: chart } : {}),
+        },
+      });
+
+    it('passes: helm lint, schema refusals, server-side dry-run, RBAC can-i, kustomize base', () => {
+      const run = lint();
+      expect(run.stderr + run.stdout).toContain('chart-lint: ok');
+      expect(run.status).toBe(0);
+    }, 240_000);
+
+    it('fails when the ClusterRole grows broader than the reconcilers need', () => {
+      const copy = mkdtempSync(join(tmpdir(), 'chart-lint-'));
+      try {
+        cpSync(join(repo, 'charts/scriptorium-operator'), copy, { recursive: true });
+        // A wildcard rule appended to the ClusterRole's rules.
+        appendFileSync(
+          join(copy, 'templates/clusterrole.yaml'),
+          '\n{{- if .Values.rbac.create }}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: too-broad\nrules:\n  - apiGroups: [""]\n    resources: [pods]\n    verbs: ["*"]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: too-broad\nroleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: too-broad }\nsubjects:\n  - { kind: ServiceAccount, name: {{ include "scriptorium-operator.serviceAccountName" . }}, namespace: {{ .Release.Namespace }} }\n{{- end }}\n',
+        );
+        const run = lint(copy);
+        expect(run.status).not.toBe(0);
+        expect(run.stderr).toMatch(/may 'create pods'/);
+      } finally {
+        rmSync(copy, { recursive: true, force: true });
+        execFileSync('kubectl', [
+          '--kubeconfig',
+          plane.kubeconfigPath,
+          'delete',
+          'clusterrolebinding,clusterrole',
+          'too-broad',
+          '--ignore-not-found',
+        ]);
+      }
+    }, 240_000);
   });
 
   it('stop() kills every process and removes its folder', async () => {
