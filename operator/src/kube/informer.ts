@@ -5,7 +5,11 @@ import { type ResourceType, resourcePath } from './resources.ts';
 import { type KubeObject, objectKey } from './types.ts';
 import { ExponentialBackoff } from './work-queue.ts';
 
-export type InformerHandler = (type: 'added' | 'updated' | 'deleted' | 'resync', obj: KubeObject) => void;
+export type InformerHandler = (
+  type: 'added' | 'updated' | 'deleted' | 'resync',
+  obj: KubeObject,
+  old?: KubeObject,
+) => void;
 
 export interface InformerOptions {
   namespace?: string;
@@ -100,10 +104,10 @@ export class Informer {
     await this.#loop?.catch(() => {});
   }
 
-  #emit(type: Parameters<InformerHandler>[0], obj: KubeObject): void {
+  #emit(type: Parameters<InformerHandler>[0], obj: KubeObject, old?: KubeObject): void {
     for (const handler of this.#handlers) {
       try {
-        handler(type, obj);
+        handler(type, obj, old);
       } catch (err) {
         this.#opts.log?.error({ err, kind: this.type.kind }, 'informer handler failed');
       }
@@ -134,7 +138,7 @@ export class Informer {
         const old = this.#cache.get(key);
         this.#cache.set(key, obj);
         if (!old) this.#emit('added', obj);
-        else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.#emit('updated', obj);
+        else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.#emit('updated', obj, old);
       }
       cont = page.metadata.continue || undefined;
       resourceVersion = page.metadata.resourceVersion;
@@ -161,9 +165,11 @@ export class Informer {
       this.#cache.delete(key);
       this.#emit('deleted', full);
     } else {
-      const existed = this.#cache.has(key);
+      const old = this.#cache.get(key);
       this.#cache.set(key, full);
-      this.#emit(existed ? 'updated' : 'added', full);
+      // Our own write, already put in the cache by upsert(): nothing new to tell.
+      if (old?.metadata.resourceVersion === full.metadata.resourceVersion) return obj.metadata.resourceVersion;
+      this.#emit(old ? 'updated' : 'added', full, old);
     }
     return obj.metadata.resourceVersion;
   }

@@ -1,0 +1,325 @@
+import type { Logger } from 'pino';
+import { type TranslationService, type TranslationServiceSpec, translationServiceSpec } from '../../api/index.ts';
+import { isConflict, isNotFound, KubeApiError, NotOwnedError, SecretNotFoundError } from '../../errors.ts';
+import { type ApplyContext, apply, createIfAbsent } from '../../kube/apply.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import type { EventRecorder } from '../../kube/events.ts';
+import { RESOURCES, type ResourceType, resourcePath } from '../../kube/resources.ts';
+import { controllerOf, type KubeObject, splitKey } from '../../kube/types.ts';
+import {
+  COMPONENT_LABEL,
+  deployment,
+  generatedSecrets,
+  hpa,
+  INSTANCE_LABEL,
+  ingress,
+  jobState,
+  migrationJob,
+  names,
+  podDisruptionBudget,
+  publicUrl,
+  REVISION_ANNOTATION,
+  randomToken,
+  referencedSecretKeys,
+  retentionCronJob,
+  rolloutState,
+  service,
+  workerCronJob,
+} from '../../specs/translation-service/index.ts';
+import { setCondition } from '../../status/conditions.ts';
+import { type Status, updateStatus } from '../../status/status-writer.ts';
+
+/** Keeps a TranslationService alive until the operator has stopped its workloads. */
+export const FINALIZER = 'scriptorium.dev/cleanup';
+
+export interface ReconcileStats {
+  writes: number;
+  statusWrites: number;
+  reconciles: number;
+}
+
+export interface ReconcileDeps {
+  client: KubeClient;
+  lookup: (type: ResourceType, namespace: string, name: string) => KubeObject | undefined;
+  list: (type: ResourceType, namespace: string) => KubeObject[];
+  onWrite: (type: ResourceType, obj: KubeObject) => void;
+  recorder: EventRecorder;
+  log: Logger;
+  stats: ReconcileStats;
+  token?: () => string;
+}
+
+type Cond = { status: 'True' | 'False'; reason: string; message: string };
+
+function conditionsMutator(ts: KubeObject, degraded: Cond, progressing: Cond, extra: Partial<Status> = {}) {
+  const generation = ts.metadata.generation;
+  return (status: Status): Status => {
+    let conditions = setCondition(status.conditions, { type: 'Degraded', ...degraded }, generation);
+    conditions = setCondition(conditions, { type: 'Progressing', ...progressing }, generation);
+    return { ...status, ...extra, observedGeneration: generation, conditions };
+  };
+}
+
+async function writeStatus(deps: ReconcileDeps, ts: KubeObject, mutate: (s: Status) => Status): Promise<void> {
+  const { written } = await updateStatus(
+    deps.client,
+    RESOURCES.TranslationService,
+    ts.metadata.namespace ?? '',
+    ts.metadata.name ?? '',
+    mutate,
+  );
+  if (written) deps.stats.statusWrites++;
+}
+
+/** The first referenced Secret (or key) that does not exist, or undefined. Secret values are never kept. */
+async function missingSecret(deps: ReconcileDeps, namespace: string, spec: TranslationServiceSpec) {
+  for (const ref of referencedSecretKeys(spec)) {
+    if (!deps.lookup(RESOURCES.Secret, namespace, ref.name)) return { ...ref, keyMissing: false };
+    try {
+      const secret = await deps.client.request<KubeObject>('GET', resourcePath(RESOURCES.Secret, namespace, ref.name));
+      const present = secret.data?.[ref.key] !== undefined || secret.stringData?.[ref.key] !== undefined;
+      if (!present) return { ...ref, keyMissing: true };
+    } catch (err) {
+      if (isNotFound(err)) return { ...ref, keyMissing: false };
+      throw err;
+    }
+  }
+  return undefined;
+}
+
+async function addFinalizer(deps: ReconcileDeps, ts: KubeObject): Promise<KubeObject> {
+  const updated = await deps.client.request<KubeObject>(
+    'PATCH',
+    resourcePath(RESOURCES.TranslationService, ts.metadata.namespace, ts.metadata.name),
+    {
+      contentType: 'application/merge-patch+json',
+      body: {
+        metadata: {
+          resourceVersion: ts.metadata.resourceVersion,
+          finalizers: [...(ts.metadata.finalizers ?? []), FINALIZER],
+        },
+      },
+    },
+  );
+  deps.stats.writes++;
+  return { ...updated, apiVersion: ts.apiVersion, kind: ts.kind };
+}
+
+/** Deletion: stop the workloads (CronJobs first, then the Deployment), then let the garbage collector do the rest. */
+async function finalize(deps: ReconcileDeps, ts: KubeObject, ctx: ApplyContext): Promise<void> {
+  if (!ts.metadata.finalizers?.includes(FINALIZER)) return;
+  const namespace = ts.metadata.namespace ?? '';
+  const n = names(ts as TranslationService);
+  await apply(ctx, RESOURCES.CronJob, namespace, n.workerCronJob, null);
+  await apply(ctx, RESOURCES.CronJob, namespace, n.retentionCronJob, null);
+  await apply(ctx, RESOURCES.Deployment, namespace, n.deployment, null);
+  try {
+    await deps.client.request('PATCH', resourcePath(RESOURCES.TranslationService, namespace, ts.metadata.name), {
+      contentType: 'application/merge-patch+json',
+      body: {
+        metadata: {
+          resourceVersion: ts.metadata.resourceVersion,
+          finalizers: (ts.metadata.finalizers ?? []).filter((f) => f !== FINALIZER),
+        },
+      },
+    });
+    deps.stats.writes++;
+  } catch (err) {
+    if (isNotFound(err)) return;
+    throw err;
+  }
+  await deps.recorder.record(ts, {
+    type: 'Normal',
+    reason: 'Finalized',
+    action: 'Delete',
+    note: 'Workloads stopped; remaining objects are removed by the garbage collector',
+  });
+}
+
+/**
+ * One reconcile of a TranslationService: compare and apply, in order. Desired objects come from the pure
+ * builders in specs/translation-service; this function only decides the order and reports status.
+ */
+export async function reconcileTranslationService(
+  deps: ReconcileDeps,
+  key: string,
+): Promise<{ requeueAfterMs?: number } | undefined> {
+  const { namespace, name } = splitKey(key);
+  let ts = deps.lookup(RESOURCES.TranslationService, namespace, name);
+  if (!ts) return undefined;
+  deps.stats.reconciles++;
+  const writes = { count: 0 };
+  const ctx: ApplyContext = {
+    client: deps.client,
+    owner: ts,
+    lookup: deps.lookup,
+    onWrite: deps.onWrite,
+    recorder: deps.recorder,
+    writes,
+  };
+  try {
+    if (ts.metadata.deletionTimestamp) {
+      await finalize(deps, ts, ctx);
+      return undefined;
+    }
+    if (!ts.metadata.finalizers?.includes(FINALIZER)) {
+      ts = await addFinalizer(deps, ts);
+      ctx.owner = ts;
+    }
+    return await reconcileSpec(deps, ts, ctx);
+  } finally {
+    deps.stats.writes += writes.count;
+  }
+}
+
+async function reconcileSpec(
+  deps: ReconcileDeps,
+  ts: KubeObject,
+  ctx: ApplyContext,
+): Promise<{ requeueAfterMs?: number } | undefined> {
+  const namespace = ts.metadata.namespace ?? '';
+  const parsed = translationServiceSpec.safeParse(ts.spec);
+  if (!parsed.success) {
+    const message = `invalid spec: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
+    await writeStatus(
+      deps,
+      ts,
+      conditionsMutator(
+        ts,
+        { status: 'True', reason: 'InvalidSpec', message },
+        { status: 'False', reason: 'InvalidSpec', message },
+      ),
+    );
+    await deps.recorder.record(ts, { type: 'Warning', reason: 'InvalidSpec', action: 'Refuse', note: message });
+    return undefined; // nothing to retry until the spec changes
+  }
+  const spec = parsed.data;
+  const resource = ts as TranslationService;
+  const n = names(resource);
+
+  try {
+    for (const secret of generatedSecrets(resource, deps.token ?? randomToken)) {
+      await createIfAbsent(ctx, RESOURCES.Secret, secret);
+    }
+
+    const missing = await missingSecret(deps, namespace, spec);
+    if (missing) {
+      const err = new SecretNotFoundError(missing.name, missing.keyMissing ? missing.key : undefined);
+      const message = `${missing.field}: ${err.message}`;
+      await writeStatus(
+        deps,
+        ts,
+        conditionsMutator(
+          ts,
+          { status: 'True', reason: 'SecretNotFound', message },
+          { status: 'False', reason: 'SecretNotFound', message: 'Waiting for the referenced Secret' },
+          { url: publicUrl(resource, spec) },
+        ),
+      );
+      await deps.recorder.record(ts, { type: 'Warning', reason: 'SecretNotFound', action: 'Reconcile', note: message });
+      throw err;
+    }
+
+    await apply(ctx, RESOURCES.Service, namespace, n.service, service(resource));
+    await apply(ctx, RESOURCES.PodDisruptionBudget, namespace, n.pdb, podDisruptionBudget(resource));
+    await apply(ctx, RESOURCES.Ingress, namespace, n.ingress, ingress(resource, spec));
+    await apply(ctx, RESOURCES.HorizontalPodAutoscaler, namespace, n.hpa, hpa(resource, spec));
+
+    const job = migrationJob(resource, spec);
+    const jobName = job.metadata.name ?? '';
+    const revision = job.metadata.annotations?.[REVISION_ANNOTATION] ?? '';
+    await apply(ctx, RESOURCES.Job, namespace, jobName, job);
+    const migration = jobState(deps.lookup(RESOURCES.Job, namespace, jobName));
+    const currentDeployment = deps.lookup(RESOURCES.Deployment, namespace, n.deployment);
+    const deployedRevision = currentDeployment?.spec?.template?.metadata?.annotations?.[REVISION_ANNOTATION];
+
+    // The Deployment moves to a revision only after that revision's migration succeeded.
+    if (migration === 'succeeded' || deployedRevision === revision) {
+      await apply(ctx, RESOURCES.Deployment, namespace, n.deployment, deployment(resource, spec, revision));
+      await apply(ctx, RESOURCES.CronJob, namespace, n.workerCronJob, workerCronJob(resource, spec));
+      await apply(ctx, RESOURCES.CronJob, namespace, n.retentionCronJob, retentionCronJob(resource, spec));
+    }
+    if (migration === 'succeeded') {
+      for (const old of deps.list(RESOURCES.Job, namespace)) {
+        const labels = old.metadata.labels ?? {};
+        if (
+          labels[INSTANCE_LABEL] === resource.metadata.name &&
+          labels[COMPONENT_LABEL] === 'migration' &&
+          old.metadata.name !== jobName &&
+          controllerOf(old)?.uid === ts.metadata.uid
+        ) {
+          await apply(ctx, RESOURCES.Job, namespace, old.metadata.name ?? '', null);
+        }
+      }
+    }
+
+    const dep = deps.lookup(RESOURCES.Deployment, namespace, n.deployment);
+    const rollout = rolloutState(dep);
+    const atRevision = dep?.spec?.template?.metadata?.annotations?.[REVISION_ANNOTATION] === revision;
+    let degraded: Cond = { status: 'False', reason: 'AsExpected', message: 'All objects applied' };
+    let progressing: Cond;
+    if (migration === 'failed') {
+      const message = `Migration Job ${jobName} failed; the Deployment stays at its previous revision`;
+      degraded = { status: 'True', reason: 'MigrationFailed', message };
+      progressing = { status: 'False', reason: 'MigrationFailed', message };
+      await deps.recorder.record(ts, {
+        type: 'Warning',
+        reason: 'MigrationFailed',
+        action: 'Reconcile',
+        note: message,
+      });
+    } else if (migration === 'running' && !atRevision) {
+      progressing = {
+        status: 'True',
+        reason: 'MigrationRunning',
+        message: `Migration Job ${jobName} runs before the rollout of revision ${revision}`,
+      };
+    } else if (!rollout.complete) {
+      progressing = { status: 'True', reason: 'RollingOut', message: rollout.message };
+    } else {
+      progressing = { status: 'False', reason: 'RolloutComplete', message: rollout.message };
+    }
+    await writeStatus(
+      deps,
+      ts,
+      conditionsMutator(ts, degraded, progressing, {
+        url: publicUrl(resource, spec),
+        replicas: dep?.status?.replicas ?? 0,
+        readyReplicas: dep?.status?.availableReplicas ?? 0,
+        migration: { job: jobName, revision, succeeded: migration === 'succeeded' },
+      }),
+    );
+    return undefined;
+  } catch (err) {
+    if (err instanceof NotOwnedError) {
+      await writeStatus(
+        deps,
+        ts,
+        conditionsMutator(
+          ts,
+          { status: 'True', reason: 'ResourceConflict', message: err.message },
+          { status: 'False', reason: 'ResourceConflict', message: err.message },
+        ),
+      );
+    } else if (err instanceof KubeApiError && (err.status === 400 || err.status === 422)) {
+      await writeStatus(
+        deps,
+        ts,
+        conditionsMutator(
+          ts,
+          { status: 'True', reason: 'ApplyFailed', message: err.message.slice(0, 1000) },
+          { status: 'False', reason: 'ApplyFailed', message: 'An object was refused by the API server' },
+        ),
+      );
+      await deps.recorder.record(ts, {
+        type: 'Warning',
+        reason: 'ApplyFailed',
+        action: 'Reconcile',
+        note: err.message.slice(0, 1000),
+      });
+    } else if (isConflict(err)) {
+      deps.log.debug({ key: `${namespace}/${ts.metadata.name}` }, 'conflict; retrying');
+    }
+    throw err;
+  }
+}
