@@ -1,0 +1,261 @@
+// Configuration from the environment, validated with zod when the process starts.
+// Nested names use `__` (PROVIDER__KIND). A secret may come from `<NAME>_FILE`.
+// A bad value throws a ConfigError whose message is ONE line naming the variable.
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ConfigError } from './errors.ts';
+
+const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+const bool = (def: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(def ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
+
+/** Price per million tokens, in micro-units. */
+const priceSchema = z.object({ in: z.number().int().min(0), out: z.number().int().min(0) });
+
+/** A plan as the operator passes it (JSON array in PLANS); upserted into `plans` at start. */
+const planSchema = z.object({
+  name: z.string().min(1).max(63),
+  tokensPerPeriod: z.number().int().min(0),
+  periodDays: z.number().int().min(1).max(366).default(30),
+  dailyBudgetCents: z.number().int().min(0),
+});
+export type PlanConfig = z.infer<typeof planSchema>;
+
+/** Per-minute defaults of the limited routes; RATE_LIMITS entries override them by route. */
+export const defaultRateLimits: Record<string, number> = {
+  '/api/v1/translate': 600,
+  '/api/v1/judge': 120,
+  '/api/v1/playground': 5,
+};
+
+/** Every variable the service reads, flat (env names), with defaults. */
+const envSchema = z.object({
+  PORT: int(3000, 0).pipe(z.number().max(65535)),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(postgres(ql)?:\/\/|pglite:)/, 'must start with postgres://, postgresql:// or pglite:')
+    .optional(),
+  DATABASE__POOL_MAX: int(10, 1),
+  WORKER_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: z.string().default('false'),
+  PROVIDER__KIND: z.enum(['openai', 'anthropic', 'pseudo']).default('pseudo'),
+  PROVIDER__BASE_URL: z.url().optional(),
+  PROVIDER__API_KEY: z.string().min(1).optional(),
+  PROVIDER__TIMEOUT_MS: int(30_000, 100),
+  PROVIDER__MODELS__CHEAP: z.string().min(1).default('pseudo-cheap'),
+  PROVIDER__MODELS__TOP: z.string().min(1).default('pseudo-top'),
+  PROVIDER__MODELS__JUDGE: z.string().min(1).optional(),
+  MODEL_PRICES: z
+    .string()
+    .default('{}')
+    .transform((s, ctx) => {
+      try {
+        return z.record(z.string(), priceSchema).parse(JSON.parse(s));
+      } catch {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be JSON {"<model>": {"in": <int>, "out": <int>}} (micro-units per 1M tokens)',
+        });
+        return z.NEVER;
+      }
+    }),
+  DEFAULT_PRICE__IN: int(1_000_000),
+  DEFAULT_PRICE__OUT: int(4_000_000),
+  DEFAULT_PLAN: z.string().min(1).default('free'),
+  RATE_LIMIT__STORE: z.enum(['auto', 'postgres', 'memory']).default('auto'),
+  RATE_LIMITS: z
+    .string()
+    .default('[]')
+    .transform((s, ctx) => {
+      try {
+        return z
+          .array(z.object({ route: z.string().min(1), requestsPerMinute: z.number().int().min(1) }))
+          .parse(JSON.parse(s));
+      } catch {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be JSON [{"route": "/api/v1/translate", "requestsPerMinute": <int>}]',
+        });
+        return z.NEVER;
+      }
+    }),
+  PLANS: z
+    .string()
+    .default('[]')
+    .transform((s, ctx) => {
+      try {
+        return z.array(planSchema).parse(JSON.parse(s));
+      } catch {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be JSON [{"name", "tokensPerPeriod", "periodDays", "dailyBudgetCents"}]',
+        });
+        return z.NEVER;
+      }
+    }),
+  PLAYGROUND__REQUESTS_PER_DAY: int(50, 1),
+  PLAYGROUND__DAILY_BUDGET_MICROS: int(5_000_000),
+  PLAYGROUND__TIER: z.enum(['cheap', 'top']).default('cheap'),
+  API_KEY_CACHE_TTL_MS: int(5_000),
+  JOBS__MAX_ATTEMPTS: int(5, 1),
+  JOBS__BACKOFF_BASE_MS: int(30_000, 0),
+  JOBS__LOCK_MS: int(120_000, 1000),
+  JOBS__DRAIN_MAX_JOBS: int(500, 1),
+  JOBS__DRAIN_MAX_MS: int(20_000, 100),
+  RETENTION__USAGE_EVENTS_DAYS: int(90),
+  RETENTION__USAGE_DAILY_DAYS: int(730),
+  RETENTION__FINISHED_JOBS_DAYS: int(7),
+  RETENTION__REVIEW_ITEMS_DAYS: int(30),
+  RETENTION__AUDIT_LOG_DAYS: int(365),
+  RETENTION__BILLING_EVENTS_DAYS: int(90),
+  RETENTION__METERING_COUNTERS_DAYS: int(62),
+  METRICS: bool(true),
+  SHUTDOWN_GRACE_MS: int(10_000, 0),
+  TRANSLATION_URL: z.url().default('http://127.0.0.1:3000'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  databasePoolMax: number;
+  workerSecret: string | undefined;
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  trustProxy: boolean | number | string;
+  provider: {
+    kind: 'openai' | 'anthropic' | 'pseudo';
+    baseUrl: string | undefined;
+    apiKey: string | undefined;
+    timeoutMs: number;
+  };
+  models: { cheap: string; top: string; judge: string };
+  prices: Record<string, { in: number; out: number }>;
+  defaultPrice: { in: number; out: number };
+  defaultPlan: string;
+  rateLimits: {
+    store: 'auto' | 'postgres' | 'memory';
+    /** Requests per minute, by route path. */
+    perMinute: Record<string, number>;
+    /** Playground requests per IP per UTC day. */
+    playgroundPerDay: number;
+  };
+  plans: PlanConfig[];
+  playground: { dailyBudgetMicros: number; tier: 'cheap' | 'top' };
+  apiKeyCacheTtlMs: number;
+  jobs: { maxAttempts: number; backoffBaseMs: number; lockMs: number; drainMaxJobs: number; drainMaxMs: number };
+  retentionDays: {
+    usageEvents: number;
+    usageDaily: number;
+    finishedJobs: number;
+    reviewItems: number;
+    auditLog: number;
+    billingEvents: number;
+    meteringCounters: number;
+  };
+  metrics: boolean;
+  shutdownGraceMs: number;
+  /** Base URL `trigger worker|retention` POSTs to. */
+  translationUrl: string;
+}
+
+const secretNames = ['WORKER_SECRET', 'PROVIDER__API_KEY', 'DATABASE_URL'] as const;
+
+/**
+ * Reads and validates the configuration.
+ * @example const config = loadConfig(process.env); // throws ConfigError('PORT: ...')
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, string | undefined> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const value = env[key];
+    raw[key] = value === '' ? undefined : value;
+  }
+  for (const name of secretNames) {
+    const file = env[`${name}_FILE`];
+    if (raw[name] === undefined && file) {
+      try {
+        raw[name] = readFileSync(file, 'utf8').trim();
+      } catch {
+        throw new ConfigError(`${name}_FILE: cannot read ${file}`);
+      }
+    }
+  }
+  const parsed = envSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue?.path[0] ?? 'environment');
+    throw new ConfigError(`${name}: ${issue?.message ?? 'invalid value'}`);
+  }
+  const e = parsed.data;
+  if (e.PROVIDER__KIND !== 'pseudo' && !e.PROVIDER__BASE_URL) {
+    throw new ConfigError(`PROVIDER__BASE_URL: required when PROVIDER__KIND is ${e.PROVIDER__KIND}`);
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    databasePoolMax: e.DATABASE__POOL_MAX,
+    workerSecret: e.WORKER_SECRET,
+    logLevel: e.LOG_LEVEL,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    provider: {
+      kind: e.PROVIDER__KIND,
+      baseUrl: e.PROVIDER__BASE_URL,
+      apiKey: e.PROVIDER__API_KEY,
+      timeoutMs: e.PROVIDER__TIMEOUT_MS,
+    },
+    models: {
+      cheap: e.PROVIDER__MODELS__CHEAP,
+      top: e.PROVIDER__MODELS__TOP,
+      judge: e.PROVIDER__MODELS__JUDGE ?? e.PROVIDER__MODELS__TOP,
+    },
+    prices: e.MODEL_PRICES,
+    defaultPrice: { in: e.DEFAULT_PRICE__IN, out: e.DEFAULT_PRICE__OUT },
+    defaultPlan: e.DEFAULT_PLAN,
+    rateLimits: {
+      store: e.RATE_LIMIT__STORE,
+      perMinute: {
+        ...defaultRateLimits,
+        ...Object.fromEntries(e.RATE_LIMITS.map((r) => [r.route, r.requestsPerMinute])),
+      },
+      playgroundPerDay: e.PLAYGROUND__REQUESTS_PER_DAY,
+    },
+    plans: e.PLANS,
+    playground: { dailyBudgetMicros: e.PLAYGROUND__DAILY_BUDGET_MICROS, tier: e.PLAYGROUND__TIER },
+    apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
+    jobs: {
+      maxAttempts: e.JOBS__MAX_ATTEMPTS,
+      backoffBaseMs: e.JOBS__BACKOFF_BASE_MS,
+      lockMs: e.JOBS__LOCK_MS,
+      drainMaxJobs: e.JOBS__DRAIN_MAX_JOBS,
+      drainMaxMs: e.JOBS__DRAIN_MAX_MS,
+    },
+    retentionDays: {
+      usageEvents: e.RETENTION__USAGE_EVENTS_DAYS,
+      usageDaily: e.RETENTION__USAGE_DAILY_DAYS,
+      finishedJobs: e.RETENTION__FINISHED_JOBS_DAYS,
+      reviewItems: e.RETENTION__REVIEW_ITEMS_DAYS,
+      auditLog: e.RETENTION__AUDIT_LOG_DAYS,
+      billingEvents: e.RETENTION__BILLING_EVENTS_DAYS,
+      meteringCounters: e.RETENTION__METERING_COUNTERS_DAYS,
+    },
+    metrics: e.METRICS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    translationUrl: e.TRANSLATION_URL,
+  };
+}
+
+function parseTrustProxy(value: string): boolean | number | string {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value; // comma-separated addresses/CIDRs, as fastify's trustProxy accepts
+}
+
+/** Names of every variable (for the README and `--help`). */
+export const configVariables = Object.keys(envSchema.shape);

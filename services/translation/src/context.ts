@@ -1,0 +1,55 @@
+// Builds the AppContext from the configuration and an open database.
+import pino, { type Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Database } from './db/index.ts';
+import { createProvider, type TranslationProvider } from './providers/index.ts';
+import { ApiKeyResolver } from './services/accounts.ts';
+import type { AppContext } from './services/context.ts';
+import { createMetrics } from './services/metrics.ts';
+import { MemoryRateLimitStore, PostgresRateLimitStore } from './services/rate-limiter.ts';
+
+/** The pino logger: JSON, with every credential-bearing field redacted. */
+export function createLogger(level: Config['logLevel'], destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'translation' },
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers.cookie', '*.apiKey', '*.secret'],
+        censor: '[redacted]',
+      },
+    },
+    destination,
+  );
+}
+
+export function createContext(
+  config: Config,
+  database: Database,
+  opts: { logger?: Logger; provider?: TranslationProvider; now?: () => number; random?: () => number } = {},
+): AppContext {
+  const provider =
+    opts.provider ??
+    createProvider({
+      kind: config.provider.kind,
+      ...(config.provider.baseUrl ? { baseUrl: config.provider.baseUrl } : {}),
+      ...(config.provider.apiKey ? { apiKey: config.provider.apiKey } : {}),
+      timeoutMs: config.provider.timeoutMs,
+    });
+  const store =
+    config.rateLimits.store === 'memory' || (config.rateLimits.store === 'auto' && database.kind === 'pglite')
+      ? new MemoryRateLimitStore()
+      : new PostgresRateLimitStore(database);
+  return {
+    config,
+    database,
+    provider,
+    heuristicProvider: createProvider({ kind: 'pseudo', timeoutMs: config.provider.timeoutMs }),
+    keys: new ApiKeyResolver(database, config.apiKeyCacheTtlMs),
+    rateLimits: store,
+    metrics: createMetrics(config.metrics),
+    logger: opts.logger ?? createLogger(config.logLevel),
+    now: opts.now ?? Date.now,
+    random: opts.random ?? Math.random,
+  };
+}

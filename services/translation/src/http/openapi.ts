@@ -1,0 +1,81 @@
+// Builds the OpenAPI 3.1 document from the registered route specs (zod 4 → JSON Schema 2020-12).
+import { z } from 'zod';
+import { ErrorBody } from '../schemas.ts';
+import type { RouteSpec } from './route-spec.ts';
+
+export const API_VERSION = '1.0.0';
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}
+
+/**
+ * The OpenAPI 3.1 document of `specs`.
+ * @example const doc = buildOpenApi(registry.specs, 'https://translate.example.com');
+ */
+export function buildOpenApi(specs: RouteSpec[], serverUrl?: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const spec of specs) {
+    if (spec.internal) continue;
+    const responses: Record<string, unknown> = {};
+    for (const [status, r] of Object.entries(spec.responses)) {
+      const isError = r.schema === ErrorBody;
+      responses[status] = {
+        description: r.description,
+        ...(r.headers ? { headers: r.headers } : {}),
+        ...(r.schema
+          ? {
+              content: {
+                [r.contentType ?? 'application/json']: {
+                  schema: isError ? { $ref: '#/components/schemas/Error' } : jsonSchema(r.schema, 'output'),
+                },
+              },
+            }
+          : r.contentType
+            ? { content: { [r.contentType]: { schema: { type: 'string' } } } }
+            : {}),
+      };
+    }
+    const operation: Record<string, unknown> = {
+      operationId: spec.operationId,
+      summary: spec.summary,
+      ...(spec.description ? { description: spec.description } : {}),
+      tags: spec.tags,
+      security: spec.security === 'none' ? [] : [{ [spec.security]: [] }],
+      ...(spec.body
+        ? {
+            requestBody: {
+              required: spec.bodyRequired !== false,
+              content: { 'application/json': { schema: jsonSchema(spec.body, 'input') } },
+            },
+          }
+        : {}),
+      responses,
+    };
+    paths[spec.url] ??= {};
+    (paths[spec.url] as Record<string, unknown>)[spec.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Scriptorium translation service',
+      version: API_VERSION,
+      description:
+        'Metered translation proxy: translation, quality judging, a public capped playground and operations endpoints.',
+    },
+    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    paths,
+    components: {
+      schemas: { Error: jsonSchema(ErrorBody, 'output') },
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Authorization: Bearer <API_KEY> (sk_live_…)',
+        },
+        workerSecret: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <WORKER_SECRET>' },
+      },
+    },
+  };
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+// The translation service's commands:
+//   serve                               HTTP API on PORT (3000): refuses to start when migrations are behind
+//   migrate                             apply pending migrations
+//   trigger worker|retention            POST to TRANSLATION_URL with WORKER_SECRET (CronJobs); exit code = result
+//   keys create --user EMAIL [--org ID] issue an API key (operator); prints the secret once
+import { parseArgs } from 'node:util';
+import { type Config, loadConfig } from './config.ts';
+import { migrate, openDatabase } from './db/index.ts';
+import { ConfigError } from './errors.ts';
+import { handleSignals, MigrationsBehindError, startServer } from './server.ts';
+import { ensureUser, issueApiKey, NotAMemberError, syncPlans } from './services/accounts.ts';
+
+const USAGE = `usage: main.ts <command>
+  serve                                 run the HTTP API (port $PORT, default 3000)
+  migrate                               apply pending database migrations
+  trigger worker|retention              POST /api/worker or /api/retention on $TRANSLATION_URL
+  keys create --user EMAIL [--org ID]   issue an API key; the secret is printed once`;
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+}
+
+function requireDatabaseUrl(config: Config): string {
+  if (!config.databaseUrl) throw new ConfigError('DATABASE_URL: required');
+  return config.databaseUrl;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const config = loadConfig(process.env);
+  switch (command) {
+    case 'serve': {
+      requireDatabaseUrl(config);
+      const server = await startServer(config);
+      if (!config.workerSecret)
+        server.ctx.logger.warn('WORKER_SECRET is not set: /api/worker and /api/retention answer 401');
+      server.ctx.logger.info({ url: server.url }, 'listening');
+      handleSignals(server, config.shutdownGraceMs);
+      return;
+    }
+    case 'migrate': {
+      const database = await openDatabase(requireDatabaseUrl(config));
+      try {
+        const applied = await migrate(database);
+        await syncPlans(database, config.plans);
+        process.stdout.write(`migrations applied: ${applied}\n`);
+      } finally {
+        await database.close();
+      }
+      return;
+    }
+    case 'trigger': {
+      const which = rest[0];
+      if (which !== 'worker' && which !== 'retention') fail(`trigger: expected worker or retention\n${USAGE}`, 2);
+      if (!config.workerSecret) throw new ConfigError('WORKER_SECRET: required for trigger');
+      const url = new URL(`/api/${which}`, config.translationUrl);
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${config.workerSecret}` },
+        signal: AbortSignal.timeout(config.jobs.drainMaxMs + 60_000),
+      });
+      const body = await response.text();
+      process.stdout.write(`${body}\n`);
+      if (!response.ok) fail(`trigger ${which}: HTTP ${response.status}`);
+      return;
+    }
+    case 'keys': {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        options: { user: { type: 'string' }, org: { type: 'string' } },
+        allowPositionals: true,
+      });
+      if (positionals[0] !== 'create' || !values.user)
+        fail(`keys: expected create --user EMAIL [--org ID]\n${USAGE}`, 2);
+      const database = await openDatabase(requireDatabaseUrl(config));
+      try {
+        const userId = await ensureUser(database, values.user);
+        const key = await issueApiKey(database, {
+          userId,
+          orgId: values.org,
+          defaultPlan: config.defaultPlan,
+          actor: 'operator',
+        });
+        process.stdout.write(`${JSON.stringify({ apiKey: key.apiKey, prefix: key.prefix, orgId: key.orgId })}\n`);
+      } catch (e) {
+        if (e instanceof NotAMemberError)
+          fail(`keys create: ${values.user} is not a member of organization ${values.org}`);
+        throw e;
+      } finally {
+        await database.close();
+      }
+      return;
+    }
+    default:
+      fail(`unknown command: ${command}\n${USAGE}`, 2);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof MigrationsBehindError) fail(error.message);
+  fail(`error: ${error instanceof Error ? error.message : String(error)}`);
+});

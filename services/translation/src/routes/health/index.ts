@@ -1,0 +1,86 @@
+// Probes, metrics and the OpenAPI document.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { migrationStatus } from '../../db/index.ts';
+import { buildOpenApi } from '../../http/openapi.ts';
+import { type RouteRegistry, route } from '../../http/route-spec.ts';
+import { ErrorBody } from '../../schemas.ts';
+import type { AppContext } from '../../services/context.ts';
+
+const Status = z.object({ status: z.string() });
+
+export function healthRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: AppContext): void {
+  route(
+    app,
+    registry,
+    {
+      method: 'GET',
+      url: '/healthz',
+      operationId: 'healthz',
+      summary: 'Liveness',
+      tags: ['operations'],
+      security: 'none',
+      internal: true,
+      responses: { 200: { description: 'alive', schema: Status } },
+    },
+    {},
+    async () => ({ status: 'ok' }),
+  );
+
+  route(
+    app,
+    registry,
+    {
+      method: 'GET',
+      url: '/readyz',
+      operationId: 'readyz',
+      summary: 'Readiness: database reachable and migrations applied',
+      tags: ['operations'],
+      security: 'none',
+      internal: true,
+      responses: {
+        200: { description: 'ready', schema: Status },
+        503: { description: 'not ready', schema: ErrorBody },
+      },
+    },
+    {},
+    async (_request, reply) => {
+      try {
+        const status = await migrationStatus(ctx.database);
+        if (status.pending.length > 0) {
+          return reply.code(503).send({ error: `migrations pending: ${status.pending.join(', ')}` });
+        }
+        return { status: 'ready' };
+      } catch {
+        return reply.code(503).send({ error: 'database unreachable' });
+      }
+    },
+  );
+
+  if (ctx.config.metrics) {
+    app.get('/metrics', async (_request, reply) => {
+      reply.header('content-type', ctx.metrics.registry.contentType);
+      return ctx.metrics.registry.metrics();
+    });
+  }
+
+  let document: Record<string, unknown> | undefined;
+  route(
+    app,
+    registry,
+    {
+      method: 'GET',
+      url: '/api/v1/openapi.json',
+      operationId: 'openapi',
+      summary: 'This OpenAPI 3.1 document',
+      tags: ['meta'],
+      security: 'none',
+      responses: { 200: { description: 'OpenAPI 3.1 document', contentType: 'application/json' } },
+    },
+    {},
+    async (_request, reply) => {
+      document ??= buildOpenApi(registry.specs);
+      return reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(document));
+    },
+  );
+}

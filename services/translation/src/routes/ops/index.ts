@@ -1,0 +1,83 @@
+// Operations endpoints (no version prefix), called by the CronJobs through `trigger worker|retention`.
+import type { FastifyInstance } from 'fastify';
+import { type RouteRegistry, route } from '../../http/route-spec.ts';
+import { workerSecretAuth } from '../../plugins/auth.ts';
+import { RetentionResult, WorkerResult } from '../../schemas.ts';
+import type { AppContext } from '../../services/context.ts';
+import { drain, enqueue } from '../../services/jobs.ts';
+import { judgeSampleHandler, usageRollupHandler } from '../../services/judging.ts';
+import { utcDay } from '../../services/meter.ts';
+import { enforceRetention } from '../../services/retention.ts';
+import { r401 } from '../responses.ts';
+
+export function opsRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: AppContext): void {
+  const auth = workerSecretAuth(ctx);
+  const handlers = { 'judge-sample': judgeSampleHandler(ctx), 'usage-rollup': usageRollupHandler(ctx) };
+
+  route(
+    app,
+    registry,
+    {
+      method: 'POST',
+      url: '/api/worker',
+      operationId: 'worker',
+      summary: 'Drain the job queue',
+      description:
+        'Enqueues the usage rollup of the previous UTC day (once), then runs ready jobs until none is left or the ' +
+        'run’s bounds are reached. Failed jobs are retried later with exponential backoff, and are dead after a bounded ' +
+        'number of attempts.',
+      tags: ['operations'],
+      security: 'workerSecret',
+      responses: { 200: { description: 'processed and failed counts', schema: WorkerResult }, 401: r401 },
+    },
+    { onRequest: auth },
+    async () => {
+      const yesterday = utcDay(ctx.now() - 86_400_000);
+      await enqueue(
+        ctx.database,
+        'usage-rollup',
+        { day: yesterday },
+        {
+          maxAttempts: ctx.config.jobs.maxAttempts,
+          dedupeKey: `usage-rollup:${yesterday}`,
+        },
+      );
+      const result = await drain(ctx.database, handlers, {
+        ...ctx.config.jobs,
+        maxJobs: ctx.config.jobs.drainMaxJobs,
+        maxMs: ctx.config.jobs.drainMaxMs,
+        onError: (job, error) => {
+          ctx.metrics.jobs.inc({ kind: job.kind, outcome: 'failed' });
+          ctx.logger.warn(
+            {
+              job: job.id,
+              kind: job.kind,
+              attempt: job.attempts,
+              error: error instanceof Error ? error.name : 'error',
+            },
+            'job failed',
+          );
+        },
+      });
+      ctx.metrics.jobs.inc({ kind: 'all', outcome: 'processed' }, result.processed);
+      return { processed: result.processed, failed: result.failed };
+    },
+  );
+
+  route(
+    app,
+    registry,
+    {
+      method: 'POST',
+      url: '/api/retention',
+      operationId: 'retention',
+      summary: 'Enforce data retention',
+      description: 'Deletes what is past its configured period and returns the deleted counts per category.',
+      tags: ['operations'],
+      security: 'workerSecret',
+      responses: { 200: { description: 'deleted counts per category', schema: RetentionResult }, 401: r401 },
+    },
+    { onRequest: auth },
+    async () => enforceRetention(ctx.database, ctx.config.retentionDays, ctx.now()),
+  );
+}

@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import { type RouteRegistry, route } from '../../http/route-spec.ts';
+import { contentSecurityPolicy, newNonce, renderPage } from '../../web/page.ts';
+
+export function webRoutes(app: FastifyInstance, registry: RouteRegistry): void {
+  route(
+    app,
+    registry,
+    {
+      method: 'GET',
+      url: '/',
+      operationId: 'appPage',
+      summary: 'App page',
+      description: 'HTML page with a strict, nonce-based Content-Security-Policy (fresh nonce per response).',
+      tags: ['web'],
+      security: 'none',
+      responses: {
+        200: {
+          description: 'app page, with a content-security-policy header',
+          contentType: 'text/html',
+          headers: { 'Content-Security-Policy': { description: 'nonce-based policy', schema: { type: 'string' } } },
+        },
+      },
+    },
+    {},
+    async (_request, reply) => {
+      const nonce = newNonce();
+      return reply
+        .headers({
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': contentSecurityPolicy(nonce),
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+          'referrer-policy': 'no-referrer',
+          'cross-origin-opener-policy': 'same-origin',
+        })
+        .send(renderPage(nonce));
+    },
+  );
+}

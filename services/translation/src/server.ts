@@ -1,0 +1,71 @@
+// Listens, and stops gracefully on SIGTERM/SIGINT: stop accepting, drain in-flight requests, close the database.
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { createContext } from './context.ts';
+import { type Database, migrationStatus, openDatabase } from './db/index.ts';
+import { syncPlans } from './services/accounts.ts';
+import type { AppContext } from './services/context.ts';
+
+export class MigrationsBehindError extends Error {}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  ctx: AppContext;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database, refuses to start when migrations are behind, syncs PLANS, builds the app and listens.
+ * @example const server = await startServer(loadConfig()); // …; await server.close();
+ */
+export async function startServer(
+  config: Config,
+  opts: { database?: Database; ctx?: Partial<Parameters<typeof createContext>[2]> } = {},
+): Promise<RunningServer> {
+  if (!opts.database && !config.databaseUrl) throw new Error('DATABASE_URL: required');
+  const database = opts.database ?? (await openDatabase(config.databaseUrl!, { poolMax: config.databasePoolMax }));
+  const status = await migrationStatus(database);
+  if (status.pending.length > 0) {
+    await database.close();
+    throw new MigrationsBehindError(
+      `the database is behind: ${status.pending.length} migration(s) pending (${status.pending.join(', ')}); run \`migrate\` first`,
+    );
+  }
+  await syncPlans(database, config.plans);
+  const ctx = createContext(config, database, opts.ctx ?? {});
+  const { app } = await buildApp(ctx);
+  const url = await app.listen({ port: config.port, host: config.host });
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    ctx,
+    url,
+    close: () => {
+      closing ??= (async () => {
+        await app.close();
+        await database.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Closes `server` on SIGTERM/SIGINT, forcing an exit after the grace period. */
+export function handleSignals(server: RunningServer, graceMs: number): void {
+  const stop = (signal: string) => {
+    server.ctx.logger.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      server.ctx.logger.error('shutdown grace period passed; exiting');
+      process.exit(1);
+    }, graceMs);
+    timer.unref();
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}

@@ -1,0 +1,191 @@
+// Users, organizations, memberships and API keys: what the operator CLI, `make dev` and the API-key auth need.
+import { and, eq, sql } from 'drizzle-orm';
+import type { PlanConfig } from '../config.ts';
+import type { Database } from '../db/index.ts';
+import { apiKeys, auditLog, memberships, organizations, plans, users } from '../db/schema.ts';
+import { digestsEqual, generateApiKey, looksLikeApiKey, sha256 } from './secrets.ts';
+
+/** Who is calling with an API key, and the limits of the organization that pays. */
+export interface Principal {
+  keyId: string;
+  userId: string;
+  orgId: string;
+  quotaTokens: number;
+  periodDays: number;
+  dailyBudgetMicros: number;
+  judgeSampleRate: number;
+  reviewThreshold: number;
+}
+
+/** Upserts the operator's plans (PLANS) so organizations can reference them by name. */
+export async function syncPlans(database: Database, configured: PlanConfig[]): Promise<void> {
+  for (const p of configured) {
+    const values = {
+      id: p.name,
+      name: p.name,
+      quotaTokens: p.tokensPerPeriod,
+      periodDays: p.periodDays,
+      dailyBudgetMicros: p.dailyBudgetCents * 10_000,
+    };
+    await database.db
+      .insert(plans)
+      .values(values)
+      .onConflictDoUpdate({
+        target: plans.id,
+        set: {
+          quotaTokens: values.quotaTokens,
+          periodDays: values.periodDays,
+          dailyBudgetMicros: values.dailyBudgetMicros,
+        },
+      });
+  }
+}
+
+/** Finds a user by email (case-insensitive) or creates one. */
+export async function ensureUser(database: Database, email: string): Promise<string> {
+  const existing = await database.db
+    .select({ id: users.id })
+    .from(users)
+    .where(sql`lower(${users.email}) = lower(${email})`);
+  if (existing[0]) return existing[0].id;
+  const [row] = await database.db.insert(users).values({ email }).returning({ id: users.id });
+  return row!.id;
+}
+
+/** The user's personal organization (keys issued without an org belong to it), created on first use. */
+export async function ensurePersonalOrg(database: Database, userId: string, planId: string): Promise<string> {
+  const existing = await database.db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .innerJoin(memberships, eq(memberships.orgId, organizations.id))
+    .where(and(eq(memberships.userId, userId), eq(organizations.personal, true), eq(memberships.role, 'owner')));
+  if (existing[0]) return existing[0].id;
+  const [org] = await database.db
+    .insert(organizations)
+    .values({ name: 'personal', personal: true, planId })
+    .returning({ id: organizations.id });
+  await database.db.insert(memberships).values({ orgId: org!.id, userId, role: 'owner' });
+  return org!.id;
+}
+
+export async function createOrganization(
+  database: Database,
+  input: { name: string; planId: string; ownerId: string },
+): Promise<string> {
+  const [org] = await database.db
+    .insert(organizations)
+    .values({ name: input.name, planId: input.planId })
+    .returning({ id: organizations.id });
+  await database.db.insert(memberships).values({ orgId: org!.id, userId: input.ownerId, role: 'owner' });
+  return org!.id;
+}
+
+export class NotAMemberError extends Error {}
+
+/**
+ * Issues an API key for `userId` in `orgId` (or the personal org). The secret is returned once; only its hash is stored.
+ * Throws NotAMemberError when the user is not a member of `orgId`.
+ */
+export async function issueApiKey(
+  database: Database,
+  input: { userId: string; orgId?: string | undefined; defaultPlan: string; actor: 'operator' | 'user' },
+): Promise<{ apiKey: string; prefix: string; keyId: string; orgId: string }> {
+  let orgId = input.orgId;
+  if (orgId) {
+    const member = await database.db
+      .select({ role: memberships.role })
+      .from(memberships)
+      .where(and(eq(memberships.orgId, orgId), eq(memberships.userId, input.userId)));
+    if (!member[0]) throw new NotAMemberError('not a member of the organization');
+  } else {
+    orgId = await ensurePersonalOrg(database, input.userId, input.defaultPlan);
+  }
+  const key = generateApiKey();
+  const [row] = await database.db
+    .insert(apiKeys)
+    .values({ hash: key.hash, prefix: key.prefix, userId: input.userId, orgId })
+    .returning({ id: apiKeys.id });
+  await database.db.insert(auditLog).values({
+    actorKind: input.actor,
+    actorUserId: input.actor === 'user' ? input.userId : null,
+    orgId,
+    action: 'api_key.create',
+    target: row!.id,
+    meta: { prefix: key.prefix, userId: input.userId },
+  });
+  return { apiKey: key.secret, prefix: key.prefix, keyId: row!.id, orgId };
+}
+
+interface PrincipalRow {
+  id: string;
+  hash: Buffer | Uint8Array;
+  user_id: string;
+  org_id: string;
+  quota_tokens: number;
+  period_days: number;
+  daily_budget: number;
+  judge_sample_rate: number;
+  review_threshold: number;
+}
+
+const PRINCIPAL_SQL = `
+SELECT k.id, k.hash, k.user_id, k.org_id, p.quota_tokens, p.period_days,
+       COALESCE(o.daily_budget_micros, p.daily_budget_micros) AS daily_budget,
+       o.judge_sample_rate, o.review_threshold
+  FROM api_keys k
+  JOIN organizations o ON o.id = k.org_id
+  JOIN plans p ON p.id = o.plan_id
+  JOIN users u ON u.id = k.user_id
+ WHERE k.hash = $1 AND k.revoked_at IS NULL AND u.deleted_at IS NULL`;
+
+/**
+ * Resolves API keys to principals: looked up by SHA-256 hash, the stored hash compared again in constant time.
+ * A short in-process cache (ttlMs, 0 = off) spares the database on hot keys; revocation takes effect within ttlMs.
+ */
+export class ApiKeyResolver {
+  readonly #database: Database;
+  readonly #ttlMs: number;
+  readonly #cache = new Map<string, { principal: Principal | null; expires: number }>();
+
+  constructor(database: Database, ttlMs: number) {
+    this.#database = database;
+    this.#ttlMs = ttlMs;
+  }
+
+  async resolve(secret: string): Promise<Principal | null> {
+    if (!looksLikeApiKey(secret)) return null;
+    const hash = sha256(secret);
+    const cacheKey = hash.toString('base64');
+    const now = Date.now();
+    const cached = this.#cache.get(cacheKey);
+    if (cached && cached.expires > now) return cached.principal;
+    const [row] = await this.#database.query<PrincipalRow>(PRINCIPAL_SQL, [hash]);
+    const principal =
+      row && digestsEqual(Buffer.from(row.hash), hash)
+        ? {
+            keyId: row.id,
+            userId: row.user_id,
+            orgId: row.org_id,
+            quotaTokens: Number(row.quota_tokens),
+            periodDays: Number(row.period_days),
+            dailyBudgetMicros: Number(row.daily_budget),
+            judgeSampleRate: Number(row.judge_sample_rate),
+            reviewThreshold: Number(row.review_threshold),
+          }
+        : null;
+    if (this.#ttlMs > 0) {
+      if (this.#cache.size > 10_000) this.#cache.clear();
+      this.#cache.set(cacheKey, { principal, expires: now + this.#ttlMs });
+    }
+    if (principal) {
+      // Throttled: at most one write per key per minute.
+      void this.#database
+        .query(
+          `UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+          [principal.keyId],
+        )
+        .catch(() => {});
+    }
+    return principal;
+  }
+}

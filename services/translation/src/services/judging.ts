@@ -1,0 +1,147 @@
+// Quality judging: the judge endpoint, the playground's score and the background `judge-sample` job.
+// The LLM judge is metered like a translation; when the budget is reached or the upstream fails, the
+// validator-based heuristic judge answers instead (labelled `heuristic`), so judging never fails a request.
+
+import { reviewItems } from '../db/schema.ts';
+import { AppError } from '../errors.ts';
+import type { JudgeInput, JudgeResult } from '../judge/index.ts';
+import { judgeTranslations } from '../judge/index.ts';
+import { UpstreamError } from '../providers/index.ts';
+import { estimateJudgeTokens } from '../tokens/index.ts';
+import type { AppContext } from './context.ts';
+import { costMicros, type MeterSubject, reserve, settle } from './meter.ts';
+import type { JudgeSamplePayload } from './translate.ts';
+import { priceOf } from './translate.ts';
+
+/**
+ * Judges `input` with the configured provider, metered against `subject`; falls back to the heuristic judge.
+ * @example const r = await meteredJudge(ctx, subject, keyId, 'judge', input);
+ */
+export async function meteredJudge(
+  ctx: AppContext,
+  subject: MeterSubject | null,
+  apiKeyId: string | null,
+  kind: 'judge' | 'playground',
+  input: JudgeInput,
+): Promise<JudgeResult> {
+  if (ctx.provider.name === 'pseudo' || !subject) return judgeTranslations(ctx.heuristicProvider, input);
+  const price = priceOf(ctx, input.model);
+  const estimate = estimateJudgeTokens(input, ctx.provider.name);
+  let reservation: Awaited<ReturnType<typeof reserve>>;
+  try {
+    reservation = await reserve(
+      ctx.database,
+      subject,
+      estimate.tokensIn + estimate.maxTokensOut,
+      costMicros(estimate.tokensIn, estimate.maxTokensOut, price),
+      ctx.now(),
+    );
+  } catch (e) {
+    if (e instanceof AppError && e.status === 402) return judgeTranslations(ctx.heuristicProvider, input);
+    throw e;
+  }
+  let result: JudgeResult | null = null;
+  let error: unknown;
+  try {
+    result = await judgeTranslations(ctx.provider, input);
+  } catch (e) {
+    error = e;
+  }
+  const tokensIn = result?.tokensIn ?? 0;
+  const tokensOut = result?.tokensOut ?? 0;
+  const charged = await settle(
+    ctx.database,
+    reservation,
+    { tokens: tokensIn + tokensOut, costMicros: result ? costMicros(tokensIn, tokensOut, price) : 0 },
+    {
+      apiKeyId,
+      kind,
+      model: result?.model ?? input.model,
+      items: input.items.length,
+      tokensIn,
+      tokensOut,
+      outcome: result ? 'ok' : 'upstream_error',
+    },
+  );
+  ctx.metrics.upstreamCalls.inc({ kind: 'judge', outcome: result ? 'ok' : 'error' });
+  ctx.metrics.spendMicros.inc({ kind }, charged);
+  if (result) return result;
+  if (error instanceof UpstreamError) {
+    ctx.logger.warn({ reason: error.reason }, 'judge upstream failed; heuristic judge used');
+    return judgeTranslations(ctx.heuristicProvider, input);
+  }
+  throw error;
+}
+
+/**
+ * The `judge-sample` job: judges a sampled batch; every item of a batch scoring under the organization's
+ * threshold becomes an open review item (the one place translated text is stored).
+ */
+export function judgeSampleHandler(ctx: AppContext) {
+  return async (raw: unknown): Promise<void> => {
+    const p = raw as JudgeSamplePayload;
+    if (!p || !Array.isArray(p.items)) throw new Error('judge-sample: malformed payload');
+    const [org] = await ctx.database.query<{
+      quota_tokens: number;
+      period_days: number;
+      daily_budget: number;
+    }>(
+      `SELECT p.quota_tokens, p.period_days, COALESCE(o.daily_budget_micros, p.daily_budget_micros) AS daily_budget
+         FROM organizations o JOIN plans p ON p.id = o.plan_id WHERE o.id = $1`,
+      [p.orgId],
+    );
+    if (!org) return; // the organization is gone: nothing to review
+    const subject: MeterSubject = {
+      orgId: p.orgId,
+      scope: `org:${p.orgId}`,
+      quotaTokens: Number(org.quota_tokens),
+      periodDays: Number(org.period_days),
+      capMicros: Number(org.daily_budget),
+    };
+    const input: JudgeInput = {
+      sourceLocale: p.sourceLocale,
+      targetLocale: p.targetLocale,
+      items: p.items,
+      glossary: p.glossary,
+      style: p.style,
+      model: ctx.config.models.judge,
+    };
+    const result = await meteredJudge(ctx, subject, null, 'judge', input);
+    if (result.overall >= p.threshold) return;
+    await ctx.database.db.insert(reviewItems).values(
+      p.items.map((item) => ({
+        orgId: p.orgId,
+        sourceLocale: p.sourceLocale,
+        targetLocale: p.targetLocale,
+        itemId: item.id,
+        sourceText: item.source,
+        targetText: item.target,
+        isIcu: item.isIcu,
+        glossary: p.glossary,
+        model: p.model,
+        scores: { ...result.scores, judge: result.judge },
+        overall: result.overall,
+      })),
+    );
+  };
+}
+
+/** The `usage-rollup` job: aggregates one UTC day of usage events into `usage_daily` (idempotent). */
+export function usageRollupHandler(ctx: AppContext) {
+  return async (raw: unknown): Promise<void> => {
+    const day = (raw as { day?: unknown })?.day;
+    if (typeof day !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(day)) throw new Error('usage-rollup: malformed payload');
+    await ctx.database.query(
+      `INSERT INTO usage_daily (org_id, day, kind, model, requests, tokens_in, tokens_out, cost_micros)
+       SELECT COALESCE(org_id, 'playground'), $1::date, kind, model, count(*), sum(tokens_in), sum(tokens_out), sum(cost_micros)
+         FROM usage_events
+        WHERE created_at >= ($1::date::timestamp AT TIME ZONE 'UTC')
+          AND created_at < (($1::date + 1)::timestamp AT TIME ZONE 'UTC')
+        GROUP BY 1, kind, model
+       ON CONFLICT (org_id, day, kind, model) DO UPDATE
+         SET requests = EXCLUDED.requests, tokens_in = EXCLUDED.tokens_in,
+             tokens_out = EXCLUDED.tokens_out, cost_micros = EXCLUDED.cost_micros`,
+      [day],
+    );
+  };
+}

@@ -1,0 +1,124 @@
+// Metering: the plan quota (tokens per period) and the daily budget cap (micro-units, priced per model) are
+// reserved atomically in PostgreSQL before an upstream call (`meter_reserve`) and settled after it with the
+// provider's reported usage (`meter_settle`, which also records the usage event, in the same round trip).
+import type { Database } from '../db/index.ts';
+import { budgetExceeded, playgroundBudgetExceeded, quotaExceeded } from '../errors.ts';
+
+/** Price per million tokens, micro-units. */
+export interface Price {
+  in: number;
+  out: number;
+}
+
+/** Cost in micro-units, rounded up (a call is never free). */
+export function costMicros(tokensIn: number, tokensOut: number, price: Price): number {
+  return Math.ceil((tokensIn * price.in + tokensOut * price.out) / 1_000_000);
+}
+
+const DAY_MS = 86_400_000;
+const isoDay = (epochDay: number) => new Date(epochDay * DAY_MS).toISOString().slice(0, 10);
+
+/** The UTC day of `now` (YYYY-MM-DD). */
+export const utcDay = (now: number): string => isoDay(Math.floor(now / DAY_MS));
+
+/** First UTC day of the quota period containing `now`; periods of `periodDays` are aligned on the Unix epoch. */
+export function periodStart(now: number, periodDays: number): string {
+  const day = Math.floor(now / DAY_MS);
+  return isoDay(day - (day % periodDays));
+}
+
+/** What pays: an organization (quota + budget) or the public playground (budget only). */
+export interface MeterSubject {
+  orgId: string | null;
+  /** Budget scope: `org:<id>` or `playground`. */
+  scope: string;
+  quotaTokens: number;
+  periodDays: number;
+  capMicros: number;
+}
+
+export interface Reservation {
+  subject: MeterSubject;
+  period: string;
+  day: string;
+  tokens: number;
+  costMicros: number;
+}
+
+/**
+ * Reserves `tokens` and `cost` for `subject`, or throws the 402 error naming what is reached.
+ * @example const r = await reserve(db, subject, 1200, 900, Date.now());
+ */
+export async function reserve(
+  database: Database,
+  subject: MeterSubject,
+  tokens: number,
+  cost: number,
+  now: number,
+): Promise<Reservation> {
+  const period = periodStart(now, subject.periodDays);
+  const day = utcDay(now);
+  const [row] = await database.query<{ r: string }>('SELECT meter_reserve($1, $2, $3, $4, $5, $6, $7, $8) AS r', [
+    subject.orgId,
+    period,
+    tokens,
+    subject.quotaTokens,
+    subject.scope,
+    day,
+    cost,
+    subject.capMicros,
+  ]);
+  if (row?.r === 'quota') throw quotaExceeded();
+  if (row?.r === 'budget') throw subject.orgId ? budgetExceeded() : playgroundBudgetExceeded();
+  return { subject, period, day, tokens, costMicros: cost };
+}
+
+export interface UsageRecord {
+  apiKeyId: string | null;
+  kind: 'translate' | 'judge' | 'playground';
+  model: string;
+  items: number;
+  tokensIn: number;
+  tokensOut: number;
+  outcome: 'ok' | 'upstream_error';
+}
+
+const SETTLE_SQL = `
+WITH s AS (SELECT * FROM meter_settle($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))
+INSERT INTO usage_events (org_id, api_key_id, kind, model, items, tokens_in, tokens_out, cost_micros, outcome)
+SELECT $11, $12, $13, $14, $15, $16, $17, s.charged_micros, $18 FROM s
+RETURNING cost_micros`;
+
+/**
+ * Releases `reservation` and charges the actual usage (0 releases everything), recording one usage event.
+ * The charge never exceeds the headroom under the cap. Returns the micro-units charged.
+ */
+export async function settle(
+  database: Database,
+  reservation: Reservation,
+  actual: { tokens: number; costMicros: number },
+  usage: UsageRecord,
+): Promise<number> {
+  const s = reservation.subject;
+  const [row] = await database.query<{ cost_micros: number }>(SETTLE_SQL, [
+    s.orgId,
+    reservation.period,
+    reservation.tokens,
+    actual.tokens,
+    s.quotaTokens,
+    s.scope,
+    reservation.day,
+    reservation.costMicros,
+    actual.costMicros,
+    s.capMicros,
+    s.orgId,
+    usage.apiKeyId,
+    usage.kind,
+    usage.model,
+    usage.items,
+    usage.tokensIn,
+    usage.tokensOut,
+    usage.outcome,
+  ]);
+  return Number(row?.cost_micros ?? 0);
+}

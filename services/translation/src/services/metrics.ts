@@ -1,0 +1,72 @@
+// prom-client metrics, names prefixed `scriptorium_translation_`. One registry per app (tests build many apps).
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  httpRequests: Counter<'route' | 'method' | 'status'>;
+  httpDuration: Histogram<'route' | 'method'>;
+  upstreamCalls: Counter<'kind' | 'outcome'>;
+  tokens: Counter<'direction'>;
+  spendMicros: Counter<'kind'>;
+  meterRefusals: Counter<'reason'>;
+  rateLimited: Counter<'route'>;
+  jobs: Counter<'kind' | 'outcome'>;
+}
+
+export function createMetrics(collectDefaults: boolean): Metrics {
+  const registry = new Registry();
+  if (collectDefaults) collectDefaultMetrics({ register: registry, prefix: 'scriptorium_translation_' });
+  const p = 'scriptorium_translation_';
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: `${p}http_requests_total`,
+      help: 'HTTP requests by route, method and status',
+      labelNames: ['route', 'method', 'status'],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: `${p}http_request_duration_seconds`,
+      help: 'HTTP request duration',
+      labelNames: ['route', 'method'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    upstreamCalls: new Counter({
+      name: `${p}upstream_calls_total`,
+      help: 'Calls to the LLM provider by kind (translate, retry, judge) and outcome',
+      labelNames: ['kind', 'outcome'],
+      registers: [registry],
+    }),
+    tokens: new Counter({
+      name: `${p}tokens_total`,
+      help: 'Tokens reported by the provider (in, out)',
+      labelNames: ['direction'],
+      registers: [registry],
+    }),
+    spendMicros: new Counter({
+      name: `${p}spend_micros_total`,
+      help: 'Money charged, in micro-units',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    meterRefusals: new Counter({
+      name: `${p}meter_refusals_total`,
+      help: 'Requests refused with 402 (quota, budget, playground_budget)',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    rateLimited: new Counter({
+      name: `${p}rate_limited_total`,
+      help: 'Requests refused with 429',
+      labelNames: ['route'],
+      registers: [registry],
+    }),
+    jobs: new Counter({
+      name: `${p}jobs_total`,
+      help: 'Jobs run by kind and outcome',
+      labelNames: ['kind', 'outcome'],
+      registers: [registry],
+    }),
+  };
+}

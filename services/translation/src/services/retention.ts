@@ -1,0 +1,57 @@
+// Retention: deletes what is past its configured period, per category, and reports the counts.
+import type { Config } from '../config.ts';
+import type { Database } from '../db/index.ts';
+import type { RetentionResult } from '../schemas.ts';
+
+type Category = keyof RetentionResult['deleted'];
+
+const DAY_MS = 86_400_000;
+/** Wraps a DELETE so it returns the number of rows deleted. */
+const counted = (del: string) => `WITH d AS (${del} RETURNING 1) SELECT count(*)::int AS n FROM d`;
+
+/** One statement per category: its SQL (returning `n`) and its parameters. */
+function statements(days: Config['retentionDays'], now: number): [Category, string, unknown[]][] {
+  const cutoff = (d: number) => new Date(now - d * DAY_MS).toISOString();
+  const cutoffDay = (d: number) => cutoff(d).slice(0, 10);
+  const nowIso = new Date(now).toISOString();
+  return [
+    ['usageEvents', counted('DELETE FROM usage_events WHERE created_at < $1'), [cutoff(days.usageEvents)]],
+    ['usageDaily', counted('DELETE FROM usage_daily WHERE day < $1::date'), [cutoffDay(days.usageDaily)]],
+    [
+      'finishedJobs',
+      counted(`DELETE FROM jobs WHERE status IN ('done', 'dead') AND finished_at < $1`),
+      [cutoff(days.finishedJobs)],
+    ],
+    ['reviewItems', counted('DELETE FROM review_items WHERE created_at < $1'), [cutoff(days.reviewItems)]],
+    ['auditLog', counted('DELETE FROM audit_log WHERE at < $1'), [cutoff(days.auditLog)]],
+    ['billingEvents', counted('DELETE FROM billing_events WHERE received_at < $1'), [cutoff(days.billingEvents)]],
+    [
+      'meteringCounters',
+      `WITH q AS (DELETE FROM quota_usage WHERE period_start < $1::date AND reserved_tokens = 0 RETURNING 1),
+            b AS (DELETE FROM budget_usage WHERE day < $1::date AND reserved_micros = 0 RETURNING 1)
+       SELECT ((SELECT count(*) FROM q) + (SELECT count(*) FROM b))::int AS n`,
+      [cutoffDay(days.meteringCounters)],
+    ],
+    // Windows whose end has passed can never count again.
+    ['rateLimitWindows', counted('DELETE FROM rate_limit_windows WHERE window_start + window_ms < $1'), [now]],
+    ['expiredSessions', counted('DELETE FROM sessions WHERE expires_at < $1'), [nowIso]],
+    ['expiredInvites', counted('DELETE FROM invites WHERE expires_at < $1 AND accepted_at IS NULL'), [nowIso]],
+  ];
+}
+
+/**
+ * Applies every retention period; the counts are rows deleted per category.
+ * @example const { deleted } = await enforceRetention(db, config.retentionDays, Date.now());
+ */
+export async function enforceRetention(
+  database: Database,
+  days: Config['retentionDays'],
+  now: number,
+): Promise<RetentionResult> {
+  const deleted = {} as RetentionResult['deleted'];
+  for (const [category, sql, params] of statements(days, now)) {
+    const [row] = await database.query<{ n: number }>(sql, params);
+    deleted[category] = Number(row?.n ?? 0);
+  }
+  return { deleted };
+}

@@ -1,0 +1,223 @@
+// Translate orchestration: resolve the model, reserve quota and budget, call the provider, validate,
+// retry once with the issues as feedback, settle with the reported usage, maybe sample for background judging.
+import { AppError, forbidden, upstreamFailed } from '../errors.ts';
+import type { ProviderRequest, ProviderResult, TranslateItem } from '../providers/index.ts';
+import { UpstreamError } from '../providers/index.ts';
+import type { TranslateBatch, TranslateResult } from '../schemas.ts';
+import { estimateRequestTokens } from '../tokens/index.ts';
+import type { ValidationIssue } from '../validators/index.ts';
+import { validateBatch } from '../validators/index.ts';
+import type { Principal } from './accounts.ts';
+import type { AppContext } from './context.ts';
+import { enqueue } from './jobs.ts';
+import { costMicros, type MeterSubject, type Price, type Reservation, reserve, settle } from './meter.ts';
+
+export interface ResolvedModel {
+  /** Model name sent upstream. */
+  upstream: string;
+  /** Model name reported to the client. */
+  reported: string | null;
+  price: Price;
+}
+
+export const priceOf = (ctx: AppContext, model: string): Price => ctx.config.prices[model] ?? ctx.config.defaultPrice;
+
+/**
+ * Tier → configured model; `modelOverride` → a fine-tuned model of the caller's organization, else 403
+ * (also when it does not exist: the answer never discloses whether another organization's model exists).
+ */
+export async function resolveModel(
+  ctx: AppContext,
+  orgId: string,
+  tier: 'cheap' | 'top',
+  modelOverride: string | undefined,
+): Promise<ResolvedModel> {
+  if (modelOverride === undefined) {
+    const upstream = ctx.config.models[tier];
+    return { upstream, reported: null, price: priceOf(ctx, upstream) };
+  }
+  const [row] = await ctx.database.query<{
+    org_id: string;
+    upstream_model: string;
+    price_in_micros: number;
+    price_out_micros: number;
+  }>('SELECT org_id, upstream_model, price_in_micros, price_out_micros FROM fine_tuned_models WHERE id = $1', [
+    modelOverride,
+  ]);
+  if (!row || row.org_id !== orgId) throw forbidden('modelOverride is not a model this organization may use');
+  return {
+    upstream: row.upstream_model,
+    reported: modelOverride,
+    price: { in: Number(row.price_in_micros), out: Number(row.price_out_micros) },
+  };
+}
+
+export const orgSubject = (p: Principal): MeterSubject => ({
+  orgId: p.orgId,
+  scope: `org:${p.orgId}`,
+  quotaTokens: p.quotaTokens,
+  periodDays: p.periodDays,
+  capMicros: p.dailyBudgetMicros,
+});
+
+interface MeteredCall {
+  result: ProviderResult | null;
+  error: unknown;
+}
+
+/**
+ * One metered provider call: reserve (throws 402), call, settle with the reported usage (or release on failure).
+ * Never throws for an upstream failure: returns it, so callers decide (502, or keep an earlier result).
+ */
+export async function meteredTranslate(
+  ctx: AppContext,
+  subject: MeterSubject,
+  apiKeyId: string | null,
+  kind: 'translate' | 'playground',
+  req: ProviderRequest,
+  price: Price,
+): Promise<MeteredCall> {
+  const estimate = estimateRequestTokens(req, ctx.provider.name);
+  let reservation: Reservation;
+  try {
+    reservation = await reserve(
+      ctx.database,
+      subject,
+      estimate.tokensIn + estimate.maxTokensOut,
+      costMicros(estimate.tokensIn, estimate.maxTokensOut, price),
+      ctx.now(),
+    );
+  } catch (e) {
+    if (e instanceof AppError) ctx.metrics.meterRefusals.inc({ reason: e.code });
+    throw e;
+  }
+  let result: ProviderResult | null = null;
+  let error: unknown;
+  try {
+    result = await ctx.provider.translate(req);
+  } catch (e) {
+    error = e;
+  }
+  const tokensIn = result?.tokensIn ?? 0;
+  const tokensOut = result?.tokensOut ?? 0;
+  const charged = await settle(
+    ctx.database,
+    reservation,
+    { tokens: tokensIn + tokensOut, costMicros: result ? costMicros(tokensIn, tokensOut, price) : 0 },
+    {
+      apiKeyId,
+      kind,
+      model: result?.model ?? req.model,
+      items: req.items.length,
+      tokensIn,
+      tokensOut,
+      outcome: result ? 'ok' : 'upstream_error',
+    },
+  );
+  ctx.metrics.upstreamCalls.inc({ kind, outcome: result ? 'ok' : 'error' });
+  ctx.metrics.tokens.inc({ direction: 'in' }, tokensIn);
+  ctx.metrics.tokens.inc({ direction: 'out' }, tokensOut);
+  ctx.metrics.spendMicros.inc({ kind }, charged);
+  if (error !== undefined && !(error instanceof UpstreamError)) throw error;
+  return { result, error };
+}
+
+function validateAll(batch: TranslateBatch, texts: Map<string, string>): ValidationIssue[] {
+  return validateBatch(
+    batch.items.map((item) => ({
+      id: item.id,
+      source: item.text,
+      target: texts.get(item.id) ?? '',
+      isIcu: item.isIcu === true,
+    })),
+    { sourceLocale: batch.sourceLocale, targetLocale: batch.targetLocale, glossary: batch.glossary },
+  );
+}
+
+/**
+ * Translates a batch for an API-key caller.
+ * @example const result = await translateBatch(ctx, principal, batch);
+ */
+export async function translateBatch(
+  ctx: AppContext,
+  principal: Principal,
+  batch: TranslateBatch,
+): Promise<TranslateResult> {
+  const model = await resolveModel(ctx, principal.orgId, batch.tier, batch.modelOverride);
+  const subject = orgSubject(principal);
+  const items: TranslateItem[] = batch.items;
+  const req: ProviderRequest = {
+    sourceLocale: batch.sourceLocale,
+    targetLocale: batch.targetLocale,
+    items,
+    style: batch.style,
+    glossary: batch.glossary,
+    model: model.upstream,
+  };
+  const first = await meteredTranslate(ctx, subject, principal.keyId, 'translate', req, model.price);
+  if (!first.result) throw upstreamFailed();
+  let tokensIn = first.result.tokensIn;
+  let tokensOut = first.result.tokensOut;
+  const texts = new Map(first.result.translations.map((t) => [t.id, t.text]));
+  let issues = validateAll(batch, texts);
+
+  if (issues.length > 0) {
+    // One retry of the failing items, with their issues as feedback. A 402 or upstream failure here keeps the
+    // first answer, with its issues flagged.
+    const failing = new Set(issues.map((i) => i.itemId));
+    const retryReq: ProviderRequest = { ...req, items: items.filter((i) => failing.has(i.id)), feedback: issues };
+    try {
+      const retry = await meteredTranslate(ctx, subject, principal.keyId, 'translate', retryReq, model.price);
+      if (retry.result) {
+        tokensIn += retry.result.tokensIn;
+        tokensOut += retry.result.tokensOut;
+        for (const t of retry.result.translations) if (failing.has(t.id)) texts.set(t.id, t.text);
+        issues = validateAll(batch, texts);
+      }
+    } catch (e) {
+      if (!(e instanceof AppError && e.status === 402)) throw e;
+    }
+  }
+
+  const translations = items.map((i) => ({ id: i.id, text: texts.get(i.id) ?? '' }));
+  await maybeSample(ctx, principal, batch, translations, model.reported ?? first.result.model);
+  return { translations, model: model.reported ?? first.result.model, tokensIn, tokensOut, issues };
+}
+
+/** Payload of a `judge-sample` job: the one place (besides review items) sampled text waits, until the job ends. */
+export interface JudgeSamplePayload {
+  orgId: string;
+  sourceLocale: string;
+  targetLocale: string;
+  model: string;
+  threshold: number;
+  glossary: TranslateBatch['glossary'];
+  style: TranslateBatch['style'];
+  items: { id: string; source: string; target: string; isIcu: boolean }[];
+}
+
+async function maybeSample(
+  ctx: AppContext,
+  principal: Principal,
+  batch: TranslateBatch,
+  translations: { id: string; text: string }[],
+  model: string,
+): Promise<void> {
+  if (principal.judgeSampleRate <= 0 || ctx.random() >= principal.judgeSampleRate) return;
+  const payload: JudgeSamplePayload = {
+    orgId: principal.orgId,
+    sourceLocale: batch.sourceLocale,
+    targetLocale: batch.targetLocale,
+    model,
+    threshold: principal.reviewThreshold,
+    glossary: batch.glossary,
+    style: batch.style,
+    items: batch.items.map((item, i) => ({
+      id: item.id,
+      source: item.text,
+      target: translations[i]?.text ?? '',
+      isIcu: item.isIcu === true,
+    })),
+  };
+  await enqueue(ctx.database, 'judge-sample', payload, { maxAttempts: ctx.config.jobs.maxAttempts });
+}
