@@ -164,7 +164,7 @@ export class LocalCluster {
   }
 
   async start(node: LocalNode, extraEnv: Record<string, string> = {}): Promise<void> {
-    if (node.process && node.process.exitCode === null) return;
+    if (node.process && node.process.exitCode === null && node.process.signalCode === null) return;
     const output = this.options.output ?? 'file';
     const child = spawn(process.execPath, [MAIN, 'start'], {
       env: { ...this.envFor(node), ...extraEnv },

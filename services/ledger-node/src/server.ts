@@ -1,0 +1,87 @@
+// `ledger-node start`: loads config, key and genesis, opens storage, starts the consensus driver,
+// the HTTP(S) server and the background loops. SIGTERM/SIGINT: stop accepting, drain, exit.
+import { mkdirSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { buildApp } from './api/app.ts';
+import type { NodeConfig } from './config.ts';
+import { createMetrics } from './metrics.ts';
+import { createDriver } from './node/driver.ts';
+import { readGenesisFile, readKeyFile } from './node/files.ts';
+import { LedgerNode } from './node/node.ts';
+
+export interface RunningNode {
+  node: LedgerNode;
+  app: FastifyInstance;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startNode(
+  config: NodeConfig,
+  logger: Logger = pino({ level: config.logLevel }),
+): Promise<RunningNode> {
+  const keys = readKeyFile(config.keyFile);
+  const genesis = readGenesisFile(config.genesisFile);
+  mkdirSync(config.dataDir, { recursive: true });
+  const metrics = createMetrics({ defaultMetrics: true });
+  const node = new LedgerNode({ config, keys, genesis, logger, metrics });
+  node.driver = createDriver(node);
+  const app = await buildApp({
+    service: node,
+    metrics,
+    logger,
+    clusterToken: config.clusterToken,
+    debugApi: config.debugApi,
+    maxBodyBytes: config.maxBodyBytes,
+    rateLimit: config.rateLimit,
+    tls: config.tls,
+  });
+  await app.listen({ host: config.bindHost, port: config.bindPort });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.bindPort;
+  node.start();
+  logger.info(
+    {
+      node_id: node.nodeId,
+      public_key: keys.publicKey,
+      port,
+      height: node.chain.height,
+      validator: node.isValidator(),
+    },
+    'ledger node started',
+  );
+  let closing: Promise<void> | undefined;
+  return {
+    node,
+    app,
+    url: `${config.tls ? 'https' : 'http'}://${config.advertise.host}:${port}`,
+    close() {
+      closing ??= (async () => {
+        await app.close();
+        await node.stop();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Runs until SIGTERM/SIGINT, then drains and exits 0. */
+export async function runServer(config: NodeConfig): Promise<void> {
+  const logger = pino({ level: config.logLevel });
+  const running = await startNode(config, logger);
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    running.close().then(
+      () => process.exit(0),
+      (err) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
