@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${x} is a placeholder under test, not a template
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scanProtected } from '../validators/patterns.ts';

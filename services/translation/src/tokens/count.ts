@@ -9,7 +9,7 @@ const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 /**
  * Number of o200k_base tokens in `text`.
  *
- * @example countTokens('Hello, world') // 4
+ * @example countTokens('Hello, world') // 3
  */
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${x} is a placeholder under test, not a template
 import { describe, expect, it } from 'vitest';
 import { parseTag, scanProtected } from './patterns.ts';
 import { validatePlaceholders } from './placeholders.ts';

@@ -1,0 +1,92 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { formatTranslationReply } from '../providers/prompt.ts';
+import { pseudoTranslate } from '../providers/pseudo.ts';
+import { pseudoLocalize } from '../providers/pseudo-transform.ts';
+import type { ProviderRequest } from '../providers/types.ts';
+import { countPromptTokens, countTokens, PROMPT_OVERHEAD_TOKENS } from './count.ts';
+import { estimateJudgeTokens, estimateRequestTokens, translateMaxTokensOut } from './estimate.ts';
+
+describe('countTokens', () => {
+  it('counts o200k_base tokens', () => {
+    expect(countTokens('')).toBe(0);
+    expect(countTokens('Hello, world')).toBe(3);
+    expect(countTokens('Settings')).toBe(1);
+  });
+  it('counts special-token text as plain text instead of throwing', () => {
+    expect(countTokens('<|endoftext|>')).toBeGreaterThan(1);
+  });
+  it('adds the chat framing to prompts', () => {
+    expect(countPromptTokens({ system: 'Hello, world', user: 'Settings' })).toBe(4 + PROMPT_OVERHEAD_TOKENS);
+  });
+});
+
+const req = (texts: string[]): ProviderRequest => ({
+  sourceLocale: 'en',
+  targetLocale: 'de',
+  model: 'm',
+  style: {},
+  glossary: [],
+  items: texts.map((text, i) => ({ id: `k${i}`, text })),
+});
+
+describe('estimateRequestTokens', () => {
+  it('is exact for pseudo', () => {
+    const r = req(['Open the settings', 'Hello {name}']);
+    const actual = pseudoTranslate(r);
+    expect(estimateRequestTokens(r, 'pseudo')).toEqual({ tokensIn: actual.tokensIn, maxTokensOut: actual.tokensOut });
+  });
+  it('counts the same prompt for LLM kinds and bounds the output', () => {
+    const r = req(['Open the settings']);
+    const e = estimateRequestTokens(r, 'openai');
+    expect(e.tokensIn).toBe(pseudoTranslate(r).tokensIn);
+    expect(e.maxTokensOut).toBe(16 + 12 + countTokens('k0') + 4 * countTokens('Open the settings'));
+    expect(estimateRequestTokens(r, 'anthropic')).toEqual(e);
+  });
+  it('caps the output bound', () => {
+    const long = req(['word '.repeat(5000)]);
+    expect(estimateRequestTokens(long, 'openai').maxTokensOut).toBe(8192);
+    expect(estimateRequestTokens(long, 'openai', 1000).maxTokensOut).toBe(1000);
+  });
+  it('bounds what the fakes answer (light pseudo), so a fake never cuts a reply short', () => {
+    const text = fc.array(
+      fc.constantFrom('Open', 'the', 'file', '%s', '{name}', 'Übersicht', '日本語', '<b>x</b>', '"q"'),
+      {
+        minLength: 1,
+        maxLength: 40,
+      },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(
+          text.map((w) => w.join(' ')),
+          { minLength: 1, maxLength: 8 },
+        ),
+        (texts) => {
+          const r = req(texts);
+          const reply = formatTranslationReply(
+            r.items.map((i) => ({ id: i.id, text: pseudoLocalize(i.text, { accents: false }) })),
+          );
+          expect(countTokens(reply)).toBeLessThanOrEqual(translateMaxTokensOut(r));
+        },
+      ),
+      { numRuns: 200, seed: 5 },
+    );
+  });
+});
+
+describe('estimateJudgeTokens', () => {
+  const input = {
+    sourceLocale: 'en',
+    targetLocale: 'de',
+    model: 'm',
+    glossary: [],
+    items: [{ id: 'a', source: 'x', target: 'y' }],
+  };
+  it('is zero for the heuristic judge and bounded for LLMs', () => {
+    expect(estimateJudgeTokens(input, 'pseudo')).toEqual({ tokensIn: 0, maxTokensOut: 0 });
+    const e = estimateJudgeTokens(input, 'openai');
+    expect(e.tokensIn).toBeGreaterThan(100);
+    expect(e.maxTokensOut).toBe(64 + 160);
+  });
+});
