@@ -1,0 +1,69 @@
+// Membership through the API: a 5th node that starts as a passive follower becomes a validator after
+// an ADD submitted via POST /membership; a removed validator becomes a follower and keeps following.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
+import { assertSameChain, records, waitForRecords } from './helpers.ts';
+
+let cluster: LocalCluster;
+let fifth: LocalNode;
+
+interface Status {
+  height: number;
+  validators: number;
+  quorum: number;
+  is_validator: boolean;
+  validator_keys: string[];
+}
+const status = async (n: LocalNode) => (await cluster.get(n, '/chain')).body as Status;
+
+beforeAll(async () => {
+  cluster = await LocalCluster.create({ size: 4, roundTimeoutMs: 400 });
+  fifth = await cluster.addNode();
+  await cluster.startAll();
+});
+afterAll(async () => {
+  await cluster?.stopAll();
+});
+
+describe('membership', () => {
+  it('a 5th node follows as a passive follower, then becomes a validator after POST /membership ADD', async () => {
+    const [n0, n1] = cluster.nodes as [LocalNode, LocalNode];
+    const s = await status(fifth);
+    expect(s.is_validator).toBe(false);
+    const batch = records('m1', 5);
+    await cluster.post(n0, '/mempool', { records: batch });
+    await waitForRecords(cluster, [fifth], batch.map((r) => r.id));
+    await cluster.waitFor('fifth ready', () => cluster.get(fifth, '/ready').then((r) => r.status), (c) => c === 200, 20_000);
+
+    const add = await cluster.post(n1, '/membership', { changes: [{ action: 'ADD', validator: fifth.keys.publicKey }] });
+    expect(add.status).toBe(200);
+    await cluster.waitFor('5 validators everywhere', () => Promise.all(cluster.nodes.map(status)), (all) => all.every((x) => x.validators === 5 && x.quorum === 4));
+    expect((await status(fifth)).is_validator).toBe(true);
+    await cluster.waitFor(
+      'the 5th node signs',
+      () => cluster.get(fifth, '/metrics').then((r) => String(r.body)),
+      (m) => /scriptorium_ledger_messages_out_total\{type="COMMIT"\} [1-9]/.test(m),
+      20_000,
+    );
+    const more = records('m2', 10);
+    await cluster.post(fifth, '/mempool', { records: more });
+    await waitForRecords(cluster, cluster.nodes, more.map((r) => r.id));
+    await assertSameChain(cluster, cluster.nodes);
+  });
+
+  it('a removed validator becomes a follower and keeps following', async () => {
+    const [n0, , n2, n3] = cluster.nodes as [LocalNode, LocalNode, LocalNode, LocalNode];
+    const res = await cluster.post(n0, '/admin/validator', { action: 'REMOVE', validator: n3.keys.publicKey });
+    expect(res.status).toBe(200);
+    await cluster.waitFor('n3 removed', () => Promise.all(cluster.nodes.map(status)), (all) => all.every((x) => x.validators === 4));
+    const s3 = await status(n3);
+    expect(s3.is_validator).toBe(false);
+    expect(s3.validator_keys).not.toContain(n3.keys.publicKey);
+    const metrics = String((await cluster.get(n3, '/metrics')).body);
+    expect(metrics).toMatch(/scriptorium_ledger_is_validator 0/);
+    const batch = records('m3', 10);
+    await cluster.post(n2, '/mempool', { records: batch });
+    await waitForRecords(cluster, cluster.nodes, batch.map((r) => r.id));
+    await assertSameChain(cluster, cluster.nodes);
+  });
+});
