@@ -1,0 +1,105 @@
+import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeApiError } from '../src/errors.ts';
+import { KubeClient } from '../src/kube/client.ts';
+import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
+import type { KubeObject } from '../src/kube/types.ts';
+import { create, createNamespace, installCrds, translationService } from './helpers.ts';
+
+// The CRDs' own validation (OpenAPI schema and CEL rules) on a real kube-apiserver, without the operator.
+let plane: TestControlPlane;
+let client: KubeClient;
+let ns: string;
+
+beforeAll(async () => {
+  plane = await startTestControlPlane({ withControllerManager: false });
+  client = new KubeClient(plane.kubeConfig);
+  await installCrds(client);
+  ns = await createNamespace(client, 'crd');
+});
+
+afterAll(async () => {
+  client?.close();
+  await plane?.stop();
+});
+
+async function refusal(obj: KubeObject): Promise<string> {
+  try {
+    await create(client, obj);
+  } catch (err) {
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect((err as KubeApiError).status).toBe(422);
+    return (err as KubeApiError).message;
+  }
+  throw new Error('the API server accepted an invalid object');
+}
+
+function ledger(name: string, spec: Record<string, unknown>): KubeObject {
+  return {
+    apiVersion: 'scriptorium.dev/v1alpha1',
+    kind: 'LedgerCluster',
+    metadata: { name, namespace: ns },
+    spec: { image: 'scriptorium/ledger-node:1', validators: 4, ...spec },
+  };
+}
+
+describe('TranslationService CRD', () => {
+  it('refuses replicas together with autoscaling, with a readable message', async () => {
+    const message = await refusal(translationService(ns, 'both', { replicas: 2, autoscaling: { maxReplicas: 4 } }));
+    expect(message).toContain('set either replicas or autoscaling, not both');
+  });
+
+  it('refuses autoscaling bounds with min above max', async () => {
+    const message = await refusal(
+      translationService(ns, 'bounds', { replicas: undefined, autoscaling: { minReplicas: 5, maxReplicas: 2 } }),
+    );
+    expect(message).toContain('autoscaling.minReplicas must not exceed maxReplicas');
+  });
+
+  it('refuses a paid provider without an API key Secret', async () => {
+    const message = await refusal(translationService(ns, 'nokey', { provider: { kind: 'openai' } }));
+    expect(message).toContain('provider.apiKeySecretRef is required');
+  });
+
+  it('refuses a name too long for its children', async () => {
+    const message = await refusal(translationService(ns, 'x'.repeat(50)));
+    expect(message).toContain('metadata.name must be at most 42 characters');
+  });
+
+  it('accepts a valid spec and fills defaults', async () => {
+    const created = await create(client, translationService(ns, 'ok'));
+    expect(created.spec.provider).toEqual({ kind: 'pseudo', models: {} });
+    expect(created.spec.schedules).toEqual({ worker: '* * * * *', retention: '17 3 * * *' });
+  });
+});
+
+describe('LedgerCluster CRD', () => {
+  it('refuses zero validators', async () => {
+    expect(await refusal(ledger('zero', { validators: 0 }))).toContain('validators must be at least 1');
+  });
+
+  it('requires a CA Secret or an issuer for mutual TLS', async () => {
+    expect(await refusal(ledger('mtls', { tls: { mode: 'mutual' } }))).toContain(
+      'tls.mode mutual requires tls.caSecretRef or tls.issuerRef',
+    );
+    await create(client, ledger('mtls-ok', { tls: { mode: 'mutual', caSecretRef: { name: 'ca' } } }));
+  });
+
+  it('keeps genesis immutable once set, and serves the scale subresource', async () => {
+    await create(client, ledger('gen', { genesis: { chainId: 'chain-a' } }));
+    const path = resourcePath(RESOURCES.LedgerCluster, ns, 'gen');
+    const change = client.request('PATCH', path, {
+      body: { spec: { genesis: { chainId: 'chain-b' } } },
+      contentType: 'application/merge-patch+json',
+    });
+    await expect(change).rejects.toThrow(/genesis is immutable once set/);
+    const scaled = await client.request<KubeObject>('PATCH', `${path}/scale`, {
+      body: { spec: { replicas: 7 } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(scaled.kind).toBe('Scale');
+    const after = await client.request<KubeObject>('GET', path);
+    expect(after.spec.validators).toBe(7);
+    expect(after.spec.genesis).toEqual({ chainId: 'chain-a' });
+  });
+});

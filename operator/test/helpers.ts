@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { buildCrds } from '../src/crd/index.ts';
+import { KubeApiError } from '../src/errors.ts';
+import type { KubeClient } from '../src/kube/client.ts';
+import { RESOURCES, type ResourceType, resourcePath } from '../src/kube/resources.ts';
+import type { KubeObject } from '../src/kube/types.ts';
+
+export const quietLog = pino({ level: process.env.OPERATOR_TEST_LOG ?? 'silent' });
+
+/** Poll until `check` returns a value other than undefined/false, at most `timeoutMs`. */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 45_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+}
+
+/** Install both CRDs and wait until the API serves them. */
+export async function installCrds(client: KubeClient): Promise<void> {
+  for (const crd of Object.values(buildCrds())) {
+    await client.request(
+      'PATCH',
+      resourcePath(RESOURCES.CustomResourceDefinition, undefined, (crd.metadata as { name: string }).name),
+      {
+        body: crd,
+        contentType: 'application/apply-patch+yaml',
+        query: { fieldManager: 'test', force: true },
+      },
+    );
+  }
+  for (const crd of Object.values(buildCrds())) {
+    const name = (crd.metadata as { name: string }).name;
+    await eventually(`CRD ${name} established`, async () => {
+      const got = await client.request<KubeObject>(
+        'GET',
+        resourcePath(RESOURCES.CustomResourceDefinition, undefined, name),
+      );
+      return got.status?.conditions?.some(
+        (c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True',
+      );
+    });
+  }
+  await eventually('TranslationService served', async () => {
+    await client.request('GET', resourcePath(RESOURCES.TranslationService, 'default'));
+    await client.request('GET', resourcePath(RESOURCES.LedgerCluster, 'default'));
+    return true;
+  });
+}
+
+export async function createNamespace(client: KubeClient, prefix: string): Promise<string> {
+  const name = `${prefix}-${randomBytes(3).toString('hex')}`;
+  await client.request('POST', resourcePath(RESOURCES.Namespace), {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+  });
+  return name;
+}
+
+export async function get(client: KubeClient, type: ResourceType, namespace: string, name: string) {
+  try {
+    return await client.request<KubeObject>('GET', resourcePath(type, namespace, name));
+  } catch (err) {
+    if (err instanceof KubeApiError && err.status === 404) return undefined;
+    throw err;
+  }
+}
+
+export async function list(client: KubeClient, type: ResourceType, namespace: string, labelSelector?: string) {
+  const answer = await client.request<{ items: KubeObject[] }>('GET', resourcePath(type, namespace), {
+    query: { labelSelector },
+  });
+  return answer.items;
+}
+
+export async function createSecret(client: KubeClient, namespace: string, name: string, data: Record<string, string>) {
+  await client.request('POST', resourcePath(RESOURCES.Secret, namespace), {
+    body: {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace },
+      stringData: data,
+    },
+  });
+}
+
+export function condition(obj: KubeObject | undefined, type: string) {
+  return (obj?.status?.conditions ?? []).find((c: { type: string }) => c.type === type) as
+    | { status: string; reason: string; message: string }
+    | undefined;
+}
+
+/** Play the kubelet: mark every pod matching `selector` with `status` (there is no kubelet here). */
+export async function setPodStatus(client: KubeClient, namespace: string, selector: string, status: object) {
+  const pods = await list(client, RESOURCES.Pod, namespace, selector);
+  for (const pod of pods) {
+    await client.request('PATCH', resourcePath(RESOURCES.Pod, namespace, pod.metadata.name, 'status'), {
+      body: { status },
+      contentType: 'application/merge-patch+json',
+    });
+  }
+  return pods.length;
+}
+
+/** Complete the migration Job of a TranslationService the way a kubelet would: its pod succeeds. */
+export async function completeMigration(client: KubeClient, namespace: string, jobName: string) {
+  await eventually(
+    `pod of ${jobName}`,
+    async () => (await list(client, RESOURCES.Pod, namespace, `job-name=${jobName}`)).length > 0,
+  );
+  await setPodStatus(client, namespace, `job-name=${jobName}`, {
+    phase: 'Succeeded',
+    containerStatuses: [
+      {
+        name: 'migrate',
+        image: 'x',
+        imageID: '',
+        ready: false,
+        restartCount: 0,
+        state: {
+          terminated: {
+            exitCode: 0,
+            reason: 'Completed',
+            startedAt: new Date().toISOString(),
+            finishedAt: new Date().toISOString(),
+          },
+        },
+      },
+    ],
+  });
+}
+
+/** Make the API pods Ready so the Deployment reports them available. */
+export async function makePodsReady(client: KubeClient, namespace: string, instance: string) {
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return setPodStatus(client, namespace, `app.kubernetes.io/instance=${instance},app.kubernetes.io/component=api`, {
+    phase: 'Running',
+    conditions: [
+      { type: 'Ready', status: 'True', lastTransitionTime: now },
+      { type: 'ContainersReady', status: 'True', lastTransitionTime: now },
+    ],
+  });
+}
+
+export function translationService(namespace: string, name: string, spec: Record<string, unknown> = {}): KubeObject {
+  return {
+    apiVersion: 'scriptorium.dev/v1alpha1',
+    kind: 'TranslationService',
+    metadata: { name, namespace },
+    spec: {
+      image: 'scriptorium/translation:1.0.0',
+      replicas: 1,
+      database: { secretRef: { name: 'db-app', key: 'uri' } },
+      ...spec,
+    },
+  };
+}
+
+export async function create(client: KubeClient, obj: KubeObject): Promise<KubeObject> {
+  const type = Object.values(RESOURCES).find((r) => r.apiVersion === obj.apiVersion && r.kind === obj.kind)!;
+  return client.request<KubeObject>('POST', resourcePath(type, obj.metadata.namespace), { body: obj });
+}

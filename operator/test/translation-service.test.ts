@@ -1,0 +1,271 @@
+import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FINALIZER } from '../src/controllers/translation-service/index.ts';
+import { KubeClient } from '../src/kube/client.ts';
+import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
+import type { KubeObject } from '../src/kube/types.ts';
+import { Operator } from '../src/operator.ts';
+import {
+  completeMigration,
+  condition,
+  create,
+  createNamespace,
+  createSecret,
+  eventually,
+  get,
+  installCrds,
+  list,
+  makePodsReady,
+  quietLog,
+  translationService,
+} from './helpers.ts';
+
+// The operator against a real kube-apiserver + kube-controller-manager (garbage collector, Deployment,
+// ReplicaSet and Job controllers). There is no kubelet: the tests mark pods Succeeded/Ready themselves.
+let plane: TestControlPlane;
+let client: KubeClient;
+let operator: Operator;
+const operators: Operator[] = [];
+const LEASE = 'scriptorium-operator-test';
+
+function startOperator(identity: string): Operator {
+  const op = new Operator({
+    client: new KubeClient(plane.kubeConfig),
+    log: quietLog,
+    identity,
+    leaseNamespace: 'default',
+    leaseName: LEASE,
+    leaseDurationMs: 3000,
+    renewDeadlineMs: 2000,
+    retryPeriodMs: 200,
+    concurrency: 4,
+    resyncMs: 0,
+  });
+  operators.push(op);
+  return op;
+}
+
+async function status(ns: string, name: string) {
+  return get(client, RESOURCES.TranslationService, ns, name);
+}
+
+beforeAll(async () => {
+  plane = await startTestControlPlane();
+  client = new KubeClient(plane.kubeConfig);
+  await installCrds(client);
+  operator = startOperator('operator-a');
+  await operator.start();
+  await eventually('operator-a leads', () => operator.isLeader && operator.controller.synced);
+});
+
+afterAll(async () => {
+  for (const op of operators) await op.stop().catch(() => {});
+  client?.close();
+  await plane?.stop();
+});
+
+describe('TranslationService reconciler', () => {
+  it('reconciles a valid spec to all its objects, gating the Deployment on the migration Job', async () => {
+    const ns = await createNamespace(client, 'ts');
+    await createSecret(client, ns, 'db-app', { uri: 'postgres://app@db/app' });
+    await create(client, translationService(ns, 'web', { ingress: { host: 'web.example.com', className: 'nginx' } }));
+
+    const progressing = await eventually('MigrationRunning', async () => {
+      const ts = await status(ns, 'web');
+      return condition(ts, 'Progressing')?.reason === 'MigrationRunning' ? ts : undefined;
+    });
+    expect(progressing.metadata.finalizers).toContain(FINALIZER);
+    expect(condition(progressing, 'Ready')).toMatchObject({ status: 'False', reason: 'MigrationRunning' });
+    expect(progressing.status.observedGeneration).toBe(progressing.metadata.generation);
+    expect(progressing.status.url).toBe('http://web.example.com');
+    for (const [type, name] of [
+      [RESOURCES.Service, 'web'],
+      [RESOURCES.PodDisruptionBudget, 'web'],
+      [RESOURCES.Ingress, 'web'],
+      [RESOURCES.Secret, 'web-worker-secret'],
+      [RESOURCES.Secret, 'web-session-secret'],
+      [RESOURCES.Job, progressing.status.migration.job],
+    ] as const) {
+      const obj = await get(client, type, ns, name);
+      expect(obj, `${type.kind} ${name}`).toBeDefined();
+      expect(obj?.metadata.ownerReferences?.[0]?.uid).toBe(progressing.metadata.uid);
+    }
+    expect(await get(client, RESOURCES.Deployment, ns, 'web')).toBeUndefined();
+    const workerSecret = await get(client, RESOURCES.Secret, ns, 'web-worker-secret');
+
+    await completeMigration(client, ns, progressing.status.migration.job);
+    const deployment = await eventually('Deployment after migration', () =>
+      get(client, RESOURCES.Deployment, ns, 'web'),
+    );
+    expect(deployment.spec.template.spec.containers[0].args).toEqual(['serve']);
+    expect((deployment.metadata.managedFields as Array<{ manager: string }>).map((f) => f.manager)).toContain(
+      'scriptorium-operator',
+    );
+    await eventually('CronJobs', async () => (await list(client, RESOURCES.CronJob, ns)).length === 2);
+    await eventually(
+      'RollingOut',
+      async () => condition(await status(ns, 'web'), 'Progressing')?.reason === 'RollingOut',
+    );
+
+    await eventually('pods ready', async () => (await makePodsReady(client, ns, 'web')) >= 1);
+    const ready = await eventually('Ready', async () => {
+      const ts = await status(ns, 'web');
+      return condition(ts, 'Ready')?.status === 'True' ? ts : undefined;
+    });
+    expect(condition(ready, 'Progressing')).toMatchObject({ status: 'False', reason: 'RolloutComplete' });
+    expect(condition(ready, 'Degraded')).toMatchObject({ status: 'False', reason: 'AsExpected' });
+    expect(ready.status.readyReplicas).toBe(1);
+
+    const events = await list(client, RESOURCES.Event, ns);
+    const reasons = new Set(events.map((e) => e.reason));
+    expect(reasons).toContain('Created');
+    expect(events.every((e) => e.reportingController === 'scriptorium.dev/operator')).toBe(true);
+    // Generated Secrets are never rewritten.
+    expect((await get(client, RESOURCES.Secret, ns, 'web-worker-secret'))?.data).toEqual(workerSecret?.data);
+  });
+
+  it('corrects drift: a deleted child comes back, an edited field is put back', async () => {
+    const ns = await createNamespace(client, 'drift');
+    await createSecret(client, ns, 'db-app', { uri: 'postgres://x' });
+    await create(client, translationService(ns, 'web'));
+    const ts = await eventually('migration job', async () => (await status(ns, 'web'))?.status?.migration?.job);
+    await completeMigration(client, ns, ts);
+    const dep = await eventually('Deployment', () => get(client, RESOURCES.Deployment, ns, 'web'));
+
+    const svc = await get(client, RESOURCES.Service, ns, 'web');
+    await client.request('DELETE', resourcePath(RESOURCES.Service, ns, 'web'));
+    const back = await eventually('Service recreated', async () => {
+      const s = await get(client, RESOURCES.Service, ns, 'web');
+      return s && s.metadata.uid !== svc?.metadata.uid ? s : undefined;
+    });
+    expect(back.spec.ports[0].port).toBe(80);
+
+    await client.request('PATCH', resourcePath(RESOURCES.Deployment, ns, 'web'), {
+      body: { spec: { replicas: 5, template: { spec: { containers: [{ name: 'translation', image: 'evil:1' }] } } } },
+      contentType: 'application/strategic-merge-patch+json',
+      query: { fieldManager: 'kubectl-edit' },
+    });
+    const fixed = await eventually('Deployment restored', async () => {
+      const d = await get(client, RESOURCES.Deployment, ns, 'web');
+      return d?.spec.replicas === 1 &&
+        d.spec.template.spec.containers[0].image === dep.spec.template.spec.containers[0].image
+        ? d
+        : undefined;
+    });
+    expect(fixed.metadata.generation).toBeGreaterThan(dep.metadata.generation ?? 0);
+    const events = await list(client, RESOURCES.Event, ns);
+    expect(events.some((e) => e.reason === 'Updated' && /drift/.test(e.note))).toBe(true);
+  });
+
+  it('reports a missing Secret as Degraded/SecretNotFound with an Event, and recovers when it appears', async () => {
+    const ns = await createNamespace(client, 'nosecret');
+    await create(client, translationService(ns, 'web'));
+    const degraded = await eventually('SecretNotFound', async () => {
+      const ts = await status(ns, 'web');
+      return condition(ts, 'Degraded')?.reason === 'SecretNotFound' ? ts : undefined;
+    });
+    expect(condition(degraded, 'Degraded')?.status).toBe('True');
+    expect(condition(degraded, 'Ready')).toMatchObject({ status: 'False', reason: 'SecretNotFound' });
+    expect(condition(degraded, 'Degraded')?.message).toContain('spec.database.secretRef: Secret db-app not found');
+    await eventually('SecretNotFound event', async () =>
+      (await list(client, RESOURCES.Event, ns)).some((e) => e.reason === 'SecretNotFound' && e.type === 'Warning'),
+    );
+
+    await createSecret(client, ns, 'db-app', { uri: 'postgres://x' });
+    const recovered = await eventually('recovered', async () => {
+      const ts = await status(ns, 'web');
+      return condition(ts, 'Degraded')?.status === 'False' ? ts : undefined;
+    });
+    expect(condition(recovered, 'Progressing')?.reason).toBe('MigrationRunning');
+  });
+
+  it('deletes through the finalizer, then the garbage collector removes the children', async () => {
+    const ns = await createNamespace(client, 'del');
+    await createSecret(client, ns, 'db-app', { uri: 'postgres://x' });
+    await create(client, translationService(ns, 'web'));
+    const job = await eventually('migration job', async () => (await status(ns, 'web'))?.status?.migration?.job);
+    await completeMigration(client, ns, job);
+    await eventually('CronJobs', async () => (await list(client, RESOURCES.CronJob, ns)).length === 2);
+
+    await client.request('DELETE', resourcePath(RESOURCES.TranslationService, ns, 'web'));
+    await eventually('TranslationService gone', async () => (await status(ns, 'web')) === undefined);
+    await eventually(
+      'children collected',
+      async () => {
+        const left = [
+          ...(await list(client, RESOURCES.Service, ns)),
+          ...(await list(client, RESOURCES.Deployment, ns)),
+          ...(await list(client, RESOURCES.CronJob, ns)),
+          ...(await list(client, RESOURCES.Job, ns)),
+          ...(await list(client, RESOURCES.PodDisruptionBudget, ns)),
+          ...(await list(client, RESOURCES.Secret, ns)).filter((s) => s.metadata.name !== 'db-app'),
+        ];
+        return left.length === 0;
+      },
+      60_000,
+    );
+    const events = await list(client, RESOURCES.Event, ns);
+    expect(events.some((e) => e.reason === 'Finalized')).toBe(true);
+    expect(events.some((e) => e.reason === 'Deleted' && /CronJob/.test(e.note))).toBe(true);
+  });
+
+  it('makes no writes when a restarted operator finds everything up to date', async () => {
+    const ns = await createNamespace(client, 'quiet');
+    await createSecret(client, ns, 'db-app', { uri: 'postgres://x' });
+    await create(client, translationService(ns, 'web'));
+    const job = await eventually('migration job', async () => (await status(ns, 'web'))?.status?.migration?.job);
+    await completeMigration(client, ns, job);
+    await eventually('pods ready', async () => (await makePodsReady(client, ns, 'web')) >= 1);
+    await eventually('Ready', async () => condition(await status(ns, 'web'), 'Ready')?.status === 'True');
+
+    const snapshot = async () => {
+      const objects: KubeObject[] = [
+        ...(await list(client, RESOURCES.TranslationService, ns)),
+        ...(await list(client, RESOURCES.Service, ns)),
+        ...(await list(client, RESOURCES.Deployment, ns)),
+        ...(await list(client, RESOURCES.CronJob, ns)),
+        ...(await list(client, RESOURCES.Job, ns)),
+        ...(await list(client, RESOURCES.PodDisruptionBudget, ns)),
+        ...(await list(client, RESOURCES.Secret, ns)),
+      ];
+      return Object.fromEntries(objects.map((o) => [`${o.kind}/${o.metadata.name}`, o.metadata.resourceVersion]));
+    };
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // let the controller-manager settle
+    const before = await snapshot();
+
+    await operator.stop();
+    const restarted = startOperator('operator-restarted');
+    await restarted.start();
+    await eventually('restarted operator leads and synced', () => restarted.isLeader && restarted.controller.synced);
+    const count = (await list(client, RESOURCES.TranslationService, '')).length;
+    await eventually('every resource reconciled once', () => restarted.controller.stats.reconciles >= count, 60_000);
+    await eventually('queue drained', () => restarted.controller.queue.length === 0);
+    expect(restarted.controller.stats.writes).toBe(0);
+    expect(await snapshot()).toEqual(before);
+    operator = restarted;
+  });
+
+  it('keeps a second replica passive until the Lease is free', async () => {
+    const standby = startOperator('operator-standby');
+    await standby.start();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(standby.isLeader).toBe(false);
+    expect(standby.controller.stats.reconciles).toBe(0);
+    const lease = await get(client, RESOURCES.Lease, 'default', LEASE);
+    expect(lease?.spec.holderIdentity).toBe('operator-restarted');
+
+    // A change while the standby waits is handled by the leader only.
+    const ns = await createNamespace(client, 'standby');
+    await createSecret(client, ns, 'db-app', { uri: 'postgres://x' });
+    await create(client, translationService(ns, 'web'));
+    await eventually('leader reconciles', async () => (await status(ns, 'web'))?.status?.migration?.job);
+    expect(standby.controller.stats.reconciles).toBe(0);
+
+    await operator.stop(); // releases the Lease
+    await eventually('standby takes over', () => standby.isLeader && standby.controller.synced, 15_000);
+    expect((await get(client, RESOURCES.Lease, 'default', LEASE))?.spec.holderIdentity).toBe('operator-standby');
+    await client.request('DELETE', resourcePath(RESOURCES.Service, ns, 'web'));
+    await eventually('standby corrects drift', () => get(client, RESOURCES.Service, ns, 'web'));
+    expect(standby.controller.stats.reconciles).toBeGreaterThan(0);
+  });
+});
