@@ -32,12 +32,27 @@ describe('membership', () => {
     expect(s.is_validator).toBe(false);
     const batch = records('m1', 5);
     await cluster.post(n0, '/mempool', { records: batch });
-    await waitForRecords(cluster, [fifth], batch.map((r) => r.id));
-    await cluster.waitFor('fifth ready', () => cluster.get(fifth, '/ready').then((r) => r.status), (c) => c === 200, 20_000);
+    await waitForRecords(
+      cluster,
+      [fifth],
+      batch.map((r) => r.id),
+    );
+    await cluster.waitFor(
+      'fifth ready',
+      () => cluster.get(fifth, '/ready').then((r) => r.status),
+      (c) => c === 200,
+      20_000,
+    );
 
-    const add = await cluster.post(n1, '/membership', { changes: [{ action: 'ADD', validator: fifth.keys.publicKey }] });
+    const add = await cluster.post(n1, '/membership', {
+      changes: [{ action: 'ADD', validator: fifth.keys.publicKey }],
+    });
     expect(add.status).toBe(200);
-    await cluster.waitFor('5 validators everywhere', () => Promise.all(cluster.nodes.map(status)), (all) => all.every((x) => x.validators === 5 && x.quorum === 4));
+    await cluster.waitFor(
+      '5 validators everywhere',
+      () => Promise.all(cluster.nodes.map(status)),
+      (all) => all.every((x) => x.validators === 5 && x.quorum === 4),
+    );
     expect((await status(fifth)).is_validator).toBe(true);
     await cluster.waitFor(
       'the 5th node signs',
@@ -47,7 +62,11 @@ describe('membership', () => {
     );
     const more = records('m2', 10);
     await cluster.post(fifth, '/mempool', { records: more });
-    await waitForRecords(cluster, cluster.nodes, more.map((r) => r.id));
+    await waitForRecords(
+      cluster,
+      cluster.nodes,
+      more.map((r) => r.id),
+    );
     await assertSameChain(cluster, cluster.nodes);
   });
 
@@ -55,7 +74,11 @@ describe('membership', () => {
     const [n0, , n2, n3] = cluster.nodes as [LocalNode, LocalNode, LocalNode, LocalNode];
     const res = await cluster.post(n0, '/admin/validator', { action: 'REMOVE', validator: n3.keys.publicKey });
     expect(res.status).toBe(200);
-    await cluster.waitFor('n3 removed', () => Promise.all(cluster.nodes.map(status)), (all) => all.every((x) => x.validators === 4));
+    await cluster.waitFor(
+      'n3 removed',
+      () => Promise.all(cluster.nodes.map(status)),
+      (all) => all.every((x) => x.validators === 4),
+    );
     const s3 = await status(n3);
     expect(s3.is_validator).toBe(false);
     expect(s3.validator_keys).not.toContain(n3.keys.publicKey);
@@ -63,7 +86,11 @@ describe('membership', () => {
     expect(metrics).toMatch(/scriptorium_ledger_is_validator 0/);
     const batch = records('m3', 10);
     await cluster.post(n2, '/mempool', { records: batch });
-    await waitForRecords(cluster, cluster.nodes, batch.map((r) => r.id));
+    await waitForRecords(
+      cluster,
+      cluster.nodes,
+      batch.map((r) => r.id),
+    );
     await assertSameChain(cluster, cluster.nodes);
   });
 });

@@ -1,0 +1,59 @@
+// The CLI and configuration as an operator meets them: keygen, genesis, a bad variable exits with
+// one line naming it.
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Block } from '../src/chain/index.ts';
+import { runCli } from './helpers.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'ledger-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('cli', () => {
+  it('keygen writes a 0600 key file and prints the public key; refuses to overwrite', () => {
+    const file = join(dir, 'k.json');
+    const res = runCli(['keygen', '--out', file]);
+    expect(res.status).toBe(0);
+    const pub = res.stdout.trim();
+    expect(pub).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.parse(readFileSync(file, 'utf8')).public_key).toBe(pub);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(runCli(['keygen', '--out', file]).status).toBe(2);
+  });
+
+  it('genesis builds block 0 from public keys (args or stdin)', () => {
+    const keys = [
+      runCli(['keygen', '--out', join(dir, 'a.json')]).stdout.trim(),
+      runCli(['keygen', '--out', join(dir, 'b.json')]).stdout.trim(),
+    ];
+    const res = runCli(['genesis', '--chain-id', 'c1', '--timestamp', '5', ...keys]);
+    expect(res.status, res.stderr).toBe(0);
+    const block = Block.parse(JSON.parse(res.stdout));
+    expect(block.header.height).toBe(0);
+    expect(block.validator_changes.map((c) => c.validator)).toEqual([...keys].sort());
+    const fromStdin = runCli(['genesis', '--chain-id', 'c1', '--timestamp', '5', '-'], keys.join('\n'));
+    expect(fromStdin.stdout).toBe(res.stdout);
+    expect(runCli(['genesis', '--chain-id', 'c1', 'xyz']).stderr).toMatch(/not a 64-hex public key/);
+  });
+
+  it.each([
+    [{ NODE_CONSENSUS__BIND_PORT: 'eighty' }, 'NODE_CONSENSUS__BIND_PORT'],
+    [{ NODE_TLS__ENABLED: 'true' }, 'NODE_TLS__CERT_FILE'],
+    [{ NODE_PEERS: 'bogus' }, 'NODE_PEERS'],
+    [{ MAX_BODY_BYTES: '-1' }, 'MAX_BODY_BYTES'],
+    [{ NODE_CLUSTER_TOKEN_FILE: '/nonexistent/token' }, 'NODE_CLUSTER_TOKEN_FILE'],
+  ])('start with %j exits 2 with one line naming %s', (env, variable) => {
+    const res = runCli(['start'], undefined, env);
+    expect(res.status).toBe(2);
+    const lines = res.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(variable);
+  });
+
+  it('verify-proof refuses garbage with exit 1 and one line', () => {
+    const res = runCli(['verify-proof', '-'], 'not json');
+    expect(res.status).toBe(1);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
