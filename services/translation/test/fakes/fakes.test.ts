@@ -81,7 +81,7 @@ describe('fake OpenAI', () => {
     const before = fake.requestCount;
     await post(`${fake.url}/chat/completions`, auth, { ...ok, model: 'last' });
     expect(fake.requestCount).toBe(before + 1);
-    expect((fake.lastRequest?.body as Record<string, unknown>).model).toBe('last');
+    expect((fake.lastRequest!.body as Record<string, unknown>).model).toBe('last');
   });
   it('closes promptly with a request still waiting on latency', async () => {
     const slow = await startFakeOpenAI({ latencyMs: 10_000 });

@@ -238,7 +238,7 @@ describe('OpenAI-compatible server without auth (Ollama, vLLM)', () => {
       const r = await p.translate(req);
       expect(r.translations).toHaveLength(3);
       expect(fake.lastRequest?.headers.authorization).toBeUndefined();
-      expect((fake.lastRequest?.body as Record<string, unknown>).response_format).toBeUndefined();
+      expect((fake.lastRequest!.body as Record<string, unknown>).response_format).toBeUndefined();
     } finally {
       await fake.close();
     }
