@@ -1,0 +1,3 @@
+export { checkLiveness } from './liveness.ts';
+export { checkSafety } from './safety.ts';
+export { checkSeals } from './seals.ts';

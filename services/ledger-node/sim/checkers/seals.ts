@@ -1,0 +1,29 @@
+import { blockHash } from '../../src/chain/block.ts';
+import { verifyFinality } from '../../src/chain/finality.ts';
+import type { Block } from '../../src/chain/schemas.ts';
+import { createValidatorTimeline } from '../../src/chain/validators.ts';
+
+/**
+ * Seals: every finalized block (height ≥ 1) carries a quorum of valid commit seals from the set active
+ * at its height, computed independently from genesis along that chain. Each distinct block is checked once.
+ */
+export function checkSeals(chains: ReadonlyMap<string, readonly Block[]>): string[] {
+  const errors: string[] = [];
+  const checked = new Set<string>();
+  for (const [node, chain] of chains) {
+    const genesis = chain[0];
+    if (genesis === undefined) continue;
+    const timeline = createValidatorTimeline(genesis);
+    for (let h = 1; h < chain.length; h++) {
+      const block = chain[h] as Block;
+      const key = `${blockHash(block.header)}:${blockHash((chain[h - 1] as Block).header)}`;
+      if (!checked.has(key)) {
+        checked.add(key);
+        const r = verifyFinality(block, timeline.at(h));
+        if (!r.ok) errors.push(`${node}: block ${h} lacks a valid finality certificate: ${r.reason}`);
+      }
+      timeline.append(block);
+    }
+  }
+  return errors;
+}

@@ -1,0 +1,255 @@
+/**
+ * Deterministic simulation of a ledger cluster (TigerBeetle VOPR style). One seed drives node count,
+ * network faults (loss, duplication, reordering, partitions that heal), crashes with restart from
+ * simulated storage, Byzantine twins (two nodes holding one key) and membership changes. Two phases:
+ * faults on (safety must hold), then healed (progress must resume). Checkers run outside the system.
+ */
+
+import { buildGenesis } from '../src/chain/block.ts';
+import type { Block } from '../src/chain/schemas.ts';
+import { maxFaulty } from '../src/chain/validators.ts';
+import type { Verify } from '../src/consensus/messages.ts';
+import { createSigner, keyPairFromSeed, type Signer, verifySignature } from '../src/crypto/index.ts';
+import { checkLiveness, checkSafety, checkSeals } from './checkers/index.ts';
+import { SimClock } from './clock.ts';
+import { HEALED, type NetworkConditions, SimNetwork } from './network.ts';
+import { type Payload, SimNode, type SimParams } from './node.ts';
+import { Prng } from './prng.ts';
+
+export interface Scenario {
+  validators: number;
+  twins: number;
+  spare: boolean;
+  faults: NetworkConditions;
+  faultPhaseMs: number;
+  partitions: Array<{ at: number; duration: number; groups: number[][] }>;
+  crashes: Array<{ node: number; at: number; downtime: number; midAction: number | null }>;
+  addAt: number | null;
+  removeAt: number | null;
+}
+
+export interface SimResult {
+  seed: number;
+  ok: boolean;
+  errors: string[];
+  scenario: Scenario;
+  stats: {
+    heightAtHeal: number;
+    finalHeights: number[];
+    maxRound: number;
+    messagesSent: number;
+    events: number;
+    simTimeMs: number;
+    membershipChanges: number;
+  };
+  log: string[];
+}
+
+export interface RunOptions {
+  verbose?: boolean;
+  /** Heights every honest node must gain after healing. */
+  progressAfterHeal?: number;
+  /** Simulated time allowed for the healed phase. */
+  healBudgetMs?: number;
+}
+
+const PARAMS: SimParams = {
+  chainId: 'sim',
+  baseTimeoutMs: 400,
+  maxTimeoutMs: 400 * 2 ** 4,
+  blockIntervalMs: 100,
+  syncIntervalMs: 150,
+  maxRecordsPerBlock: 4,
+};
+const MAX_EVENTS = 3_000_000;
+
+/** The scenario a seed stands for (pure function of the seed). */
+export function scenarioFor(seed: number): Scenario {
+  const rng = new Prng(seed ^ 0x5eed);
+  const validators = rng.int(4, 10);
+  const f = maxFaulty(validators);
+  const twins = rng.chance(0.4) ? rng.int(1, Math.min(2, f)) : 0;
+  const faultPhaseMs = rng.int(1200, 2500);
+  const faults: NetworkConditions = {
+    loss: rng.chance(0.7) ? rng.float() * 0.25 : 0,
+    duplicate: rng.chance(0.5) ? rng.float() * 0.2 : 0,
+    minDelayMs: 1,
+    maxDelayMs: rng.int(5, 80),
+    partition: null,
+  };
+  const honestIds = Array.from({ length: validators }, (_, i) => i).filter((i) => i >= twins);
+  const partitions: Scenario['partitions'] = [];
+  const nParts = rng.chance(0.5) ? rng.int(1, 2) : 0;
+  for (let i = 0; i < nParts; i++) {
+    const groups: number[][] = [[], []];
+    // Twins (extra nodes) get ids validators.. ; spare follower gets the last id. Assign every node later.
+    for (let id = 0; id < validators + twins + 1; id++) (groups[rng.int(0, 1)] as number[]).push(id);
+    partitions.push({ at: rng.int(0, faultPhaseMs - 200), duration: rng.int(100, 900), groups });
+  }
+  const crashes: Scenario['crashes'] = [];
+  const nCrash = rng.chance(0.6) ? rng.int(1, Math.min(3, honestIds.length)) : 0;
+  for (let i = 0; i < nCrash; i++) {
+    crashes.push({
+      node: rng.pick(honestIds),
+      at: rng.int(0, faultPhaseMs - 100),
+      downtime: rng.int(50, 1500),
+      midAction: rng.chance(0.5) ? rng.int(0, 3) : null,
+    });
+  }
+  const spare = rng.chance(0.5);
+  const addAt = spare && rng.chance(0.8) ? rng.int(0, faultPhaseMs) : null;
+  // A REMOVE must leave at most f Byzantine keys among the remaining validators.
+  const removeAt = twins <= maxFaulty(validators - 1) && rng.chance(0.35) ? rng.int(0, faultPhaseMs) : null;
+  return { validators, twins, spare, faults, faultPhaseMs, partitions, crashes, addAt, removeAt };
+}
+
+/** Runs one seed; never throws for a protocol failure (it is reported in `errors`). */
+export function runSeed(seed: number, options: RunOptions = {}): SimResult {
+  const scenario = scenarioFor(seed);
+  const rng = new Prng(seed);
+  const clock = new SimClock();
+  const log: string[] = [];
+  const logFn = options.verbose ? (line: string) => log.push(line) : undefined;
+
+  // Keys: validators 0..V-1 in genesis; the first `twins` keys are also held by an extra node each.
+  const keyRng = rng.fork();
+  const signer = (): Signer => {
+    const seedBytes = new Uint8Array(32);
+    for (let i = 0; i < 32; i += 4) new DataView(seedBytes.buffer).setUint32(i, keyRng.u32());
+    return createSigner(keyPairFromSeed(seedBytes).privateKey);
+  };
+  const validatorSigners = Array.from({ length: scenario.validators }, signer);
+  const spareSigner = signer();
+  const genesis = buildGenesis(
+    validatorSigners.map((s) => s.publicKey),
+    PARAMS.chainId,
+  );
+
+  // One memo of (key, bytes, signature) → result for the whole run: still real Ed25519, checked once.
+  const memo = new Map<string, boolean>();
+  const verify: Verify = (pk, bytes, sig) => {
+    const key = `${pk}${sig}${Buffer.from(bytes).toString('latin1')}`;
+    let ok = memo.get(key);
+    if (ok === undefined) {
+      ok = verifySignature(pk, bytes, sig);
+      memo.set(key, ok);
+    }
+    return ok;
+  };
+
+  const nodes: SimNode[] = [];
+  const netRng = rng.fork();
+  const network = new SimNetwork<Payload>(clock, netRng, (to, from, payload) => nodes[to]?.receive(from, payload));
+  const env = {
+    clock,
+    network,
+    rng: rng.fork(),
+    params: PARAMS,
+    verify,
+    peers: () => nodes.map((n) => n.id),
+    log: logFn,
+  };
+  const byzantineKeys = new Set(validatorSigners.slice(0, scenario.twins).map((s) => s.publicKey));
+  for (let i = 0; i < scenario.validators; i++) {
+    const s = validatorSigners[i] as Signer;
+    nodes.push(new SimNode(i, s, !byzantineKeys.has(s.publicKey), genesis, env));
+  }
+  for (let t = 0; t < scenario.twins; t++) {
+    nodes.push(new SimNode(nodes.length, validatorSigners[t] as Signer, false, genesis, env));
+  }
+  const spareNode = scenario.spare ? new SimNode(nodes.length, spareSigner, true, genesis, env) : null;
+  if (spareNode) nodes.push(spareNode);
+
+  // ---------------------------------------------------------------- phase 1: faults on
+  network.conditions = scenario.faults;
+  for (const p of scenario.partitions) {
+    const groups = p.groups.map((g) => g.filter((id) => id < nodes.length));
+    clock.schedule(p.at, () => {
+      network.conditions = { ...network.conditions, partition: groups };
+    });
+    clock.schedule(p.at + p.duration, () => {
+      network.conditions = { ...network.conditions, partition: null };
+    });
+  }
+  for (const c of scenario.crashes) {
+    const node = nodes[c.node] as SimNode;
+    clock.schedule(c.at, () => {
+      if (c.midAction === null) node.crash();
+      else node.crashAfterActions = c.midAction;
+    });
+    clock.schedule(c.at + c.downtime, () => node.restart());
+  }
+  let membershipChanges = 0;
+  const honestValidatorNode = () => nodes.find((n) => n.honest && n.alive && n.isValidator);
+  if (scenario.addAt !== null && spareNode) {
+    clock.schedule(scenario.addAt, () => {
+      membershipChanges++;
+      honestValidatorNode()?.submitChange({ action: 'ADD', validator: spareNode.signer.publicKey });
+    });
+  }
+  if (scenario.removeAt !== null) {
+    const victim = nodes.find((n) => n.honest && n.id === scenario.validators - 1) ?? null;
+    if (victim) {
+      clock.schedule(scenario.removeAt, () => {
+        membershipChanges++;
+        honestValidatorNode()?.submitChange({ action: 'REMOVE', validator: victim.signer.publicKey });
+      });
+    }
+  }
+  // Workload: observations arrive at random nodes.
+  const workRng = rng.fork();
+  let recordSeq = 0;
+  const work = () => {
+    const n = workRng.pick(nodes);
+    n.observe([{ id: `rec-${seed}-${recordSeq++}`, entity: `urn:e:${workRng.int(1, 5)}`, value: workRng.int(0, 99) }]);
+    clock.schedule(workRng.int(40, 160), work);
+  };
+  clock.schedule(0, work);
+
+  const errors: string[] = [];
+  const honest = nodes.filter((n) => n.honest);
+  const chains = () => new Map(honest.map((n) => [`n${n.id}`, n.storage.blocks as readonly Block[]]));
+  const budgetOk = clock.runUntil(scenario.faultPhaseMs, MAX_EVENTS);
+  if (!budgetOk) errors.push('event budget exhausted in the fault phase');
+  errors.push(...checkSafety(chains()));
+
+  // ---------------------------------------------------------------- phase 2: healed
+  network.conditions = HEALED;
+  for (const n of nodes) {
+    n.crashAfterActions = null;
+    n.restart();
+  }
+  const heightAtHeal = Math.max(...honest.map((n) => n.height));
+  const target = heightAtHeal + (options.progressAfterHeal ?? 2);
+  const deadline = clock.now + (options.healBudgetMs ?? 30_000);
+  while (clock.now < deadline && honest.some((n) => n.height < target)) {
+    if (!clock.runUntil(clock.now + 100, MAX_EVENTS)) {
+      errors.push('event budget exhausted in the healed phase');
+      break;
+    }
+  }
+  const final = chains();
+  errors.push(...checkSafety(final), ...checkSeals(final), ...checkLiveness(final, target));
+  const unique = [...new Set(errors)];
+  return {
+    seed,
+    ok: unique.length === 0,
+    errors: unique,
+    scenario,
+    stats: {
+      heightAtHeal,
+      finalHeights: nodes.map((n) => n.height),
+      maxRound: Math.max(...nodes.map((n) => n.maxRound)),
+      messagesSent: network.sent,
+      events: clock.executed,
+      simTimeMs: clock.now,
+      membershipChanges,
+    },
+    log,
+  };
+}
+
+/** The line printed for a failing seed. */
+export function replayLine(seed: number): string {
+  return `replay: npm run sim -w @scriptorium/ledger-node -- --seed=${seed}`;
+}
