@@ -119,26 +119,7 @@ export async function completeMigration(client: KubeClient, namespace: string, j
     `pod of ${jobName}`,
     async () => (await list(client, RESOURCES.Pod, namespace, `job-name=${jobName}`)).length > 0,
   );
-  await setPodStatus(client, namespace, `job-name=${jobName}`, {
-    phase: 'Succeeded',
-    containerStatuses: [
-      {
-        name: 'migrate',
-        image: 'x',
-        imageID: '',
-        ready: false,
-        restartCount: 0,
-        state: {
-          terminated: {
-            exitCode: 0,
-            reason: 'Completed',
-            startedAt: new Date().toISOString(),
-            finishedAt: new Date().toISOString(),
-          },
-        },
-      },
-    ],
-  });
+  await setPodStatus(client, namespace, `job-name=${jobName}`, { phase: 'Succeeded' });
 }
 
 /** Make the API pods Ready so the Deployment reports them available. */

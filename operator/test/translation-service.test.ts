@@ -230,7 +230,7 @@ describe('TranslationService reconciler', () => {
       ];
       return Object.fromEntries(objects.map((o) => [`${o.kind}/${o.metadata.name}`, o.metadata.resourceVersion]));
     };
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // let the controller-manager settle
+    await new Promise((resolve) => setTimeout(resolve, 3000)); // let the controller-manager settle
     const before = await snapshot();
 
     await operator.stop();
@@ -241,6 +241,7 @@ describe('TranslationService reconciler', () => {
     await eventually('every resource reconciled once', () => restarted.controller.stats.reconciles >= count, 60_000);
     await eventually('queue drained', () => restarted.controller.queue.length === 0);
     expect(restarted.controller.stats.writes).toBe(0);
+    expect(restarted.controller.stats.statusWrites).toBe(0);
     expect(await snapshot()).toEqual(before);
     operator = restarted;
   });
