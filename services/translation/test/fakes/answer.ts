@@ -5,7 +5,9 @@ import { formatTranslationReply } from '../../src/providers/prompt.ts';
 import { pseudoLocalize } from '../../src/providers/pseudo-transform.ts';
 import type { GlossaryEntry } from '../../src/providers/types.ts';
 import { countPromptTokens } from '../../src/tokens/count.ts';
-import type { FakeKnobs } from './server.ts';
+import { findTerm } from '../../src/validators/glossary.ts';
+import { scanProtected } from '../../src/validators/patterns.ts';
+import type { FakeKnobs, HandlerContext } from './server.ts';
 
 const PLAIN = { disallowedSpecial: new Set<string>() };
 
@@ -28,20 +30,34 @@ interface TaskItem {
   target?: unknown;
 }
 
-function translate(task: Record<string, unknown>, knobs: FakeKnobs): string {
+/** Spoil a translation so the validators flag it (see FakeKnobs.invalidReplies). */
+function spoil(source: string, target: string, isIcu: boolean, glossary: GlossaryEntry[]): string {
+  const token = scanProtected(target, { icu: isIcu }).find((t) => t.text !== '%%');
+  if (token) return target.slice(0, token.start) + target.slice(token.end);
+  for (const g of glossary) {
+    if (!g.neverTranslate) continue;
+    const hit = findTerm(source, g.term)[0];
+    if (hit && hit.text !== hit.text.toLowerCase()) return target.split(hit.text).join(hit.text.toLowerCase());
+  }
+  return '';
+}
+
+function translate(task: Record<string, unknown>, knobs: FakeKnobs, invalid: boolean): string {
   const items = Array.isArray(task.items) ? (task.items as TaskItem[]) : [];
   const glossary = Array.isArray(task.glossary) ? (task.glossary as GlossaryEntry[]) : [];
   const kept = items.slice(0, Math.max(0, items.length - knobs.omitItems));
   return formatTranslationReply(
-    kept.map((i) => ({
-      id: String(i.id),
-      text: pseudoLocalize(String(i.text ?? ''), {
-        isIcu: i.isIcu === true,
+    kept.map((i) => {
+      const source = String(i.text ?? '');
+      const isIcu = i.isIcu === true;
+      const text = pseudoLocalize(source, {
+        isIcu,
         targetLocale: typeof task.targetLocale === 'string' ? task.targetLocale : 'en',
         glossary,
         accents: knobs.transform === 'pseudo',
-      }),
-    })),
+      });
+      return { id: String(i.id), text: invalid ? spoil(source, text, isIcu, glossary) : text };
+    }),
   );
 }
 
@@ -72,7 +88,7 @@ function judge(task: Record<string, unknown>): string {
  * (translate: pseudo-localized items keyed by id; judge: MQM errors from the heuristic judge); any other prompt
  * is echoed. Usage is counted honestly with the tokenizer, and the reply is cut at `maxTokens` like a real model.
  */
-export function answer(system: string, user: string, maxTokens: number, knobs: FakeKnobs): Answer {
+export function answer(system: string, user: string, maxTokens: number, knobs: FakeKnobs, ctx: HandlerContext): Answer {
   let text: string;
   let task: Record<string, unknown> | undefined;
   try {
@@ -83,7 +99,7 @@ export function answer(system: string, user: string, maxTokens: number, knobs: F
     task = undefined;
   }
   if (knobs.malformed === true || knobs.malformed === 'content') text = MALFORMED_TEXT;
-  else if (task?.task === 'translate') text = translate(task, knobs);
+  else if (task?.task === 'translate') text = translate(task, knobs, ctx.takeInvalidReply());
   else if (task?.task === 'judge') text = judge(task);
   else text = user;
   let tokens = encode(text, PLAIN);

@@ -1,5 +1,12 @@
 import { answer } from './answer.ts';
-import { type FakeKnobs, type FakeUpstream, type Reply, type SeenRequest, startFake } from './server.ts';
+import {
+  type FakeKnobs,
+  type FakeUpstream,
+  type HandlerContext,
+  type Reply,
+  type SeenRequest,
+  startFake,
+} from './server.ts';
 
 function error(status: number, type: string, message: string): Reply {
   return { status, body: { type: 'error', error: { type, message } } };
@@ -35,7 +42,7 @@ function text(content: unknown): string | undefined {
 
 let sequence = 0;
 
-function handle(req: SeenRequest, knobs: FakeKnobs): Reply {
+function handle(req: SeenRequest, knobs: FakeKnobs, ctx: HandlerContext): Reply {
   const path = req.path.split('?')[0];
   if (req.method !== 'POST' || path !== '/v1/messages') return error(404, 'not_found_error', 'Not found');
   if (knobs.apiKey !== null) {
@@ -84,7 +91,7 @@ function handle(req: SeenRequest, knobs: FakeKnobs): Reply {
     if (s === undefined) return error(400, 'invalid_request_error', 'system: Input should be a valid string');
     system = s;
   }
-  const a = answer(system, user, b.max_tokens, knobs);
+  const a = answer(system, user, b.max_tokens, knobs, ctx);
   sequence++;
   return {
     status: 200,

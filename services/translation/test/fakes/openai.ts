@@ -1,5 +1,12 @@
 import { answer } from './answer.ts';
-import { type FakeKnobs, type FakeUpstream, type Reply, type SeenRequest, startFake } from './server.ts';
+import {
+  type FakeKnobs,
+  type FakeUpstream,
+  type HandlerContext,
+  type Reply,
+  type SeenRequest,
+  startFake,
+} from './server.ts';
 
 function error(
   status: number,
@@ -49,7 +56,7 @@ function contentText(content: unknown): string | undefined {
 
 let sequence = 0;
 
-function handle(req: SeenRequest, knobs: FakeKnobs): Reply {
+function handle(req: SeenRequest, knobs: FakeKnobs, ctx: HandlerContext): Reply {
   const path = req.path.split('?')[0];
   if (req.method !== 'POST' || path !== '/v1/chat/completions') {
     return error(404, `Invalid URL (${req.method} ${path})`, 'invalid_request_error');
@@ -144,7 +151,7 @@ function handle(req: SeenRequest, knobs: FakeKnobs): Reply {
       );
     }
   }
-  const a = answer(system, user, typeof maxTokens === 'number' ? maxTokens : 4096, knobs);
+  const a = answer(system, user, typeof maxTokens === 'number' ? maxTokens : 4096, knobs, ctx);
   sequence++;
   return {
     status: 200,

@@ -244,3 +244,34 @@ describe('OpenAI-compatible server without auth (Ollama, vLLM)', () => {
     }
   });
 });
+
+describe('invalidReplies knob', () => {
+  it('spoils the next N translate replies so the validators flag every item, then answers correctly', async () => {
+    const fake = await startFakeOpenAI({ invalidReplies: 2 });
+    try {
+      const p = createProvider({ kind: 'openai', baseUrl: fake.url, apiKey: FAKE_API_KEY, timeoutMs: 2_000 });
+      const r2: ProviderRequest = {
+        ...req,
+        items: [...req.items, { id: 'plain', text: 'Just words' }],
+      };
+      const check = async () => {
+        const r = await p.translate(r2);
+        const issues = validateBatch(
+          r.translations.map((t, i) => ({
+            id: t.id,
+            source: r2.items[i]!.text,
+            target: t.text,
+            isIcu: r2.items[i]!.isIcu,
+          })),
+          r2,
+        );
+        return [...new Set(issues.map((i) => i.itemId))];
+      };
+      expect(await check()).toEqual(['title', 'count', 'html', 'plain']);
+      expect(await check()).toEqual(['title', 'count', 'html', 'plain']);
+      expect(await check()).toEqual([]);
+    } finally {
+      await fake.close();
+    }
+  });
+});

@@ -21,6 +21,12 @@ export interface FakeKnobs {
   apiKey: string | null;
   /** How the fake translates: 'pseudo-light' (brackets, padding, glossary; default) or 'pseudo' (also accents). */
   transform: 'pseudo-light' | 'pseudo';
+  /**
+   * The next N translate replies are wrong in a way the validators catch (each item loses its first placeholder or
+   * tag, else its neverTranslate term is lower-cased, else it comes back empty); then replies are correct again.
+   * Counts down by one per translate reply.
+   */
+  invalidReplies: number;
 }
 
 /** The key the fakes accept unless told otherwise. */
@@ -36,6 +42,7 @@ export const DEFAULT_KNOBS: FakeKnobs = {
   omitItems: 0,
   apiKey: FAKE_API_KEY,
   transform: 'pseudo-light',
+  invalidReplies: 0,
 };
 
 export interface SeenRequest {
@@ -63,8 +70,14 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
+/** Shared state a handler may use. */
+export interface HandlerContext {
+  /** True (and counts `invalidReplies` down) when this translate reply must be invalid. */
+  takeInvalidReply(): boolean;
+}
+
 /** Fake-specific handling of one request whose body has been read. */
-export type Handler = (req: SeenRequest, knobs: FakeKnobs) => Reply;
+export type Handler = (req: SeenRequest, knobs: FakeKnobs, ctx: HandlerContext) => Reply;
 
 /** Request bodies above this get 413, as real APIs do. */
 const MAX_BODY = 32 * 1024 * 1024;
@@ -97,6 +110,13 @@ export async function startFake(
   let count = 0;
   let last: SeenRequest | null = null;
   const timers = new Set<NodeJS.Timeout>();
+  const ctx: HandlerContext = {
+    takeInvalidReply() {
+      if (state.invalidReplies <= 0) return false;
+      state.invalidReplies--;
+      return true;
+    },
+  };
 
   const send = (res: ServerResponse, reply: Reply) => {
     if (res.destroyed) return;
@@ -133,7 +153,7 @@ export async function startFake(
         return;
       }
       if (raw === null) return send(res, tooLarge());
-      const reply = handler(seen, knobsNow);
+      const reply = handler(seen, knobsNow, ctx);
       if (reply.status === 200 && knobsNow.malformed === 'body') {
         return send(res, { status: 200, body: '<html>502 Bad Gateway</html>' });
       }
