@@ -80,9 +80,7 @@ function accentLetters(text: string): string {
 
 /** Count of characters that get accented (the basis of the expansion). */
 function letters(text: string): number {
-  let n = 0;
-  for (const ch of text) if (/\p{L}/u.test(ch)) n++;
-  return n;
+  return text.match(/\p{L}/gu)?.length ?? 0;
 }
 
 interface Span {

@@ -24,5 +24,17 @@ export const PROMPT_OVERHEAD_TOKENS = 9;
 
 /** Prompt tokens of a system + user prompt as sent (text tokens plus chat framing). */
 export function countPromptTokens(prompt: { system: string; user: string }): number {
-  return countTokens(prompt.system) + countTokens(prompt.user) + PROMPT_OVERHEAD_TOKENS;
+  return countSystemTokens(prompt.system) + countTokens(prompt.user) + PROMPT_OVERHEAD_TOKENS;
+}
+
+// System prompts are a handful of fixed texts (per locale pair): remember their counts.
+const systemCounts = new Map<string, number>();
+
+function countSystemTokens(system: string): number {
+  const known = systemCounts.get(system);
+  if (known !== undefined) return known;
+  const n = countTokens(system);
+  if (systemCounts.size >= 256) systemCounts.clear();
+  systemCounts.set(system, n);
+  return n;
 }
