@@ -116,9 +116,9 @@ export class TranslationServiceController {
       lookup: this.lookup,
       list: (type: ResourceType, namespace: string) => this.#informers.get(type.kind)?.list(namespace) ?? [],
       onWrite: (type: ResourceType, obj: KubeObject) => {
+        // The metadata-only Secret cache never holds Secret data, not even our own writes.
         const stripped = type.kind === 'Secret' ? { apiVersion: 'v1', kind: 'Secret', metadata: obj.metadata } : obj;
         this.#informers.get(type.kind)?.upsert(stripped);
-        metrics?.writes.labels(name, type.kind, 'apply').inc();
       },
       recorder: this.#o.recorder,
       log,
@@ -130,14 +130,17 @@ export class TranslationServiceController {
       this.#o.concurrency ?? 4,
       async (key) => {
         const end = metrics?.reconcileDuration.labels(name).startTimer();
-        const statusBefore = this.stats.statusWrites;
+        const call: ReconcileStats = { writes: 0, statusWrites: 0, reconciles: 0 };
         try {
-          const result = await reconcileTranslationService(deps, key);
+          const result = await reconcileTranslationService({ ...deps, stats: call }, key);
           metrics?.reconcileTotal.labels(name, result?.requeueAfterMs !== undefined ? 'requeue' : 'success').inc();
           return result;
         } finally {
-          const statusWrites = this.stats.statusWrites - statusBefore;
-          if (statusWrites) metrics?.writes.labels(name, 'TranslationService', 'status').inc(statusWrites);
+          this.stats.writes += call.writes;
+          this.stats.statusWrites += call.statusWrites;
+          this.stats.reconciles += call.reconciles;
+          if (call.writes) metrics?.writes.labels(name, 'children', 'write').inc(call.writes);
+          if (call.statusWrites) metrics?.writes.labels(name, 'TranslationService', 'status').inc(call.statusWrites);
           end?.();
         }
       },
