@@ -21,6 +21,8 @@ export class SimNetwork<P> {
   conditions: NetworkConditions = HEALED;
   sent = 0;
   delivered = 0;
+  /** Extra, targeted fault: return true to drop a message (e.g. every COMMIT to some nodes). */
+  dropIf: ((from: number, to: number, payload: P) => boolean) | null = null;
   readonly #clock: SimClock;
   readonly #rng: Prng;
   readonly #deliver: (to: number, from: number, payload: P) => void;
@@ -41,6 +43,7 @@ export class SimNetwork<P> {
   send(from: number, to: number, payload: P): void {
     this.sent++;
     if (!this.connected(from, to) || this.#rng.chance(this.conditions.loss)) return;
+    if (this.dropIf?.(from, to, payload)) return;
     const copies = this.#rng.chance(this.conditions.duplicate) ? 2 : 1;
     for (let i = 0; i < copies; i++) {
       const { minDelayMs, maxDelayMs } = this.conditions;

@@ -247,7 +247,7 @@ export class SimNode {
   #applyBlock(block: Block): boolean {
     if (block.header.height !== this.height + 1) return false;
     if (!checkLink(this.tip, block).ok || !checkBody(block).ok) return false;
-    const fin = verifyFinality(block, this.#timeline.at(block.header.height));
+    const fin = verifyFinality(block, this.#timeline.at(block.header.height), this.#env.verify);
     if (!fin.ok) {
       this.#log(`rejected block ${block.header.height}: ${fin.reason}`);
       return false;

@@ -7,7 +7,7 @@
 
 import { buildGenesis } from '../src/chain/block.ts';
 import type { Block } from '../src/chain/schemas.ts';
-import { maxFaulty } from '../src/chain/validators.ts';
+import { maxFaulty, quorumSize } from '../src/chain/validators.ts';
 import type { Verify } from '../src/consensus/messages.ts';
 import { createSigner, keyPairFromSeed, type Signer, verifySignature } from '../src/crypto/index.ts';
 import { checkLiveness, checkSafety, checkSeals } from './checkers/index.ts';
@@ -24,6 +24,8 @@ export interface Scenario {
   faultPhaseMs: number;
   partitions: Array<{ at: number; duration: number; groups: number[][] }>;
   crashes: Array<{ node: number; at: number; downtime: number; midAction: number | null }>;
+  /** Windows in which COMMITs and blocks sent to `victims` are dropped: others decide, victims must round-change. */
+  commitBlackouts: Array<{ at: number; duration: number; victims: number[] }>;
   addAt: number | null;
   removeAt: number | null;
 }
@@ -41,6 +43,8 @@ export interface SimResult {
     events: number;
     simTimeMs: number;
     membershipChanges: number;
+    /** Size of the active set after the last block of the first honest node. */
+    finalActiveSetSize: number;
   };
   log: string[];
 }
@@ -71,20 +75,28 @@ export function scenarioFor(seed: number): Scenario {
   const twins = rng.chance(0.4) ? rng.int(1, Math.min(2, f)) : 0;
   const faultPhaseMs = rng.int(1200, 2500);
   const faults: NetworkConditions = {
-    loss: rng.chance(0.7) ? rng.float() * 0.25 : 0,
+    loss: rng.chance(0.75) ? rng.float() * (rng.chance(0.3) ? 0.45 : 0.2) : 0,
     duplicate: rng.chance(0.5) ? rng.float() * 0.2 : 0,
     minDelayMs: 1,
-    maxDelayMs: rng.int(5, 80),
+    maxDelayMs: rng.chance(0.3) ? rng.int(100, 300) : rng.int(5, 60),
     partition: null,
   };
+  const total = validators + twins + 1; // ids: validators, then twins, then the spare follower
   const honestIds = Array.from({ length: validators }, (_, i) => i).filter((i) => i >= twins);
   const partitions: Scenario['partitions'] = [];
-  const nParts = rng.chance(0.5) ? rng.int(1, 2) : 0;
+  const nParts = rng.chance(0.7) ? rng.int(1, 4) : 0;
   for (let i = 0; i < nParts; i++) {
     const groups: number[][] = [[], []];
-    // Twins (extra nodes) get ids validators.. ; spare follower gets the last id. Assign every node later.
-    for (let id = 0; id < validators + twins + 1; id++) (groups[rng.int(0, 1)] as number[]).push(id);
-    partitions.push({ at: rng.int(0, faultPhaseMs - 200), duration: rng.int(100, 900), groups });
+    if (rng.chance(0.5)) {
+      // Isolate a few nodes (often one that just decided) from the rest.
+      const k = rng.int(1, Math.max(1, Math.floor(total / 3)));
+      const isolated = new Set<number>();
+      while (isolated.size < k) isolated.add(rng.int(0, total - 1));
+      for (let id = 0; id < total; id++) (groups[isolated.has(id) ? 0 : 1] as number[]).push(id);
+    } else {
+      for (let id = 0; id < total; id++) (groups[rng.int(0, 1)] as number[]).push(id);
+    }
+    partitions.push({ at: rng.int(0, faultPhaseMs - 200), duration: rng.int(100, 1200), groups });
   }
   const crashes: Scenario['crashes'] = [];
   const nCrash = rng.chance(0.6) ? rng.int(1, Math.min(3, honestIds.length)) : 0;
@@ -96,11 +108,19 @@ export function scenarioFor(seed: number): Scenario {
       midAction: rng.chance(0.5) ? rng.int(0, 3) : null,
     });
   }
+  const commitBlackouts: Scenario['commitBlackouts'] = [];
+  const nBlackouts = rng.chance(0.5) ? rng.int(1, 3) : 0;
+  for (let i = 0; i < nBlackouts; i++) {
+    const size = quorumSize(validators);
+    const victims = new Set<number>();
+    while (victims.size < size) victims.add(rng.int(0, validators - 1));
+    commitBlackouts.push({ at: rng.int(0, faultPhaseMs - 300), duration: rng.int(200, 1500), victims: [...victims] });
+  }
   const spare = rng.chance(0.5);
   const addAt = spare && rng.chance(0.8) ? rng.int(0, faultPhaseMs) : null;
   // A REMOVE must leave at most f Byzantine keys among the remaining validators.
   const removeAt = twins <= maxFaulty(validators - 1) && rng.chance(0.35) ? rng.int(0, faultPhaseMs) : null;
-  return { validators, twins, spare, faults, faultPhaseMs, partitions, crashes, addAt, removeAt };
+  return { validators, twins, spare, faults, faultPhaseMs, partitions, crashes, commitBlackouts, addAt, removeAt };
 }
 
 /** Runs one seed; never throws for a protocol failure (it is reported in `errors`). */
@@ -179,6 +199,23 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
     });
     clock.schedule(c.at + c.downtime, () => node.restart());
   }
+  const blackouts = new Set<number>();
+  const inBlackout = new Map<number, number>();
+  scenario.commitBlackouts.forEach((b, i) => {
+    clock.schedule(b.at, () => {
+      blackouts.add(i);
+      for (const v of b.victims) inBlackout.set(v, (inBlackout.get(v) ?? 0) + 1);
+    });
+    clock.schedule(b.at + b.duration, () => {
+      blackouts.delete(i);
+      for (const v of b.victims) inBlackout.set(v, (inBlackout.get(v) ?? 1) - 1);
+    });
+  });
+  network.dropIf = (_from, to, payload) =>
+    (inBlackout.get(to) ?? 0) > 0 &&
+    (payload.kind === 'block' ||
+      payload.kind === 'blocks' ||
+      (payload.kind === 'consensus' && payload.msg.type === 'COMMIT'));
   let membershipChanges = 0;
   const honestValidatorNode = () => nodes.find((n) => n.honest && n.alive && n.isValidator);
   if (scenario.addAt !== null && spareNode) {
@@ -215,6 +252,7 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
 
   // ---------------------------------------------------------------- phase 2: healed
   network.conditions = HEALED;
+  network.dropIf = null;
   for (const n of nodes) {
     n.crashAfterActions = null;
     n.restart();
@@ -244,6 +282,7 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
       events: clock.executed,
       simTimeMs: clock.now,
       membershipChanges,
+      finalActiveSetSize: honest[0]?.activeSetAfterTip().length ?? 0,
     },
     log,
   };
