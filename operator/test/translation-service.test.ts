@@ -116,9 +116,11 @@ describe('TranslationService reconciler', () => {
     expect(condition(ready, 'Degraded')).toMatchObject({ status: 'False', reason: 'AsExpected' });
     expect(ready.status.readyReplicas).toBe(1);
 
-    const events = await list(client, RESOURCES.Event, ns);
-    const reasons = new Set(events.map((e) => e.reason));
-    expect(reasons).toContain('Created');
+    const events = (await list(client, RESOURCES.Event, ns)).filter((e) => e.regarding?.kind === 'TranslationService');
+    const notes = events.filter((e) => e.reason === 'Created').map((e) => e.note);
+    expect(notes).toEqual(
+      expect.arrayContaining(['Created Service web', 'Created Deployment web', 'Created CronJob web-worker']),
+    );
     expect(events.every((e) => e.reportingController === 'scriptorium.dev/operator')).toBe(true);
     // Generated Secrets are never rewritten.
     expect((await get(client, RESOURCES.Secret, ns, 'web-worker-secret'))?.data).toEqual(workerSecret?.data);
