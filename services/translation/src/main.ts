@@ -6,10 +6,13 @@
 //   keys create --user EMAIL [--org ID] issue an API key (operator); prints the secret once
 import { parseArgs } from 'node:util';
 import { type Config, loadConfig } from './config.ts';
-import { migrate, openDatabase } from './db/index.ts';
 import { ConfigError } from './errors.ts';
-import { handleSignals, MigrationsBehindError, startServer } from './server.ts';
-import { ensureUser, issueApiKey, NotAMemberError, syncPlans } from './services/accounts.ts';
+
+// The heavy modules (database drivers, providers, tokenizer) load only for the commands that need them,
+// so a bad variable or `trigger` answers at once.
+const loadDb = () => import('./db/index.ts');
+const loadAccounts = () => import('./services/accounts.ts');
+const loadServer = () => import('./server.ts');
 
 const USAGE = `usage: main.ts <command>
   serve                                 run the HTTP API (port $PORT, default 3000)
@@ -37,6 +40,7 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve': {
       requireDatabaseUrl(config);
+      const { startServer, handleSignals } = await loadServer();
       const server = await startServer(config);
       if (!config.workerSecret)
         server.ctx.logger.warn('WORKER_SECRET is not set: /api/worker and /api/retention answer 401');
@@ -45,6 +49,8 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'migrate': {
+      const { migrate, openDatabase } = await loadDb();
+      const { syncPlans } = await loadAccounts();
       const database = await openDatabase(requireDatabaseUrl(config));
       try {
         const applied = await migrate(database);
@@ -78,6 +84,8 @@ async function main(argv: string[]): Promise<void> {
       });
       if (positionals[0] !== 'create' || !values.user)
         fail(`keys: expected create --user EMAIL [--org ID]\n${USAGE}`, 2);
+      const { openDatabase } = await loadDb();
+      const { ensureUser, issueApiKey, NotAMemberError } = await loadAccounts();
       const database = await openDatabase(requireDatabaseUrl(config));
       try {
         const userId = await ensureUser(database, values.user);
@@ -103,6 +111,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof MigrationsBehindError) fail(error.message);
+  if (error instanceof ConfigError || (error instanceof Error && error.name === 'MigrationsBehindError'))
+    fail(error.message);
   fail(`error: ${error instanceof Error ? error.message : String(error)}`);
 });

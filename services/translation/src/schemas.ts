@@ -44,7 +44,10 @@ export const TranslateBatch = z.object({
   sourceLocale: Locale,
   targetLocale: Locale,
   tier: Tier,
-  modelOverride: text(256)
+  modelOverride: z
+    .string()
+    .min(1)
+    .max(256)
     .optional()
     .meta({ description: 'id of a fine-tuned model the caller’s organization may use' }),
   items: z.array(TranslateItem).min(1).max(100),

@@ -7,7 +7,12 @@ import { type Database, migrationStatus, openDatabase } from './db/index.ts';
 import { syncPlans } from './services/accounts.ts';
 import type { AppContext } from './services/context.ts';
 
-export class MigrationsBehindError extends Error {}
+export class MigrationsBehindError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MigrationsBehindError';
+  }
+}
 
 export interface RunningServer {
   app: FastifyInstance;

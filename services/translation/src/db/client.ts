@@ -1,10 +1,8 @@
 // Opens the database: PostgreSQL through `pg` (production, integration tests) or embedded PGlite (`make dev`,
 // smoke tests). The drizzle instance serves the query builder; `query` runs raw parameterized SQL on the hot paths.
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import * as schema from './schema.ts';
 
@@ -45,6 +43,9 @@ export async function openDatabase(url: string, opts: { poolMax?: number } = {})
 async function openPglite(path: string): Promise<Database> {
   const inMemory = path === '' || path === 'memory';
   if (!inMemory) mkdirSync(path, { recursive: true });
+  // Loaded lazily: production (pg) never pays for the embedded database.
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
   const client = inMemory ? new PGlite() : new PGlite(path);
   await client.waitReady;
   // PGlite returns int8 as bigint: parse it as a number like the pg pool does.

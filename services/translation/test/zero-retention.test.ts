@@ -1,0 +1,101 @@
+// Zero content retention by default: after a run through every endpoint (successes and failures), no table of
+// the database and no captured log line holds a source or translated string.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, type Harness, startHarness, WORKER_SECRET } from './harness.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => h?.close());
+
+const SECRET_TEXTS = [
+  'Quarterly zebra manifesto {name}',
+  'Confidential pelican inventory',
+  'Obsidian lighthouse schedule',
+  'Tangerine submarine playground',
+  'Marzipan telescope verdict',
+];
+
+async function everyTableAsText(): Promise<{ table: string; text: string }[]> {
+  const tables = await h.database.query<{ schema: string; name: string }>(
+    `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
+      WHERE table_schema IN ('public', 'drizzle') AND table_type = 'BASE TABLE'`,
+  );
+  expect(tables.length).toBeGreaterThanOrEqual(17);
+  const out: { table: string; text: string }[] = [];
+  for (const t of tables) {
+    const rows = await h.database.query<{ row: string }>(`SELECT t::text AS row FROM "${t.schema}"."${t.name}" t`);
+    out.push({ table: `${t.schema}.${t.name}`, text: rows.map((r) => r.row).join('\n') });
+  }
+  return out;
+}
+
+describe('zero content retention', () => {
+  it('no source or translated text in any table or log line', async () => {
+    const { apiKey } = await h.account();
+    const produced: string[] = [];
+    const translate = (text: string, extra: object = {}) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/api/v1/translate',
+        headers: bearer(apiKey),
+        payload: {
+          sourceLocale: 'en',
+          targetLocale: 'de',
+          tier: 'cheap',
+          items: [{ id: 'k1', text, context: `${text} context`, neighbors: [text] }],
+          style: { notes: text },
+          glossary: [{ term: text.split(' ')[1]!, target: null, neverTranslate: true }],
+          ...extra,
+        },
+      });
+    const ok = await translate(SECRET_TEXTS[0]!);
+    expect(ok.statusCode).toBe(200);
+    produced.push(...ok.json().translations.map((t: { text: string }) => t.text));
+    h.fake!.set({ failStatus: 500 });
+    expect((await translate(SECRET_TEXTS[1]!)).statusCode).toBe(502);
+    h.fake!.set({ failStatus: null, malformed: true });
+    expect((await translate(SECRET_TEXTS[1]!)).statusCode).toBe(502);
+    h.fake!.set({ malformed: false });
+    expect((await translate(SECRET_TEXTS[2]!, { tier: 'gold' })).statusCode).toBe(400);
+    const judged = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/judge',
+      headers: bearer(apiKey),
+      payload: {
+        sourceLocale: 'en',
+        targetLocale: 'de',
+        items: [{ id: 'j', source: SECRET_TEXTS[3], target: SECRET_TEXTS[4] }],
+      },
+    });
+    expect(judged.statusCode).toBe(200);
+    const play = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/playground',
+      payload: { source: SECRET_TEXTS[2], targetLocale: 'fr' },
+    });
+    expect(play.statusCode).toBe(200);
+    produced.push(play.json().translation);
+    expect(
+      (await h.app.inject({ method: 'POST', url: '/api/worker', headers: bearer(WORKER_SECRET) })).statusCode,
+    ).toBe(200);
+    expect(
+      (await h.app.inject({ method: 'POST', url: '/api/retention', headers: bearer(WORKER_SECRET) })).statusCode,
+    ).toBe(200);
+
+    const needles = [...SECRET_TEXTS, ...produced, 'zebra', 'pelican', 'lighthouse', 'submarine', 'telescope'];
+    expect(produced.length).toBe(2);
+    const tables = await everyTableAsText();
+    for (const { table, text } of tables) {
+      for (const needle of needles) expect(text.includes(needle), `${table} holds "${needle}"`).toBe(false);
+    }
+    expect(h.logs.length).toBeGreaterThan(5);
+    const logText = h.logs.join('\n');
+    for (const needle of [...needles, apiKey, WORKER_SECRET]) {
+      expect(logText.includes(needle), `logs hold "${needle}"`).toBe(false);
+    }
+    // Sanity: the scan does see what is stored (usage events were written).
+    expect(tables.find((t) => t.table === 'public.usage_events')!.text).toContain('translate');
+  });
+});
