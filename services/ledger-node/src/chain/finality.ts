@@ -11,7 +11,11 @@ export type FinalityCheck = { ok: true; round: number } | { ok: false; reason: s
  * is from a distinct active validator, of one round, and valid; and there are at least a quorum.
  * @example verifyFinality(block, timeline.at(block.header.height))
  */
-export function verifyFinality(block: Block, activeSet: readonly string[]): FinalityCheck {
+export function verifyFinality(
+  block: Block,
+  activeSet: readonly string[],
+  verify: (publicKeyHex: string, message: Uint8Array, signatureHex: string) => boolean = verifySignature,
+): FinalityCheck {
   const seals = block.commit_signatures;
   if (seals.length === 0) return { ok: false, reason: 'no commit seals' };
   const members = new Set(activeSet);
@@ -24,7 +28,7 @@ export function verifyFinality(block: Block, activeSet: readonly string[]): Fina
     if (!members.has(seal.validator)) return { ok: false, reason: 'seal from a non-validator' };
     if (seen.has(seal.validator)) return { ok: false, reason: 'duplicate seal' };
     seen.add(seal.validator);
-    if (!verifySignature(seal.validator, bytes, seal.signature)) return { ok: false, reason: 'invalid seal signature' };
+    if (!verify(seal.validator, bytes, seal.signature)) return { ok: false, reason: 'invalid seal signature' };
   }
   const need = quorumSize(members.size);
   if (seen.size < need) return { ok: false, reason: `${seen.size} seals, quorum is ${need}` };
