@@ -99,13 +99,14 @@ export function scenarioFor(seed: number): Scenario {
     partitions.push({ at: rng.int(0, faultPhaseMs - 200), duration: rng.int(100, 1200), groups });
   }
   const crashes: Scenario['crashes'] = [];
-  const nCrash = rng.chance(0.6) ? rng.int(1, Math.min(3, honestIds.length)) : 0;
+  // Many quick crash-restarts stress the persistence rule (a restarted node must not sign twice).
+  const nCrash = rng.chance(0.6) ? rng.int(1, rng.chance(0.3) ? 12 : 3) : 0;
   for (let i = 0; i < nCrash; i++) {
     crashes.push({
       node: rng.pick(honestIds),
       at: rng.int(0, faultPhaseMs - 100),
-      downtime: rng.int(50, 1500),
-      midAction: rng.chance(0.5) ? rng.int(0, 3) : null,
+      downtime: rng.chance(0.5) ? rng.int(1, 30) : rng.int(50, 1500),
+      midAction: rng.chance(0.6) ? rng.int(0, 4) : null,
     });
   }
   const commitBlackouts: Scenario['commitBlackouts'] = [];

@@ -216,3 +216,57 @@ describe('QBFT engine', () => {
     expect(acts.some((a) => a.type === 'broadcast')).toBe(true);
   });
 });
+
+describe('restart safety (targeted)', () => {
+  it('a proposer restored after proposing re-sends the same PRE-PREPARE and never asks for a new block', () => {
+    const genesis = buildGenesis(
+      keys.map((k) => k.publicKey),
+      CHAIN,
+    );
+    const ctx = heightContextAfter(genesis, createValidatorTimeline(genesis));
+    const me = signers.find((s) => s.publicKey === proposerFor(ctx, 0)) as (typeof signers)[0];
+    const cfg = { chainId: CHAIN, self: me.publicKey, sign: me.sign, baseTimeoutMs: 100 };
+    const e = createEngine(cfg);
+    expect(e.step({ type: 'start', ctx }).map((a) => a.type)).toContain('request-proposal');
+    const block = buildBlock({
+      chainId: CHAIN,
+      height: 1,
+      parentHash: ctx.parentHash,
+      proposer: me.publicKey,
+      timestamp: 5,
+      records: [],
+      changes: [],
+    });
+    const out = e.step({ type: 'proposal-ready', height: 1, round: 0, block });
+    const state = out.filter((a) => a.type === 'persist').at(-1);
+    const sentMsgs = out.flatMap((a) => (a.type === 'broadcast' ? [a.msg] : []));
+    if (state?.type !== 'persist') throw new Error('no persist');
+    const again = createEngine(cfg, JSON.parse(JSON.stringify(state.state)));
+    const after = again.step({ type: 'start', ctx });
+    expect(after.map((a) => a.type)).not.toContain('request-proposal');
+    expect(after.flatMap((a) => (a.type === 'broadcast' ? [a.msg] : []))).toEqual(expect.arrayContaining(sentMsgs));
+    // A late proposal-ready for the same round (e.g. a stale driver callback) is refused.
+    const other = { ...block, header: { ...block.header, timestamp: 6 } };
+    expect(again.step({ type: 'proposal-ready', height: 1, round: 0, block: other })).toEqual([]);
+  });
+
+  it('a restored state for an older height is ignored', () => {
+    const genesis = buildGenesis(
+      keys.map((k) => k.publicKey),
+      CHAIN,
+    );
+    const t = createValidatorTimeline(genesis);
+    const ctx = heightContextAfter(genesis, t);
+    const s = signers[0] as (typeof signers)[0];
+    const stale: PersistedState = {
+      version: 1,
+      height: 0,
+      round: 3,
+      locked: null,
+      sent: { proposal: null, prepare: null, commit: null, roundChange: null },
+    };
+    const e = createEngine({ chainId: CHAIN, self: s.publicKey, sign: s.sign, baseTimeoutMs: 100 }, stale);
+    e.step({ type: 'start', ctx });
+    expect(e.status()).toMatchObject({ height: 1, round: 0, running: true });
+  });
+});
