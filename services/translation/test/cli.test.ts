@@ -91,6 +91,8 @@ describe('main.ts commands', () => {
     }
     expect(ready).toBe(true);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toContain('scriptorium_translation_http_requests_total');
     const t = await fetch(`${base}/api/v1/translate`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
