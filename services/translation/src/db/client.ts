@@ -11,8 +11,11 @@ export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export interface Database {
   readonly kind: 'postgres' | 'pglite';
   readonly db: Db;
-  /** Raw parameterized SQL ($1, $2, …); returns the rows. */
-  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * Raw parameterized SQL ($1, $2, …); returns the rows. With `name`, PostgreSQL keeps the statement prepared per
+   * connection (hot paths: parsed and planned once).
+   */
+  query<T = Record<string, unknown>>(text: string, params?: unknown[], name?: string): Promise<T[]>;
   close(): Promise<void>;
 }
 
@@ -32,8 +35,8 @@ export async function openDatabase(url: string, opts: { poolMax?: number } = {})
   return {
     kind: 'postgres',
     db,
-    async query<T>(text: string, params: unknown[] = []) {
-      const result = await pool.query(text, params);
+    async query<T>(text: string, params: unknown[] = [], name?: string) {
+      const result = await pool.query(name ? { name, text, values: params } : { text, values: params });
       return result.rows as T[];
     },
     close: () => pool.end(),

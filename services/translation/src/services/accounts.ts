@@ -159,7 +159,7 @@ export class ApiKeyResolver {
     const now = Date.now();
     const cached = this.#cache.get(cacheKey);
     if (cached && cached.expires > now) return cached.principal;
-    const [row] = await this.#database.query<PrincipalRow>(PRINCIPAL_SQL, [hash]);
+    const [row] = await this.#database.query<PrincipalRow>(PRINCIPAL_SQL, [hash], 'api_key_principal');
     const principal =
       row && digestsEqual(Buffer.from(row.hash), hash)
         ? {

@@ -58,16 +58,11 @@ export async function reserve(
 ): Promise<Reservation> {
   const period = periodStart(now, subject.periodDays);
   const day = utcDay(now);
-  const [row] = await database.query<{ r: string }>('SELECT meter_reserve($1, $2, $3, $4, $5, $6, $7, $8) AS r', [
-    subject.orgId,
-    period,
-    tokens,
-    subject.quotaTokens,
-    subject.scope,
-    day,
-    cost,
-    subject.capMicros,
-  ]);
+  const [row] = await database.query<{ r: string }>(
+    'SELECT meter_reserve($1, $2, $3, $4, $5, $6, $7, $8) AS r',
+    [subject.orgId, period, tokens, subject.quotaTokens, subject.scope, day, cost, subject.capMicros],
+    'meter_reserve',
+  );
   if (row?.r === 'quota') throw quotaExceeded();
   if (row?.r === 'budget') throw subject.orgId ? budgetExceeded() : playgroundBudgetExceeded();
   return { subject, period, day, tokens, costMicros: cost };
@@ -100,25 +95,29 @@ export async function settle(
   usage: UsageRecord,
 ): Promise<number> {
   const s = reservation.subject;
-  const [row] = await database.query<{ cost_micros: number }>(SETTLE_SQL, [
-    s.orgId,
-    reservation.period,
-    reservation.tokens,
-    actual.tokens,
-    s.quotaTokens,
-    s.scope,
-    reservation.day,
-    reservation.costMicros,
-    actual.costMicros,
-    s.capMicros,
-    s.orgId,
-    usage.apiKeyId,
-    usage.kind,
-    usage.model,
-    usage.items,
-    usage.tokensIn,
-    usage.tokensOut,
-    usage.outcome,
-  ]);
+  const [row] = await database.query<{ cost_micros: number }>(
+    SETTLE_SQL,
+    [
+      s.orgId,
+      reservation.period,
+      reservation.tokens,
+      actual.tokens,
+      s.quotaTokens,
+      s.scope,
+      reservation.day,
+      reservation.costMicros,
+      actual.costMicros,
+      s.capMicros,
+      s.orgId,
+      usage.apiKeyId,
+      usage.kind,
+      usage.model,
+      usage.items,
+      usage.tokensIn,
+      usage.tokensOut,
+      usage.outcome,
+    ],
+    'meter_settle',
+  );
   return Number(row?.cost_micros ?? 0);
 }

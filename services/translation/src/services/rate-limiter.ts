@@ -44,7 +44,11 @@ export class PostgresRateLimitStore implements RateLimitStore {
     this.#database = database;
   }
   async hit(bucket: string, windowStart: number, windowMs: number): Promise<number> {
-    const [row] = await this.#database.query<{ count: number }>(HIT_SQL, [bucket, windowStart, windowMs]);
+    const [row] = await this.#database.query<{ count: number }>(
+      HIT_SQL,
+      [bucket, windowStart, windowMs],
+      'rate_limit_hit',
+    );
     return Number(row?.count ?? 0);
   }
 }
