@@ -13,6 +13,7 @@ import {
   proofFor,
   quorumSize,
   roleAt,
+  roleChange,
   sealBytes,
   verifyFinality,
 } from './index.ts';
@@ -96,6 +97,9 @@ describe('chain', () => {
     expect(t.at(2)).toEqual([pub[1], pub[2], pub[3], pub[4]].sort());
     expect(roleAt(t.at(2), pub[0] as string)).toBe('follower');
     expect(roleAt(t.at(2), pub[4] as string)).toBe('validator');
+    expect(roleChange(t.at(1), t.at(2), pub[0] as string)).toBe('became-follower');
+    expect(roleChange(t.at(1), t.at(2), pub[4] as string)).toBe('became-validator');
+    expect(roleChange(t.at(1), t.at(2), pub[1] as string)).toBeNull();
     expect(() => t.at(3)).toThrow(RangeError);
   });
 

@@ -37,6 +37,8 @@ export {
   maxFaulty,
   type NodeRole,
   quorumSize,
+  type RoleChange,
   roleAt,
+  roleChange,
   type ValidatorTimeline,
 } from './validators.ts';

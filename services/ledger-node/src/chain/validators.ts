@@ -108,3 +108,18 @@ export type NodeRole = 'validator' | 'follower';
 export function roleAt(validators: readonly string[], self: string): NodeRole {
   return validators.includes(self) ? 'validator' : 'follower';
 }
+
+/** What a finalized block did to this node's role, or null when nothing changed. */
+export type RoleChange = 'became-validator' | 'became-follower' | null;
+
+/**
+ * Compare the role before and after a block: `before` = set active at the block's height,
+ * `after` = set active at the next height (timeline.at(h) and timeline.at(h + 1)).
+ * @example if (roleChange(t.at(h), t.at(h + 1), self) === 'became-follower') stopEngine()
+ */
+export function roleChange(before: readonly string[], after: readonly string[], self: string): RoleChange {
+  const was = before.includes(self);
+  const is = after.includes(self);
+  if (was === is) return null;
+  return is ? 'became-validator' : 'became-follower';
+}

@@ -168,6 +168,9 @@ class QbftEngine implements Engine {
         this.#out.push({ type: 'broadcast', msg });
         this.#record(msg);
       }
+      if (this.#round === 0 && this.#sent.proposal === null && this.#isProposer(0)) {
+        this.#out.push({ type: 'request-proposal', height: ctx.height, round: 0 });
+      }
     } else {
       this.#scheduleTimeout();
       if (this.#isProposer(0)) this.#out.push({ type: 'request-proposal', height: ctx.height, round: 0 });
