@@ -149,3 +149,38 @@ describe('pseudoLocalize properties', () => {
     );
   });
 });
+
+describe('pseudoLocalize on hostile input', () => {
+  it('stays linear on long pathological strings', () => {
+    const glossary: GlossaryEntry[] = [{ term: 'word', target: 'Wort', neverTranslate: false }];
+    for (const s of [
+      `<a${' '.repeat(50_000)}`,
+      '%0'.repeat(25_000),
+      'a.'.repeat(25_000),
+      'word '.repeat(10_000),
+      '{'.repeat(50_000),
+    ]) {
+      const target = pseudoLocalize(s, { glossary });
+      expect(target.length).toBeGreaterThan(s.length);
+      expect(
+        validateTranslation({ source: s, target, isIcu: false, sourceLocale: 'en', targetLocale: 'de', glossary }),
+      ).toEqual([]);
+    }
+  });
+  it('does not grow exponentially with nested plurals', () => {
+    let msg = 'x';
+    for (let i = 0; i < 12; i++) msg = `{n${i}, plural, one {a} other {${msg}}}`;
+    const out = pseudoLocalize(msg, { isIcu: true, targetLocale: 'ar', accents: false });
+    expect(out.length).toBeLessThan(16 * msg.length + 4096 + 100);
+    expect(
+      validateTranslation({
+        source: msg,
+        target: out,
+        isIcu: true,
+        sourceLocale: 'en',
+        targetLocale: 'en',
+        glossary: [],
+      }),
+    ).toEqual([]);
+  });
+});

@@ -101,10 +101,14 @@ function transformText(
 ): { text: string; letters: number } {
   const accent = accents ? accentLetters : (t: string) => t;
   const spans: Span[] = scanProtected(raw, { icu }).map((t) => ({ start: t.start, end: t.end, replacement: t.text }));
+  // Characters already claimed by a protected token or a longer glossary term (linear, not pairwise).
+  const taken = new Uint8Array(raw.length);
+  for (const s of spans) taken.fill(1, s.start, s.end);
   const terms = [...glossary].filter((g) => g.term.trim() !== '').sort((a, b) => b.term.length - a.term.length);
   for (const entry of terms) {
     for (const hit of findTerm(raw, entry.term)) {
-      if (spans.some((s) => hit.start < s.end && s.start < hit.end)) continue;
+      if (taken.subarray(hit.start, hit.end).includes(1)) continue;
+      taken.fill(1, hit.start, hit.end);
       const keep = entry.neverTranslate || entry.target === null || entry.target.trim() === '';
       spans.push({ start: hit.start, end: hit.end, replacement: keep ? hit.text : entry.target! });
     }
@@ -141,15 +145,21 @@ function render(source: string, edits: Edit[], a: number, b: number): string {
   return out + source.slice(pos, b);
 }
 
+class TooLarge extends Error {}
+
 function icuBody(
   source: string,
   ast: MessageFormatElement[],
   locale: string,
   glossary: GlossaryEntry[],
   accents: boolean,
+  completePlurals: boolean,
 ): { body: string; letters: number } {
   const edits: Edit[] = [];
   let letterTotal = 0;
+  // Copies of `other` nest: depth d with k missing categories grows like k^d. Stop past a budget.
+  const budget = 16 * source.length + 4096;
+  let produced = 0;
   const cardinal = pluralCategories(locale, 'cardinal') ?? ['other'];
   const ordinal = pluralCategories(locale, 'ordinal') ?? ['other'];
   walkIcu(ast, (el) => {
@@ -161,17 +171,23 @@ function icuBody(
       edits.push({ start: start.offset, end: end.offset, render: () => done.text });
     } else if (el.type === TYPE.plural) {
       const other = el.options.other?.location;
-      if (!other) return;
+      if (!other || !completePlurals) return;
       const needed = el.pluralType === 'ordinal' ? ordinal : cardinal;
       const missing = needed.filter((c) => !(c in el.options));
       if (missing.length === 0) return;
       const at = other.end.offset;
+      let memo: string | undefined;
       edits.push({
         start: at,
         end: at,
         render: () => {
-          const body = render(source, edits, other.start.offset, other.end.offset);
-          return missing.map((c) => ` ${c} ${body}`).join('');
+          if (memo === undefined) {
+            const body = render(source, edits, other.start.offset, other.end.offset);
+            produced += (body.length + 8) * missing.length;
+            if (produced > budget) throw new TooLarge();
+            memo = missing.map((c) => ` ${c} ${body}`).join('');
+          }
+          return memo;
         },
       });
     }
@@ -184,7 +200,8 @@ function icuBody(
  * Deterministic pseudo-localization: `Settings` → `[Ŝéţţîñĝš ~~]`. Letters are accented and the text is
  * padded by ~30% of its translatable letters inside brackets; ICU syntax and arguments, placeholders (`{name}`, `%s`, `%1$d`, `{{x}}`),
  * HTML/XML tags, entities, URLs and neverTranslate terms stay byte-identical; glossary terms with a target are
- * replaced by that target. ICU plurals get the categories the target locale needs (copies of `other`).
+ * replaced by that target. ICU plurals get the categories the target locale needs (copies of `other`), unless
+ * nesting would grow the output past ~16× the source (then the source's cases are kept).
  * A source marked ICU that does not parse is treated as plain text.
  *
  * @example pseudoLocalize('Hi <b>{name}</b>', { isIcu: true }) // '[Ĥî <b>{name}</b> ~]'
@@ -197,7 +214,14 @@ export function pseudoLocalize(source: string, opts: PseudoOptions = {}): string
   let letterCount: number;
   const parsed = opts.isIcu ? parseIcu(source, true) : undefined;
   if (parsed?.ok) {
-    ({ body, letters: letterCount } = icuBody(source, parsed.ast, opts.targetLocale ?? 'en', glossary, accents));
+    const locale = opts.targetLocale ?? 'en';
+    try {
+      ({ body, letters: letterCount } = icuBody(source, parsed.ast, locale, glossary, accents, true));
+    } catch (e) {
+      if (!(e instanceof TooLarge)) throw e;
+      // Pathological nesting: keep the source's plural cases rather than grow without bound.
+      ({ body, letters: letterCount } = icuBody(source, parsed.ast, locale, glossary, accents, false));
+    }
   } else {
     ({ text: body, letters: letterCount } = transformText(source, false, glossary, accents));
   }

@@ -1,12 +1,14 @@
 /**
+ * Every pattern is linear-time (bounded repetitions, no nested ambiguity): texts come from the network.
+ *
  * Protected tokens: the spans of a string that a translation must carry over unchanged.
  * One source for the placeholder validator and the pseudo-localizer.
  */
 
 /** HTML/XML tags: `<b>`, `</b>`, `<a href="x">`, `<br/>`. A `<` not followed by a letter or `/` is text ("a < b"). */
-const TAG = String.raw`<\/?[A-Za-z][\w:.-]*(?:\s+[^<>]*?)?\s*\/?>`;
+const TAG = String.raw`<\/?[A-Za-z][\w:.-]{0,63}(?:\s[^<>]*)?\/?>`;
 /** printf family: `%s`, `%d`, `%1$d`, `%.2f`, `%@`, `%%` (the last is a literal percent, matched so it is skipped). */
-const PRINTF = String.raw`%%|%(?:\d+\$)?[-+0#]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|z|j|t|q)?[diouxXeEfFgGaAcspn@]`;
+const PRINTF = String.raw`%%|%(?:\d{1,2}\$)?[-+0#]{0,4}(?:\d{1,3}|\*)?(?:\.(?:\d{1,3}|\*))?(?:hh|h|ll|l|L|z|j|t|q)?[diouxXeEfFgGaAcspn@]`;
 /** Mustache/Handlebars/Angular/i18next: `{{x}}`, `{{{x}}}`, `{{ user.name }}`. */
 const MUSTACHE = String.raw`\{\{\{?[^{}]*\}?\}\}`;
 /** Template literal style `${x}`. */
@@ -14,9 +16,9 @@ const DOLLAR_BRACE = String.raw`\$\{[^{}]*\}`;
 /** Simple braces `{name}`, `{0}`, `{}` (non-ICU strings only: in ICU strings arguments are checked by the ICU validator). */
 const BRACE = String.raw`\{[^{}]*\}`;
 /** HTML entities `&amp;`, `&#169;`, `&#xA9;`. */
-const ENTITY = String.raw`&(?:[A-Za-z][A-Za-z0-9]*|#\d+|#[xX][0-9A-Fa-f]+);`;
+const ENTITY = String.raw`&(?:[A-Za-z][A-Za-z0-9]{0,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});`;
 /** URLs and e-mail addresses are never translated. */
-const URL = String.raw`\bhttps?:\/\/[^\s<>"'{}]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b`;
+const URL = String.raw`\bhttps?:\/\/[^\s<>"'{}]+|\b[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}\b`;
 
 export type TokenKind = 'tag' | 'printf' | 'mustache' | 'dollar' | 'brace' | 'entity' | 'url';
 
