@@ -5,7 +5,13 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { blockHash, buildBlock, buildGenesis, proofFor } from '../../services/ledger-node/src/chain/block.ts';
+import {
+  blockHash,
+  buildBlock,
+  buildGenesis,
+  checkBody,
+  proofFor,
+} from '../../services/ledger-node/src/chain/block.ts';
 import type { Block } from '../../services/ledger-node/src/chain/schemas.ts';
 import { createValidatorTimeline } from '../../services/ledger-node/src/chain/validators.ts';
 import { createEngine } from '../../services/ledger-node/src/consensus/engine.ts';
@@ -50,7 +56,15 @@ function benchProofs(records: number) {
     if (!p || !verifyProof(p)) throw new Error('proof failed');
     return 1;
   });
-  return [native, noble];
+  const body = rate(
+    `records checked/s (checkBody: canonical JSON + Merkle root, ${records}-record block)`,
+    1000,
+    () => {
+      if (!checkBody(block).ok) throw new Error('body check failed');
+      return records;
+    },
+  );
+  return [native, noble, body];
 }
 
 function benchSignatures() {
