@@ -105,7 +105,18 @@ const withTags = fc
   .tuple(plainText, fc.constantFrom('b', 'i', 'a', 'span'), plainText, plainText)
   .map(([a, tag, inner, b]) => `${a} <${tag}>${inner}</${tag}> ${b}<br/>`);
 
-const icuLiteral = fc.array(words, { minLength: 1, maxLength: 4 }).map((w) => w.join(' '));
+const icuLiteral = fc
+  .array(
+    fc.oneof(
+      { weight: 4, arbitrary: words },
+      fc.constantFrom('%s', '%1$d', '<br/>', '&amp;', 'Scriptorium', 'API key'),
+    ),
+    {
+      minLength: 1,
+      maxLength: 4,
+    },
+  )
+  .map((w) => w.join(' '));
 const icuMessage: fc.Arbitrary<string> = fc.letrec<{ msg: string }>((tie) => ({
   msg: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
