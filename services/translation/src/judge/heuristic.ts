@@ -22,6 +22,21 @@ export const ISSUE_TO_MQM: Record<string, { category: MqmCategory; severity: Mqm
   glossary_target_missing: { category: 'terminology', severity: 'major' },
 };
 
+/** The MQM errors the validator issues stand for (ISSUE_TO_MQM). */
+export function issueErrors(issues: ValidationIssue[]): MqmError[] {
+  const errors: MqmError[] = [];
+  for (const issue of issues) {
+    const m = ISSUE_TO_MQM[issue.code];
+    if (m)
+      errors.push({
+        ...(issue.itemId ? { itemId: issue.itemId } : {}),
+        ...m,
+        description: issue.message.slice(0, 200),
+      });
+  }
+  return errors;
+}
+
 const language = (locale: string) => locale.toLowerCase().split(/[-_]/)[0] ?? '';
 const letterCount = (s: string) => (s.match(/\p{L}/gu) ?? []).length;
 
@@ -65,16 +80,7 @@ function textHeuristics(item: JudgeItem, input: JudgeInput): MqmError[] {
  */
 export function heuristicJudge(input: JudgeInput): JudgeResult {
   const issues: ValidationIssue[] = validateBatch(input.items, input);
-  const errors: MqmError[] = [];
-  for (const issue of issues) {
-    const m = ISSUE_TO_MQM[issue.code];
-    if (m)
-      errors.push({
-        ...(issue.itemId ? { itemId: issue.itemId } : {}),
-        ...m,
-        description: issue.message.slice(0, 200),
-      });
-  }
+  const errors = issueErrors(issues);
   for (const item of input.items) errors.push(...textHeuristics(item, input));
   const { scores, overall } = scoresFromErrors(errors, input.items.length);
   return {

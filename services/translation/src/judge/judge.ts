@@ -1,7 +1,7 @@
 import type { CallOptions, TranslationProvider } from '../providers/types.ts';
 import { judgeMaxTokensOut } from '../tokens/estimate.ts';
 import { validateBatch } from '../validators/validate.ts';
-import { heuristicJudge } from './heuristic.ts';
+import { heuristicJudge, issueErrors } from './heuristic.ts';
 import { scoresFromErrors } from './mqm.ts';
 import { buildJudgePrompt, parseJudgeReply } from './prompt.ts';
 import type { JudgeInput, JudgeResult } from './types.ts';
@@ -9,7 +9,8 @@ import type { JudgeInput, JudgeResult } from './types.ts';
 /**
  * Score translations 0–5 per dimension. LLM providers get the GEMBA-MQM prompt (`judge: 'llm'`, scores from the
  * annotated errors by `scoresFromErrors`); the pseudo provider gets the validator-based heuristic judge
- * (`judge: 'heuristic'`). Both report the validator issues. Throws UpstreamError when the LLM call fails or its
+ * (`judge: 'heuristic'`). Both report the validator issues; the LLM judge also counts them as MQM errors (ISSUE_TO_MQM)
+ * for an item and dimension where the model reported none. Throws UpstreamError when the LLM call fails or its
  * reply cannot be parsed.
  *
  * @example const r = await judgeTranslations(provider, { sourceLocale: 'en', targetLocale: 'de', items, glossary: [], model }, { signal });
@@ -30,10 +31,13 @@ export async function judgeTranslations(
     { ...prompt, model: input.model, maxTokens: judgeMaxTokensOut(input), json: true },
     opts,
   );
-  const errors = parseJudgeReply(
+  const annotated = parseJudgeReply(
     reply.text,
     input.items.map((i) => i.id),
   );
+  // Validator findings are certain: count them where the model reported nothing for that item and dimension.
+  const seen = new Set(annotated.map((e) => `${e.itemId}\u0000${e.category}`));
+  const errors = [...annotated, ...issueErrors(issues).filter((e) => !seen.has(`${e.itemId}\u0000${e.category}`))];
   const { scores, overall } = scoresFromErrors(errors, input.items.length);
   return {
     scores,
