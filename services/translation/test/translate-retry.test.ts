@@ -6,6 +6,7 @@ import type { ProviderRequest, TranslationProvider } from '../src/providers/inde
 import { bearer, type Harness, startHarness } from './harness.ts';
 
 let corruptNext = 0;
+let crashNext = false;
 const seen: ProviderRequest[] = [];
 let h: Harness;
 beforeAll(async () => {
@@ -15,6 +16,10 @@ beforeAll(async () => {
       complete: (prompt, opts) => real.complete(prompt, opts),
       async translate(req, opts) {
         seen.push(req);
+        if (crashNext) {
+          crashNext = false;
+          throw new TypeError('provider bug');
+        }
         const result = await real.translate(req, opts);
         if (corruptNext > 0) {
           corruptNext--;
@@ -72,5 +77,21 @@ describe('validator retry', () => {
     const body = res.json();
     expect(body.issues).toEqual([expect.objectContaining({ itemId: 'a', code: 'placeholder_missing' })]);
     expect(body.translations.map((t: { id: string }) => t.id)).toEqual(['a', 'b']);
+  });
+
+  it('an unexpected error is a 500 {error} with nothing charged, logged without content', async () => {
+    const { apiKey, orgId } = await h.account();
+    crashNext = true;
+    const res = await h.app.inject({ method: 'POST', url: '/api/v1/translate', headers: bearer(apiKey), payload });
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ error: 'internal error' });
+    const [b] = await h.database.query<{ spent: number; reserved: number }>(
+      'SELECT spent_micros::int AS spent, reserved_micros::int AS reserved FROM budget_usage WHERE scope = $1',
+      [`org:${orgId}`],
+    );
+    expect(b).toEqual({ spent: 0, reserved: 0 });
+    const line = h.logs.find((l) => l.includes('unhandled error'));
+    expect(line).toBeDefined();
+    expect(line).not.toContain('Hello');
   });
 });

@@ -95,29 +95,35 @@ export async function settle(
   usage: UsageRecord,
 ): Promise<number> {
   const s = reservation.subject;
-  const [row] = await database.query<{ cost_micros: number }>(
-    SETTLE_SQL,
-    [
-      s.orgId,
-      reservation.period,
-      reservation.tokens,
-      actual.tokens,
-      s.quotaTokens,
-      s.scope,
-      reservation.day,
-      reservation.costMicros,
-      actual.costMicros,
-      s.capMicros,
-      s.orgId,
-      usage.apiKeyId,
-      usage.kind,
-      usage.model,
-      usage.items,
-      usage.tokensIn,
-      usage.tokensOut,
-      usage.outcome,
-    ],
-    'meter_settle',
-  );
-  return Number(row?.cost_micros ?? 0);
+  const params = [
+    s.orgId,
+    reservation.period,
+    reservation.tokens,
+    actual.tokens,
+    s.quotaTokens,
+    s.scope,
+    reservation.day,
+    reservation.costMicros,
+    actual.costMicros,
+    s.capMicros,
+    s.orgId,
+    usage.apiKeyId,
+    usage.kind,
+    usage.model,
+    usage.items,
+    usage.tokensIn,
+    usage.tokensOut,
+    usage.outcome,
+  ];
+  // A settlement that cannot be written leaves the reservation held (limits stay safe, capacity shrinks):
+  // retry briefly before giving up.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const [row] = await database.query<{ cost_micros: number }>(SETTLE_SQL, params, 'meter_settle');
+      return Number(row?.cost_micros ?? 0);
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
 }
