@@ -37,6 +37,12 @@ async function load(opts: Record<string, unknown>): Promise<Load> {
   return JSON.parse(stdout.trim().split('\n').pop()!) as Load;
 }
 
+/** CPU seconds (user + system) the process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
 function rssMiB(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
@@ -121,7 +127,9 @@ try {
   await load({ ...translate, connections: CONNECTIONS, duration: Math.min(5, DURATION) });
 
   console.log(`throughput: ${DURATION} s, ${CONNECTIONS} connections …`);
+  const cpu0 = cpuSeconds(service.pid!);
   const max = await load({ ...translate, connections: CONNECTIONS, duration: DURATION });
+  const cpuMsPerRequest = ((cpuSeconds(service.pid!) - cpu0) * 1000) / Math.max(1, max.total);
   console.log(`latency: ${DURATION} s at ${RATE} req/s, through the service and straight to the upstream …`);
   const atRate = await load({ ...translate, connections: CONNECTIONS, duration: DURATION, overallRate: RATE });
   const direct = await load({ ...upstream, connections: CONNECTIONS, duration: DURATION, overallRate: RATE });
@@ -160,7 +168,7 @@ try {
     met: { throughput: max.requestsPerSecond >= 1500, addedP99: added.p99 < 15 },
   };
   console.log(
-    `throughput ${result.throughput.requestsPerSecond} req/s (non-2xx ${max.non2xx}); at ${RATE} req/s: service p50 ${atRate.latencyMs.p50} ms ` +
+    `throughput ${result.throughput.requestsPerSecond} req/s (non-2xx ${max.non2xx}, service CPU ${cpuMsPerRequest.toFixed(2)} ms/request); at ${RATE} req/s: service p50 ${atRate.latencyMs.p50} ms ` +
       `p99 ${atRate.latencyMs.p99} ms, upstream alone p50 ${direct.latencyMs.p50} ms p99 ${direct.latencyMs.p99} ms → ` +
       `added p50 ${added.p50} ms, p99 ${added.p99} ms; RSS ${memory.rss} MiB (peak ${memory.peak} MiB)`,
   );
