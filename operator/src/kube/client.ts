@@ -77,7 +77,9 @@ export class KubeClient {
     opts.headers = {
       ...opts.headers,
       accept: options.accept ?? 'application/json',
-      ...(body !== undefined ? { 'content-type': options.contentType ?? 'application/json' } : {}),
+      ...(body !== undefined
+        ? { 'content-type': options.contentType ?? 'application/json', 'content-length': Buffer.byteLength(body) }
+        : {}),
     };
     this.counts[method] = (this.counts[method] ?? 0) + 1;
     const res = await this.#send(opts, body, options.signal);
