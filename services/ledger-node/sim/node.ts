@@ -43,6 +43,8 @@ export interface NodeEnv {
   /** Ids of every simulated node (peers = all others). */
   peers: () => number[];
   log?: (line: string) => void;
+  /** Every message a node sends (for the checkers). */
+  onBroadcast?: (node: SimNode, msg: ConsensusMessage) => void;
 }
 
 export class SimNode {
@@ -190,6 +192,7 @@ export class SimNode {
         break;
       case 'broadcast':
         this.maxRound = Math.max(this.maxRound, action.msg.round);
+        env.onBroadcast?.(this, action.msg);
         for (const peer of env.peers())
           if (peer !== this.id) env.network.send(this.id, peer, { kind: 'consensus', msg: action.msg });
         break;

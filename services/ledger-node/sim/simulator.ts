@@ -8,9 +8,9 @@
 import { buildGenesis } from '../src/chain/block.ts';
 import type { Block } from '../src/chain/schemas.ts';
 import { maxFaulty, quorumSize } from '../src/chain/validators.ts';
-import type { Verify } from '../src/consensus/messages.ts';
+import type { ConsensusMessage, Verify } from '../src/consensus/messages.ts';
 import { createSigner, keyPairFromSeed, type Signer, verifySignature } from '../src/crypto/index.ts';
-import { checkLiveness, checkSafety, checkSeals } from './checkers/index.ts';
+import { checkLiveness, checkSafety, checkSeals, EquivocationChecker } from './checkers/index.ts';
 import { SimClock } from './clock.ts';
 import { HEALED, type NetworkConditions, SimNetwork } from './network.ts';
 import { type Payload, SimNode, type SimParams } from './node.ts';
@@ -161,6 +161,7 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
   const nodes: SimNode[] = [];
   const netRng = rng.fork();
   const network = new SimNetwork<Payload>(clock, netRng, (to, from, payload) => nodes[to]?.receive(from, payload));
+  const equivocation = new EquivocationChecker();
   const env = {
     clock,
     network,
@@ -169,6 +170,9 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
     verify,
     peers: () => nodes.map((n) => n.id),
     log: logFn,
+    onBroadcast: (node: SimNode, msg: ConsensusMessage) => {
+      if (node.honest) equivocation.observe(`n${node.id}`, msg);
+    },
   };
   const byzantineKeys = new Set(validatorSigners.slice(0, scenario.twins).map((s) => s.publicKey));
   for (let i = 0; i < scenario.validators; i++) {
@@ -268,7 +272,7 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
     }
   }
   const final = chains();
-  errors.push(...checkSafety(final), ...checkSeals(final), ...checkLiveness(final, target));
+  errors.push(...checkSafety(final), ...checkSeals(final), ...checkLiveness(final, target), ...equivocation.errors);
   const unique = [...new Set(errors)];
   return {
     seed,

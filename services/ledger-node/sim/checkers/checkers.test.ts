@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { blockHash, buildBlock, buildGenesis } from '../../src/chain/block.ts';
 import type { Block } from '../../src/chain/schemas.ts';
 import { sealBytes } from '../../src/chain/seal.ts';
+import { messageSigningBytes, type PrepareMessage } from '../../src/consensus/messages.ts';
 import { createSigner, keyPairFromSeed } from '../../src/crypto/index.ts';
 import { runSeed, scenarioFor } from '../simulator.ts';
-import { checkLiveness, checkSafety, checkSeals } from './index.ts';
+import { checkLiveness, checkSafety, checkSeals, EquivocationChecker } from './index.ts';
 
 const signers = Array.from({ length: 4 }, (_, i) =>
   createSigner(keyPairFromSeed(new Uint8Array(32).fill(7 + i)).privateKey),
@@ -91,6 +92,30 @@ describe('checkers detect what they must', () => {
         1,
       )[0],
     ).toMatch(/converge/);
+  });
+});
+
+describe('equivocation checker', () => {
+  it('reports two different signed messages of one type for one height and round, not a re-send', () => {
+    const s = signers[0] as (typeof signers)[0];
+    const prepare = (hash: string): PrepareMessage => {
+      const u = {
+        type: 'PREPARE',
+        chain_id: 'chk',
+        height: 1,
+        round: 0,
+        author: s.publicKey,
+        block_hash: hash,
+      } as const;
+      return { ...u, signature: s.sign(messageSigningBytes(u as unknown as PrepareMessage)) };
+    };
+    const c = new EquivocationChecker();
+    c.observe('n0', prepare('a'.repeat(64)));
+    c.observe('n0', prepare('a'.repeat(64)));
+    c.observe('n0', { ...prepare('a'.repeat(64)), round: 1 });
+    expect(c.errors).toEqual([]);
+    c.observe('n0', prepare('b'.repeat(64)));
+    expect(c.errors[0]).toMatch(/two different PREPARE for height 1 round 0/);
   });
 });
 

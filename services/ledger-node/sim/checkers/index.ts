@@ -1,3 +1,4 @@
+export { EquivocationChecker } from './equivocation.ts';
 export { checkLiveness } from './liveness.ts';
 export { checkSafety } from './safety.ts';
 export { checkSeals } from './seals.ts';
