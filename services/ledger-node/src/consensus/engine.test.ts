@@ -6,6 +6,7 @@ import { createValidatorTimeline } from '../chain/validators.ts';
 import { createSigner, keyPairFromSeed } from '../crypto/index.ts';
 import { createEngine } from './engine.ts';
 import type { ConsensusMessage } from './messages.ts';
+import { parsePersistedState } from './persisted-state.ts';
 import { heightContextAfter, proposerFor } from './proposer.ts';
 import type { Engine, EngineAction, PersistedState } from './types.ts';
 
@@ -183,8 +184,10 @@ describe('QBFT engine', () => {
     if (prepare?.type !== 'broadcast') throw new Error('no PREPARE');
     expect(actions.indexOf(persisted)).toBeLessThan(actions.indexOf(prepare));
 
-    // Crash and restart from the persisted state.
-    const saved = JSON.parse(JSON.stringify(persisted.state)) as PersistedState;
+    // Crash and restart from the persisted state (read back through its schema, as from disk).
+    const saved = parsePersistedState(JSON.parse(JSON.stringify(persisted.state)));
+    expect(saved).toEqual(persisted.state);
+    expect(() => parsePersistedState({ ...saved, round: -1 })).toThrow();
     const v2 = createEngine({ chainId: CHAIN, self: voter.publicKey, sign: voter.sign, baseTimeoutMs: 100 }, saved);
     const resent = v2.step({ type: 'start', ctx }).filter((a) => a.type === 'broadcast');
     expect(resent.map((a) => (a.type === 'broadcast' ? a.msg : null))).toEqual([prepare.msg]);

@@ -26,6 +26,7 @@ export {
   verifyMessage,
   verifySeal,
 } from './messages.ts';
+export { PersistedStateSchema, parsePersistedState } from './persisted-state.ts';
 export { heightContextAfter, proposerFor } from './proposer.ts';
 export type {
   Engine,
