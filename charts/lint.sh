@@ -75,6 +75,7 @@ else
 	echo "chart-lint: starting a test control plane (packages/kube-testenv)"
 	# A coprocess: its stdin is a pipe from this script, so it stops even if this script is killed.
 	coproc CP { SCRIPTORIUM_KUBE_BIN="$bin_dir" node "$root/packages/kube-testenv/src/cli.ts" --no-controller-manager --until-stdin-closes; }
+	# shellcheck disable=SC2153 # CP_PID is set by coproc
 	cp_pid=$CP_PID
 	cp_in=${CP[1]}
 	line=

@@ -35,7 +35,8 @@ bin_dir=${SCRIPTORIUM_KUBE_BIN:-$(bash tools/kube/build.sh)}
 kind="$bin_dir/kind"
 helm="$bin_dir/helm"
 
-kubeconfig=$(mktemp)
+work=$(mktemp -d)
+kubeconfig="$work/kubeconfig"
 export KUBECONFIG=$kubeconfig
 
 diagnose() {
@@ -57,7 +58,7 @@ cleanup() {
 		log "keeping cluster $cluster (KUBECONFIG=$kubeconfig); delete it with: $kind delete cluster --name $cluster"
 	else
 		"$kind" delete cluster --name "$cluster" >/dev/null 2>&1 || true
-		rm -f "$kubeconfig"
+		rm -rf "$work"
 	fi
 	exit "$code"
 }
@@ -95,10 +96,10 @@ sed "s#scriptorium/translation:dev#scriptorium/translation:$tag#" deploy/samples
 sed "s#scriptorium/ledger-node:dev#scriptorium/ledger-node:$tag#" deploy/samples/ledger-cluster.yaml | kubectl -n "$ns" apply -f -
 
 # A bad spec is refused by the API server (CEL validation in the CRD) with a readable message.
-if kubectl -n "$ns" patch ledgercluster ledger --type=merge -p '{"spec":{"genesis":{"chainId":"other"}}}' 2>"$kubeconfig.err"; then
+if kubectl -n "$ns" patch ledgercluster ledger --type=merge -p '{"spec":{"genesis":{"chainId":"other"}}}' 2>"$work/refusal.txt"; then
 	fail "the API server accepted a change of an immutable genesis"
 fi
-grep -q 'genesis is immutable' "$kubeconfig.err" || fail "unexpected refusal: $(cat "$kubeconfig.err")"
+grep -q 'genesis is immutable' "$work/refusal.txt" || fail "unexpected refusal: $(cat "$work/refusal.txt")"
 
 log "waiting for Ready"
 kubectl -n "$ns" wait --for=condition=Ready translationservice/translation --timeout "$timeout"
