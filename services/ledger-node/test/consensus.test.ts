@@ -1,10 +1,13 @@
 // Four real node processes over HTTP: records are finalized; one node down → the rest go on;
 // two down → no progress and no fork, progress again when one returns; a restarted node catches up
 // by pull sync; proofs verify offline with the CLI.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Block } from '../src/chain/schemas.ts';
 import { LocalCluster } from '../src/cluster/local-cluster.ts';
 import { assertSameChain, locate, records, runCli, sleep, waitForRecords } from './helpers.ts';
+
+// Real processes on a shared 2-core machine: generous limits (and never timed assertions).
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
 let cluster: LocalCluster;
 

@@ -1,9 +1,12 @@
 // kill -9 under load, again and again: after the storms, every node holds one history, every
 // submitted record exactly once, and all nodes converge.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Block } from '../src/chain/schemas.ts';
 import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
 import { assertSameChain, records, sleep, waitForRecords } from './helpers.ts';
+
+// Real processes on a shared 2-core machine: generous limits (and never timed assertions).
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
 let cluster: LocalCluster;
 

@@ -1,8 +1,11 @@
 // Membership through the API: a 5th node that starts as a passive follower becomes a validator after
 // an ADD submitted via POST /membership; a removed validator becomes a follower and keeps following.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
 import { assertSameChain, records, waitForRecords } from './helpers.ts';
+
+// Real processes on a shared 2-core machine: generous limits (and never timed assertions).
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
 let cluster: LocalCluster;
 let fifth: LocalNode;

@@ -3,10 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalCluster } from '../src/cluster/local-cluster.ts';
 import { assertSameChain, records, waitForRecords } from './helpers.ts';
 import { createTestPki, type TestPki } from './tls-certs.ts';
+
+// Real processes on a shared 2-core machine: generous limits (and never timed assertions).
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
 let dir: string;
 let pki: TestPki;

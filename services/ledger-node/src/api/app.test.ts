@@ -161,6 +161,26 @@ describe('authentication and audit', () => {
   });
 });
 
+describe('POST /block', () => {
+  it('answers known before parsing when the x-block-height is already stored', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/block',
+      headers: { ...auth, 'content-type': 'application/json', 'x-block-height': '0' },
+      payload: '{"not": "parsed"',
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ height: 0, status: 'known' });
+    const unknown = await app.inject({
+      method: 'POST',
+      url: '/block',
+      headers: { ...auth, 'content-type': 'application/json', 'x-block-height': '5' },
+      payload: '{"not": "parsed"',
+    });
+    expect(unknown.statusCode).toBe(400);
+  });
+});
+
 describe('limits and malformed payloads', () => {
   it('413 above MAX_BODY_BYTES', async () => {
     const big = { records: [{ id: 'x', pad: 'a'.repeat(5000) }] };

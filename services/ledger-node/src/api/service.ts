@@ -23,6 +23,8 @@ export interface LedgerService {
   addRecords(records: unknown[]): { accepted: number };
   addChanges(changes: ValidatorChangeInput[]): { accepted: number };
   /** A finalized block pushed by a peer; throws NodeError 400 when its certificate does not verify. */
+  /** True when the block at this height is already stored (lets POST /block skip parsing). */
+  hasHeight(height: number): boolean;
   receiveBlock(body: unknown): Promise<{ height: number; status: 'applied' | 'known' | 'ahead' }>;
   mergePeers(specs: PeerSpec[]): { added: number; updated: number };
   listPeers(): string[];

@@ -183,7 +183,7 @@ export class LocalCluster {
     await Promise.all(this.nodes.map((n) => this.start(n)));
   }
 
-  async waitHealthy(node: LocalNode, timeoutMs = 20_000): Promise<void> {
+  async waitHealthy(node: LocalNode, timeoutMs = 90_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (node.process && node.process.exitCode !== null)

@@ -28,7 +28,13 @@ export class Gossip {
   }
 
   /** POSTs a pre-serialized JSON body to each of `targets` (default: every peer). */
-  sendRaw(path: string, json: string, targets: PeerSpec[] = this.peers(), timeoutMs = 5000): void {
+  sendRaw(
+    path: string,
+    json: string,
+    targets: PeerSpec[] = this.peers(),
+    timeoutMs = 5000,
+    headers?: Record<string, string>,
+  ): void {
     for (const peer of targets) {
       const n = this.inFlight.get(peer.publicKey) ?? 0;
       if (n >= MAX_IN_FLIGHT_PER_PEER) {
@@ -37,7 +43,7 @@ export class Gossip {
       }
       this.inFlight.set(peer.publicKey, n + 1);
       this.transport
-        .postRaw(peer, path, json, timeoutMs)
+        .postRaw(peer, path, json, timeoutMs, headers)
         .then((res) => {
           if (res.status >= 400 && res.status !== 503)
             this.logger.debug({ peer: peer.nodeId, path, status: res.status }, 'peer refused');

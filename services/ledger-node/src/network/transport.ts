@@ -16,7 +16,13 @@ export interface Response {
 export interface Transport {
   post(peer: PeerAddress, path: string, body: unknown, timeoutMs?: number): Promise<Response>;
   /** POST of an already-serialized JSON body (broadcasts serialize once). */
-  postRaw(peer: PeerAddress, path: string, json: string, timeoutMs?: number): Promise<Response>;
+  postRaw(
+    peer: PeerAddress,
+    path: string,
+    json: string,
+    timeoutMs?: number,
+    headers?: Record<string, string>,
+  ): Promise<Response>;
   get(peer: PeerAddress, path: string, timeoutMs?: number): Promise<Response>;
   close(): Promise<void>;
 }
@@ -51,12 +57,13 @@ export function createTransport(options: TransportOptions): Transport {
     path: string,
     json: string | undefined,
     timeoutMs?: number,
+    extra?: Record<string, string>,
   ): Promise<Response> {
     const host = peer.host.includes(':') && !peer.host.startsWith('[') ? `[${peer.host}]` : peer.host;
     const res = await request(`${scheme}://${host}:${peer.port}${path}`, {
       method,
       dispatcher: agent,
-      headers: json === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      headers: json === undefined ? headers : { ...headers, 'content-type': 'application/json', ...extra },
       body: json,
       headersTimeout: timeoutMs ?? defaultTimeout,
       bodyTimeout: timeoutMs ?? defaultTimeout,
@@ -75,7 +82,7 @@ export function createTransport(options: TransportOptions): Transport {
 
   return {
     post: (peer, path, body, timeoutMs) => send('POST', peer, path, JSON.stringify(body), timeoutMs),
-    postRaw: (peer, path, json, timeoutMs) => send('POST', peer, path, json, timeoutMs),
+    postRaw: (peer, path, json, timeoutMs, extra) => send('POST', peer, path, json, timeoutMs, extra),
     get: (peer, path, timeoutMs) => send('GET', peer, path, undefined, timeoutMs),
     close: () => agent.close(),
   };

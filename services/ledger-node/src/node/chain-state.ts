@@ -104,6 +104,24 @@ export class ChainState {
     return { ok: true, block };
   }
 
+  /** Link and finality certificate only, for a block whose body the local engine already validated. */
+  verifyFinalized(block: Block): Verdict {
+    if (block.header.height !== this.height + 1) {
+      return { ok: false, reason: `height ${block.header.height} is not ${this.height + 1}` };
+    }
+    const link = checkLink(this.tip(), block);
+    if (!link.ok) return link;
+    if (
+      block.header.record_count !== block.records.length ||
+      block.header.change_count !== block.validator_changes.length
+    ) {
+      return { ok: false, reason: 'counts do not match the body' };
+    }
+    const fin = verifyFinality(block, this.timeline.at(block.header.height));
+    if (!fin.ok) return { ok: false, reason: `finality certificate: ${fin.reason}` };
+    return { ok: true, block };
+  }
+
   /** Durably appends an already verified next block (fsync) and updates the indexes. */
   append(block: Block): void {
     this.store.append(block.header.height, block);

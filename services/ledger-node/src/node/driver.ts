@@ -197,10 +197,14 @@ export function createDriver(node: LedgerNode): ConsensusDriver {
     dispatch({ type: 'proposal-ready', height: p.height, round: p.round, block });
   }
 
-  /** Stores an engine-finalized block; false when the chain already moved past it (push/pull won). */
+  /**
+   * Stores an engine-finalized block; false when the chain already moved past it (push/pull won).
+   * The engine validated the proposal's body when it accepted it, so only the link and the
+   * finality certificate are re-checked here (no second schema parse and Merkle pass).
+   */
   function finalize(block: Block): boolean {
     if (block.header.height !== chain.height + 1) return false;
-    const verdict = chain.verifyNext(block);
+    const verdict = chain.verifyFinalized(block);
     if (!verdict.ok) {
       log.error(
         { height: block.header.height, reason: verdict.reason },
@@ -208,8 +212,8 @@ export function createDriver(node: LedgerNode): ConsensusDriver {
       );
       return false;
     }
-    node.commit(verdict.block, 'consensus');
-    node.pushBlock(verdict.block);
+    node.commit(block, 'consensus');
+    node.pushBlock(block);
     return true;
   }
 

@@ -23,7 +23,23 @@ export const peerRoutes: FastifyPluginAsync<{ service: LedgerService }> = async 
     return service.addChanges(changes);
   });
 
-  app.post('/block', { config }, async (request) => service.receiveBlock(request.body));
+  app.post(
+    '/block',
+    {
+      config,
+      // A peer that already stored this height answers before the (large) body is parsed.
+      preParsing: async (request, reply, payload) => {
+        const header = request.headers['x-block-height'];
+        const height = typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : undefined;
+        if (height !== undefined && service.hasHeight(height)) {
+          payload.resume();
+          return reply.send({ height, status: 'known' });
+        }
+        return payload;
+      },
+    },
+    async (request) => service.receiveBlock(request.body),
+  );
 
   app.post('/peers', { config }, async (request) => {
     const { peers } = parseOr400(peersBody, request.body);

@@ -1,0 +1,176 @@
+// Ledger benchmark: N validators as separate processes on loopback, load from a separate process.
+// Measures finalized records/s and submit-to-finality latency (p50/p99) for N = 4, 7, 10; the
+// catch-up speed of a fresh node (blocks/s); and Merkle proofs verified per second.
+// Also runs L1's core benchmark (bench/ledger/core.ts) when present. Writes bench/results/ledger.json.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { type Block, proofFor } from '../../services/ledger-node/src/chain/index.ts';
+import { LocalCluster, type LocalNode } from '../../services/ledger-node/src/cluster/local-cluster.ts';
+import { sha256 } from '../../services/ledger-node/src/crypto/index.ts';
+import { verifyProof } from '../../services/ledger-node/src/merkle/index.ts';
+
+const here = import.meta.dirname;
+const quick = process.env.BENCH_QUICK === '1';
+const sizes = (process.env.BENCH_LEDGER_SIZES ?? '4,7,10').split(',').map(Number);
+
+interface LoadResult {
+  mode: string;
+  submitted: number;
+  accepted: number;
+  finalized: number;
+  unfinalized: number;
+  records_per_second: number;
+  latency_ms: { p50: number; p99: number; max: number };
+}
+
+function runLoad(options: Record<string, unknown>): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(here, 'load.ts'), JSON.stringify(options)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim().split('\n').at(-1) as string))
+        : reject(new Error(`load exited ${code}`)),
+    );
+  });
+}
+
+const nodeEnv = {
+  LOG_LEVEL: 'warn',
+  NODE_RATE_LIMIT__RPS: '1000000',
+  NODE_RATE_LIMIT__BURST: '1000000',
+  NODE_CONSENSUS__MAX_BLOCK_RECORDS: '5000',
+  NODE_MEMPOOL__MAX_RECORDS: '500000',
+  MAX_BODY_BYTES: String(32 * 1024 * 1024),
+  NODE_SYNC__INTERVAL_MS: '1000',
+  NODE_PEERS__ANNOUNCE_INTERVAL_MS: '5000',
+};
+
+const results: Record<string, unknown> = {
+  machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.version },
+  at: new Date().toISOString(),
+  clusters: [] as unknown[],
+};
+
+let catchup: Record<string, number> | undefined;
+let sampleBlock: Block | undefined;
+
+for (const n of sizes) {
+  const cluster = await LocalCluster.create({ size: n, roundTimeoutMs: 1000, env: nodeEnv });
+  try {
+    await cluster.startAll();
+    await new Promise((r) => setTimeout(r, 1500));
+    const urls = cluster.nodes.map((x) => x.url);
+    const light = await runLoad({
+      urls,
+      token: cluster.token,
+      mode: 'light',
+      durationMs: quick ? 3000 : 6000,
+      batch: 10,
+      concurrency: 1,
+      intervalMs: 100,
+      drainMs: 10_000,
+    });
+    const heavy = await runLoad({
+      urls,
+      token: cluster.token,
+      mode: 'throughput',
+      durationMs: quick ? 5000 : 12_000,
+      batch: 500,
+      concurrency: 8,
+      intervalMs: 0,
+      drainMs: 20_000,
+    });
+    // Latency at a fixed offered load (the target rate at N = 4: 5,000 records/s).
+    const rate = await runLoad({
+      urls,
+      token: cluster.token,
+      mode: 'rate',
+      durationMs: quick ? 5000 : 10_000,
+      batch: 250,
+      concurrency: 1,
+      intervalMs: 50,
+      drainMs: 20_000,
+    });
+    const entry = { validators: n, light_load: light, saturation: heavy, offered_5000_per_second: rate };
+    (results.clusters as unknown[]).push(entry);
+    console.log(
+      `N=${n}: light (100 records/s) p50 ${light.latency_ms.p50} ms p99 ${light.latency_ms.p99} ms | saturation ${heavy.records_per_second} records/s finalized (${heavy.finalized}/${heavy.accepted}) | offered 5,000/s: ${rate.records_per_second} finalized/s, p50 ${rate.latency_ms.p50} ms p99 ${rate.latency_ms.p99} ms`,
+    );
+
+    if (n === sizes[0]) {
+      // Catch-up of a fresh follower by pull sync.
+      const target = await cluster.height(cluster.nodes[0] as LocalNode);
+      const fresh = await cluster.addNode();
+      const t0 = performance.now();
+      await cluster.start(fresh);
+      await cluster.waitFor(
+        'fresh node caught up',
+        () => cluster.height(fresh),
+        (h) => h >= target,
+        300_000,
+      );
+      const seconds = (performance.now() - t0) / 1000;
+      catchup = {
+        blocks: target,
+        seconds: Math.round(seconds * 100) / 100,
+        blocks_per_second: Math.round(target / seconds),
+      };
+      console.log(`catch-up: ${target} blocks in ${catchup.seconds} s = ${catchup.blocks_per_second} blocks/s`);
+      // The largest block, for the proof benchmark.
+      for (let h = target; h > Math.max(0, target - 50); h--) {
+        const b = (await cluster.get(cluster.nodes[0] as LocalNode, `/blocks/${h}`)).body as Block;
+        if (!sampleBlock || b.records.length > sampleBlock.records.length) sampleBlock = b;
+      }
+    }
+  } finally {
+    await cluster.stopAll();
+  }
+}
+results.catch_up = catchup;
+
+// Proof verification speed (offline verifier, as `ledger-node verify-proof` and the console use it).
+if (sampleBlock && sampleBlock.records.length > 0) {
+  const proofs = sampleBlock.records.slice(0, 2000).map((_, i) => proofFor(sampleBlock as Block, i));
+  const measure = (useNode: boolean) => {
+    let count = 0;
+    const t0 = performance.now();
+    while (performance.now() - t0 < 1500) {
+      for (const p of proofs) {
+        if (!p) continue;
+        const ok = verifyProof(
+          useNode
+            ? { record: p.record, proof: p.proof, merkle_root: p.merkle_root, sha256 }
+            : { record: p.record, proof: p.proof, merkle_root: p.merkle_root },
+        );
+        if (!ok) throw new Error('proof failed to verify');
+        count++;
+      }
+    }
+    return Math.round(count / ((performance.now() - t0) / 1000));
+  };
+  results.proofs = {
+    block_records: sampleBlock.records.length,
+    per_second_noble: measure(false),
+    per_second_node_crypto: measure(true),
+  };
+  console.log(`proofs verified/s (block of ${sampleBlock.records.length}): ${JSON.stringify(results.proofs)}`);
+}
+
+const core = join(here, 'core.ts');
+if (existsSync(core)) {
+  console.log('running bench/ledger/core.ts (L1 core benchmark)');
+  const r = spawnSync(process.execPath, [core], { stdio: 'inherit' });
+  results.core_exit_code = r.status;
+}
+
+mkdirSync(join(here, '..', 'results'), { recursive: true });
+writeFileSync(join(here, '..', 'results', 'ledger.json'), `${JSON.stringify(results, null, 2)}\n`);
+console.log('wrote bench/results/ledger.json');
