@@ -19,7 +19,9 @@ export function createLogger(level: Config['logLevel'], destination?: pino.Desti
         censor: '[redacted]',
       },
     },
-    destination,
+    // Asynchronous stdout: lines written while a write is in flight are coalesced (fewer syscalls under load,
+    // no delay when idle). `handleSignals` flushes before exiting.
+    destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }
 

@@ -63,12 +63,17 @@ export function handleSignals(server: RunningServer, graceMs: number): void {
     server.ctx.logger.info({ signal }, 'shutting down');
     const timer = setTimeout(() => {
       server.ctx.logger.error('shutdown grace period passed; exiting');
+      server.ctx.logger.flush();
       process.exit(1);
     }, graceMs);
     timer.unref();
+    const exit = (code: number) => {
+      server.ctx.logger.flush();
+      setImmediate(() => process.exit(code));
+    };
     server.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
+      () => exit(0),
+      () => exit(1),
     );
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
