@@ -81,6 +81,8 @@ try {
       PROVIDER__API_KEY: FAKE_API_KEY,
       RATE_LIMITS: JSON.stringify([{ route: '/api/v1/translate', requestsPerMinute: 100_000_000 }]),
       LOG_LEVEL: 'info',
+      // Experiments: SERVICE_ENV='{"LOG_LEVEL":"warn"}' overrides any of the above.
+      ...(JSON.parse(process.env.SERVICE_ENV ?? '{}') as Record<string, string>),
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
