@@ -1,7 +1,9 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The operator's Prometheus metrics, on one registry served at /metrics. */
-export function createMetrics(registry = new Registry()) {
+export function createMetrics(registry = new Registry(), options: { defaults?: boolean } = {}) {
+  // Process metrics (RSS, heap, event-loop lag, GC) with the scriptorium_operator_ prefix.
+  if (options.defaults !== false) collectDefaultMetrics({ register: registry, prefix: 'scriptorium_operator_' });
   return {
     registry,
     reconcileTotal: new Counter({

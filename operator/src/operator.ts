@@ -45,7 +45,7 @@ export class Operator {
 
   constructor(options: OperatorOptions) {
     this.#o = options;
-    this.metrics = createMetrics();
+    this.metrics = createMetrics(undefined, { defaults: options.httpPort !== undefined });
     const recorder = new EventRecorder(options.client, options.identity, { log: options.log });
     this.controller = new TranslationServiceController({
       client: options.client,

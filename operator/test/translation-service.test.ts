@@ -117,7 +117,7 @@ describe('TranslationService reconciler', () => {
     expect(ready.status.readyReplicas).toBe(1);
 
     const events = (await list(client, RESOURCES.Event, ns)).filter((e) => e.regarding?.kind === 'TranslationService');
-    const notes = events.filter((e) => e.reason === 'Created').map((e) => e.note);
+    const notes = events.filter((e) => e.reason === 'Created').flatMap((e) => e.note.split('; '));
     expect(notes).toEqual(
       expect.arrayContaining(['Created Service web', 'Created Deployment web', 'Created CronJob web-worker']),
     );

@@ -1,7 +1,7 @@
 import { isNotFound, KubeApiError, NotOwnedError } from '../errors.ts';
 import type { KubeClient } from './client.ts';
 import { firstDifference, hashOf } from './diff.ts';
-import type { EventRecorder } from './events.ts';
+import type { EventBatch, EventInput, EventRecorder } from './events.ts';
 import { type ResourceType, resourcePath } from './resources.ts';
 import { controllerOf, type KubeObject } from './types.ts';
 
@@ -21,6 +21,8 @@ export interface ApplyContext {
   /** Called with the API's answer to each write, to refresh the cache. */
   onWrite?: (type: ResourceType, obj: KubeObject) => void;
   recorder?: EventRecorder;
+  /** When set, creates, updates and deletes are batched here (one Event per reason per reconcile). */
+  events?: EventBatch;
   /** Count of writes made through this context (tests and the benchmark read it). */
   writes?: { count: number };
 }
@@ -76,6 +78,11 @@ async function current(
   }
 }
 
+async function note(ctx: ApplyContext, event: EventInput): Promise<void> {
+  if (ctx.events) ctx.events.add(event);
+  else await ctx.recorder?.record(ctx.owner, event);
+}
+
 function describe(type: ResourceType, name: string): string {
   return `${type.kind} ${name}`;
 }
@@ -117,7 +124,7 @@ export async function apply(
         if (!isNotFound(err)) throw err;
       }
       if (ctx.writes) ctx.writes.count++;
-      await ctx.recorder?.record(ctx.owner, {
+      await note(ctx, {
         type: 'Normal',
         reason: 'Deleted',
         action: 'Delete',
@@ -136,7 +143,7 @@ export async function apply(
       if (ctx.writes) ctx.writes.count++;
       ctx.onWrite?.(type, answer);
       if (decision.action === 'create') {
-        await ctx.recorder?.record(ctx.owner, {
+        await note(ctx, {
           type: 'Normal',
           reason: 'Created',
           action: 'Create',
@@ -144,7 +151,7 @@ export async function apply(
         });
         return 'created';
       }
-      await ctx.recorder?.record(ctx.owner, {
+      await note(ctx, {
         type: 'Normal',
         reason: 'Updated',
         action: 'Update',
@@ -188,7 +195,7 @@ export async function createIfAbsent(ctx: ApplyContext, type: ResourceType, desi
     if (err instanceof KubeApiError && err.status === 409) return 'unchanged';
     throw err;
   }
-  await ctx.recorder?.record(ctx.owner, {
+  await note(ctx, {
     type: 'Normal',
     reason: 'Created',
     action: 'Create',

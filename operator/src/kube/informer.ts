@@ -24,6 +24,12 @@ export interface InformerOptions {
   onError?: (err: unknown) => void;
 }
 
+/** What the cache keeps of an object: managedFields are dropped (often half an object's size, never read). */
+function trim(obj: KubeObject, type: ResourceType): KubeObject {
+  const { managedFields: _drop, ...metadata } = obj.metadata;
+  return { ...obj, apiVersion: type.apiVersion, kind: type.kind, metadata };
+}
+
 const METADATA_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 const METADATA_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
@@ -76,7 +82,7 @@ export class Informer {
 
   /** Put a fresher copy (e.g. the answer of a write) into the cache without notifying handlers. */
   upsert(obj: KubeObject): void {
-    this.#cache.set(objectKey(obj), obj);
+    this.#cache.set(objectKey(obj), trim(obj, this.type));
   }
 
   start(): void {
@@ -132,7 +138,7 @@ export class Informer {
         signal: this.#abort.signal,
       });
       for (const item of page.items ?? []) {
-        const obj = { ...item, apiVersion: this.type.apiVersion, kind: this.type.kind };
+        const obj = trim(item, this.type);
         const key = objectKey(obj);
         seen.add(key);
         const old = this.#cache.get(key);
@@ -159,7 +165,7 @@ export class Informer {
     }
     const obj = event.object as KubeObject;
     if (event.type === 'BOOKMARK') return obj.metadata.resourceVersion;
-    const full = { ...obj, apiVersion: this.type.apiVersion, kind: this.type.kind };
+    const full = trim(obj, this.type);
     const key = objectKey(full);
     if (event.type === 'DELETED') {
       this.#cache.delete(key);

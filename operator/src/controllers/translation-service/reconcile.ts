@@ -3,7 +3,7 @@ import { type TranslationService, type TranslationServiceSpec, translationServic
 import { isConflict, isNotFound, KubeApiError, NotOwnedError, SecretNotFoundError } from '../../errors.ts';
 import { type ApplyContext, apply, createIfAbsent } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
-import type { EventRecorder } from '../../kube/events.ts';
+import { EventBatch, type EventRecorder } from '../../kube/events.ts';
 import { RESOURCES, type ResourceType, resourcePath } from '../../kube/resources.ts';
 import { controllerOf, type KubeObject, splitKey } from '../../kube/types.ts';
 import {
@@ -155,6 +155,7 @@ export async function reconcileTranslationService(
     lookup: deps.lookup,
     onWrite: deps.onWrite,
     recorder: deps.recorder,
+    events: new EventBatch(),
     writes,
   };
   try {
@@ -169,6 +170,7 @@ export async function reconcileTranslationService(
     return await reconcileSpec(deps, ts, ctx);
   } finally {
     deps.stats.writes += writes.count;
+    await ctx.events?.flush(deps.recorder, ctx.owner);
   }
 }
 
