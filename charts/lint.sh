@@ -84,7 +84,11 @@ else
 	export KUBECONFIG=${line#KUBECONFIG=}
 fi
 
+# The namespace enforces and warns on the restricted Pod Security Standard, so the API server
+# reports any pod template of the chart that would break it.
 "$kubectl" create namespace "$ns" --dry-run=client -o yaml | "$kubectl" apply --server-side -f - >/dev/null
+"$kubectl" label namespace "$ns" --overwrite pod-security.kubernetes.io/enforce=restricted \
+	pod-security.kubernetes.io/warn=restricted >/dev/null
 
 echo "chart-lint: helm template | kubectl apply --server-side --dry-run=server"
 for set in "${value_sets[@]}"; do
@@ -92,6 +96,10 @@ for set in "${value_sets[@]}"; do
 	"$helm" template "$release" "$chart" --namespace "$ns" --include-crds "${args[@]}" >"$work/rendered.yaml"
 	"$kubectl" apply --server-side --force-conflicts --dry-run=server --field-manager=chart-lint -f "$work/rendered.yaml" >"$work/apply.out" 2>&1 ||
 		{ cat "$work/apply.out" >&2; fail "the API server refused the chart rendered with ${set:-the default values}"; }
+	if grep -q 'violate PodSecurity' "$work/apply.out"; then
+		cat "$work/apply.out" >&2
+		fail "the chart rendered with ${set:-the default values} breaks the restricted Pod Security Standard"
+	fi
 	sed 's/^/  /' "$work/apply.out"
 done
 
