@@ -45,6 +45,11 @@ export interface SimResult {
     membershipChanges: number;
     /** Size of the active set after the last block of the first honest node. */
     finalActiveSetSize: number;
+    /** Height of the block whose ADD made the spare node a validator, and whether it sealed later blocks. */
+    addedAt: number | null;
+    addedNodeSealed: boolean;
+    /** Height of the block that removed a validator. */
+    removedAt: number | null;
   };
   log: string[];
 }
@@ -273,6 +278,16 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
   }
   const final = chains();
   errors.push(...checkSafety(final), ...checkSeals(final), ...checkLiveness(final, target), ...equivocation.errors);
+  // Membership: find the blocks that applied an ADD / REMOVE on the first honest chain.
+  const reference = honest[0]?.storage.blocks ?? [];
+  const changeHeight = (action: 'ADD' | 'REMOVE') =>
+    reference.find((b) => b.header.height > 0 && b.validator_changes.some((c) => c.action === action))?.header.height ??
+    null;
+  const addedAt = changeHeight('ADD');
+  const removedAt = changeHeight('REMOVE');
+  const addedNodeSealed =
+    spareNode !== null &&
+    reference.some((b) => b.commit_signatures.some((s) => s.validator === spareNode.signer.publicKey));
   const unique = [...new Set(errors)];
   return {
     seed,
@@ -288,6 +303,9 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
       simTimeMs: clock.now,
       membershipChanges,
       finalActiveSetSize: honest[0]?.activeSetAfterTip().length ?? 0,
+      addedAt,
+      addedNodeSealed,
+      removedAt,
     },
     log,
   };

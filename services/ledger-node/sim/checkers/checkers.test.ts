@@ -138,17 +138,20 @@ describe('simulator', () => {
     expect(s.some((x) => x.removeAt !== null)).toBe(true);
   });
 
-  it('membership changes are finalized in some runs (ADD makes a follower a validator, REMOVE the reverse)', () => {
-    let applied = 0;
-    for (let seed = 0; seed < 40 && applied === 0; seed++) {
+  it('membership: a finalized ADD turns the follower into a sealing validator; a REMOVE stops seals', () => {
+    let added = 0;
+    let removed = 0;
+    for (let seed = 0; seed < 60 && (added < 2 || removed < 2); seed++) {
       const sc = scenarioFor(seed);
       if (sc.addAt === null && sc.removeAt === null) continue;
       const r = runSeed(seed);
-      expect(r.ok).toBe(true);
-      const initial = sc.validators;
-      // The spare node (last id) started as a follower; finalized ADD/REMOVE changes the active set size.
-      applied += r.stats.finalActiveSetSize !== initial ? 1 : 0;
+      expect(r.ok, r.errors.join('; ')).toBe(true);
+      if (r.stats.addedAt !== null && r.stats.addedNodeSealed) added++;
+      if (r.stats.removedAt !== null) removed++;
     }
-    expect(applied).toBeGreaterThan(0);
+    // The seals checker already proves no block after the REMOVE carries the removed key's seal
+    // (seals must come from the set active at each height).
+    expect(added).toBeGreaterThan(0);
+    expect(removed).toBeGreaterThan(0);
   });
 });
