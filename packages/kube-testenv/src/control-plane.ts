@@ -16,6 +16,8 @@ export interface TestControlPlaneOptions {
   withControllerManager?: boolean;
   /** Extra kube-apiserver flags, e.g. `['--feature-gates=Foo=true']`. */
   apiServerArgs?: string[];
+  /** Extra kube-controller-manager flags, e.g. `['--kube-api-qps=200', '--kube-api-burst=400']` for load tests. */
+  controllerManagerArgs?: string[];
   /** How long to wait for each component to become ready. Default 120 s (2 shared cores). */
   startTimeoutMs?: number;
 }
@@ -221,6 +223,7 @@ export async function startTestControlPlane(options: TestControlPlaneOptions = {
         '--bind-address=127.0.0.1',
         `--cert-dir=${join(dir, 'controller-manager-certs')}`,
         '--v=1',
+        ...(options.controllerManagerArgs ?? []),
       ]);
       processes.push(kcm);
       await waitUntil(
