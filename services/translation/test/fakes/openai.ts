@@ -168,11 +168,15 @@ function handle(req: SeenRequest, knobs: FakeKnobs, ctx: HandlerContext): Reply 
           finish_reason: a.truncated ? 'length' : 'stop',
         },
       ],
-      usage: {
-        prompt_tokens: a.promptTokens,
-        completion_tokens: a.completionTokens,
-        total_tokens: a.promptTokens + a.completionTokens,
-      },
+      ...(knobs.omitUsage
+        ? {}
+        : {
+            usage: {
+              prompt_tokens: a.promptTokens,
+              completion_tokens: a.completionTokens,
+              total_tokens: a.promptTokens + a.completionTokens,
+            },
+          }),
       system_fingerprint: 'fp_fake',
     },
   };

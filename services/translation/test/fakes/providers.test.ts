@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { judgeTranslations } from '../../src/judge/index.ts';
 import { createProvider, type ProviderRequest, UpstreamError } from '../../src/providers/index.ts';
+import { formatTranslationReply } from '../../src/providers/prompt.ts';
 import { pseudoLocalize } from '../../src/providers/pseudo-transform.ts';
 import { countTokens, estimateRequestTokens, translateMaxTokensOut } from '../../src/tokens/index.ts';
 import { validateBatch } from '../../src/validators/index.ts';
@@ -217,6 +218,20 @@ describe.each([
       }),
     );
     expect(e.reason).toBe('malformed');
+  });
+});
+
+describe('OpenAI-compatible server that reports no usage', () => {
+  it('counts the exact prompt and reply with the tokenizer instead', async () => {
+    const fake = await startFakeOpenAI({ omitUsage: true });
+    try {
+      const p = createProvider({ kind: 'openai', baseUrl: fake.url, apiKey: FAKE_API_KEY, timeoutMs: 2_000 });
+      const r = await p.translate(req);
+      expect(r.tokensIn).toBe(estimateRequestTokens(req, 'openai').tokensIn);
+      expect(r.tokensOut).toBe(countTokens(formatTranslationReply(r.translations)));
+    } finally {
+      await fake.close();
+    }
   });
 });
 

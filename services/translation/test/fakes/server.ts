@@ -13,6 +13,8 @@ export interface FakeKnobs {
   malformed: boolean | 'content' | 'body';
   /** Report these usage numbers instead of the honest counts. */
   usage: { tokensIn: number; tokensOut: number } | null;
+  /** OpenAI fake only: leave `usage` out of the reply, as some OpenAI-compatible servers do. */
+  omitUsage: boolean;
   /** Read the request, then destroy the socket without answering. */
   dropConnection: boolean;
   /** Leave the last N items out of a translate reply (missing ids). */
@@ -38,6 +40,7 @@ export const DEFAULT_KNOBS: FakeKnobs = {
   retryAfterSeconds: null,
   malformed: false,
   usage: null,
+  omitUsage: false,
   dropConnection: false,
   omitItems: 0,
   apiKey: FAKE_API_KEY,
