@@ -168,6 +168,9 @@ class QbftEngine implements Engine {
         this.#out.push({ type: 'broadcast', msg });
         this.#record(msg);
       }
+      // A crash between persisting our proposal and our PREPARE for it: vote now (same value).
+      const own = this.#sent.proposal;
+      if (own !== null && this.#sent.prepare === null) this.#acceptProposal(own);
       if (this.#round === 0 && this.#sent.proposal === null && this.#isProposer(0)) {
         this.#out.push({ type: 'request-proposal', height: ctx.height, round: 0 });
       }
