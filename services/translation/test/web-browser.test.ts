@@ -37,28 +37,25 @@ describe.skipIf(!existsSync(CHROMIUM))('app page in a browser', () => {
         if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
       });
       await page.exposeFunction('reportViolation', (v: string) => violations.push(v));
-      await page.addInitScript(() => {
-        document.addEventListener('securitypolicyviolation', (e) =>
-          (window as unknown as { reportViolation(v: string): void }).reportViolation(
-            `${e.violatedDirective} ${e.blockedURI}`,
-          ),
-        );
+      // Browser-side code is passed as strings: the repository's TypeScript has no DOM lib.
+      await page.addInitScript({
+        content: `document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(e.violatedDirective + ' ' + e.blockedURI));`,
       });
       const response = await page.goto(`${base}/`);
       expect(response?.status()).toBe(200);
-      await page.waitForFunction(() => document.querySelectorAll('#endpoints li code').length > 3, undefined, {
+      await page.waitForFunction(`document.querySelectorAll('#endpoints li code').length > 3`, undefined, {
         timeout: 10_000,
       });
-      const listed = await page.$$eval('#endpoints li code', (els) => els.map((e) => e.textContent));
+      const listed = (await page.evaluate(
+        `[...document.querySelectorAll('#endpoints li code')].map((e) => e.textContent)`,
+      )) as string[];
       expect(listed).toContain('POST /api/v1/translate');
       // Injected markup with an inline handler (the classic XSS) does not run: no 'unsafe-inline'.
-      await page.evaluate(() => {
-        document.body.insertAdjacentHTML('beforeend', '<img src="/missing.png" onerror="window.__injected = true">');
-      });
-      await page.waitForTimeout(500);
-      expect(await page.evaluate(() => (window as unknown as { __injected?: boolean }).__injected === true)).toBe(
-        false,
+      await page.evaluate(
+        `document.body.insertAdjacentHTML('beforeend', '<img src="/missing.png" onerror="window.__injected = true">')`,
       );
+      await page.waitForTimeout(500);
+      expect(await page.evaluate('window.__injected === true')).toBe(false);
       expect(violations.some((v) => v.includes('script-src'))).toBe(true);
       expect(violations.filter((v) => !v.includes('script-src'))).toEqual([]);
     } finally {
