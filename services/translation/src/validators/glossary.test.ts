@@ -43,3 +43,33 @@ describe('validateGlossary', () => {
     expect(validateGlossary('Open the dashboard', 'Übersicht öffnen', glossary)).toEqual([]);
   });
 });
+
+describe('glossary terms outside the translatable text', () => {
+  const glossary = [
+    { term: 'API key', target: 'API-Schlüssel', neverTranslate: false },
+    { term: 'count', target: 'Anzahl', neverTranslate: false },
+  ];
+  it('ignores terms inside tags, placeholders and URLs', () => {
+    expect(
+      validateGlossary('<a title="API key">Help</a> {{count}}', '<a title="API key">Hilfe</a> {{count}}', glossary),
+    ).toEqual([]);
+  });
+  it('ignores ICU argument names, keywords and select keys, not ICU literal text', () => {
+    const icu = { icu: true };
+    expect(
+      validateGlossary(
+        '{count, plural, one {# file} other {# files}}',
+        '{count, plural, other {# Dateien}}',
+        glossary,
+        icu,
+      ),
+    ).toEqual([]);
+    const issues = validateGlossary('{n, plural, other {# count}}', '{n, plural, other {# Zahl}}', glossary, icu);
+    expect(issues.map((i) => i.code)).toEqual(['glossary_target_missing']);
+  });
+  it('still sees terms in plain text next to tags', () => {
+    expect(validateGlossary('<b>API key</b>', '<b>Schlüssel</b>', glossary).map((i) => i.code)).toEqual([
+      'glossary_target_missing',
+    ]);
+  });
+});

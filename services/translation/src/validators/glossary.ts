@@ -1,4 +1,7 @@
+import { TYPE } from '@formatjs/icu-messageformat-parser';
 import type { GlossaryEntry } from '../providers/types.ts';
+import { parseIcu, walkIcu } from './icu.ts';
+import { scanProtected } from './patterns.ts';
 import type { ValidationIssue } from './types.ts';
 
 const BOUNDED_SCRIPT =
@@ -35,14 +38,51 @@ export function findTerm(text: string, term: string): { start: number; end: numb
   return [...text.matchAll(re)].map((m) => ({ start: m.index, end: m.index + m[0].length, text: m[0] }));
 }
 
+function blankProtected(text: string, icu: boolean): string {
+  let out = '';
+  let pos = 0;
+  for (const t of scanProtected(text, { icu })) {
+    out += `${text.slice(pos, t.start)} `;
+    pos = t.end;
+  }
+  return out + text.slice(pos);
+}
+
 /**
- * Glossary checks:
+ * The human-readable text of a string, where glossary terms count: protected tokens (tags and their attributes,
+ * placeholders, URLs) are blanked, and for ICU only the literal text of the message is kept (not argument names,
+ * keywords or select keys). An ICU string that does not parse is treated as plain text.
+ */
+export function translatableText(text: string, icu: boolean): string {
+  if (icu) {
+    const parsed = parseIcu(text);
+    if (parsed.ok) {
+      const parts: string[] = [];
+      walkIcu(parsed.ast, (el) => {
+        if (el.type === TYPE.literal) parts.push(el.value);
+      });
+      return blankProtected(parts.join(' '), true);
+    }
+  }
+  return blankProtected(text, false);
+}
+
+/**
+ * Glossary checks, on the translatable text of source and target (see `translatableText`):
  * - `glossary_never_translate`: a neverTranslate term found in the source must appear verbatim (same case) in the target;
  * - `glossary_target_missing`: a term with a target found in the source needs that target (any case) in the target.
  * Inflected forms are not recognised (a known limit of string matching).
  */
-export function validateGlossary(source: string, target: string, glossary: GlossaryEntry[]): ValidationIssue[] {
+export function validateGlossary(
+  sourceText: string,
+  targetText: string,
+  glossary: GlossaryEntry[],
+  opts: { icu: boolean } = { icu: false },
+): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
+  if (glossary.length === 0) return issues;
+  const source = translatableText(sourceText, opts.icu);
+  const target = translatableText(targetText, opts.icu);
   const lowerTarget = target.toLowerCase();
   for (const entry of glossary) {
     const found = findTerm(source, entry.term);

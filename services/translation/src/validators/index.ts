@@ -1,4 +1,4 @@
-export { findTerm, validateGlossary } from './glossary.ts';
+export { findTerm, translatableText, validateGlossary } from './glossary.ts';
 export { icuArguments, parseIcu, validateIcu, walkIcu } from './icu.ts';
 export { type ProtectedToken, parseTag, scanProtected, type TokenKind } from './patterns.ts';
 export { validatePlaceholders } from './placeholders.ts';

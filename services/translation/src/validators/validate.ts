@@ -22,7 +22,7 @@ export function validateTranslation(input: ValidateInput): ValidationIssue[] {
     // ICU strings: braces are ICU arguments (checked above); tags, printf and mustache are still compared.
     const syntaxBroken = issues.some((i) => i.code === 'icu_syntax_source' || i.code === 'icu_syntax_target');
     if (!syntaxBroken) issues.push(...validatePlaceholders(source, target, { icu: input.isIcu }));
-    issues.push(...validateGlossary(source, target, input.glossary));
+    issues.push(...validateGlossary(source, target, input.glossary, { icu: input.isIcu }));
     // The ICU parser and the tag scanner may both see the same broken nesting: report it once.
     const seen = new Set<string>();
     issues = issues.filter((i) => (i.code === 'tag_unbalanced' ? !seen.has(i.code) && seen.add(i.code) : true));
