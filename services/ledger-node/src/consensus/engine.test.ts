@@ -273,3 +273,49 @@ describe('restart safety (targeted)', () => {
     expect(e.status()).toMatchObject({ height: 1, round: 0, running: true });
   });
 });
+
+describe('vote counting', () => {
+  it('counts one PREPARE per author: duplicates and an equivocating second vote do not make a quorum', () => {
+    const genesis = buildGenesis(
+      keys.map((k) => k.publicKey),
+      CHAIN,
+    );
+    const ctx = heightContextAfter(genesis, createValidatorTimeline(genesis));
+    const proposer = signers.find((s) => s.publicKey === proposerFor(ctx, 0)) as (typeof signers)[0];
+    const [me, other] = signers.filter((s) => s !== proposer) as [(typeof signers)[0], (typeof signers)[0]];
+    const pe = createEngine({ chainId: CHAIN, self: proposer.publicKey, sign: proposer.sign, baseTimeoutMs: 100 });
+    pe.step({ type: 'start', ctx });
+    const block = buildBlock({
+      chainId: CHAIN,
+      height: 1,
+      parentHash: ctx.parentHash,
+      proposer: proposer.publicKey,
+      timestamp: 1,
+      records: [],
+      changes: [],
+    });
+    const sent = pe
+      .step({ type: 'proposal-ready', height: 1, round: 0, block })
+      .flatMap((a) => (a.type === 'broadcast' ? [a.msg] : []));
+    const pre = sent.find((m) => m.type === 'PRE-PREPARE') as ConsensusMessage;
+    const proposerPrepare = sent.find((m) => m.type === 'PREPARE') as ConsensusMessage;
+    const e = createEngine({ chainId: CHAIN, self: me.publicKey, sign: me.sign, baseTimeoutMs: 100 });
+    e.step({ type: 'start', ctx });
+    e.step({ type: 'message', msg: pre });
+    // Own PREPARE (1) + the proposer's (2), delivered three times: still 2 < quorum 3, no COMMIT.
+    for (let i = 0; i < 3; i++) {
+      expect(e.step({ type: 'message', msg: proposerPrepare }).some((a) => a.type === 'broadcast')).toBe(false);
+    }
+    // The same author voting for another hash does not count either.
+    const hash = blockHash(block.header);
+    const forged = { ...proposerPrepare, block_hash: 'f'.repeat(64) } as ConsensusMessage;
+    expect(e.step({ type: 'message', msg: forged })).toEqual([]);
+    // A third distinct author completes the quorum: COMMIT for the proposal's hash.
+    const op = createEngine({ chainId: CHAIN, self: other.publicKey, sign: other.sign, baseTimeoutMs: 100 });
+    op.step({ type: 'start', ctx });
+    const third = op.step({ type: 'message', msg: pre }).find((a) => a.type === 'broadcast');
+    if (third?.type !== 'broadcast') throw new Error('no PREPARE from the third node');
+    const commit = e.step({ type: 'message', msg: third.msg }).find((a) => a.type === 'broadcast');
+    expect(commit?.type === 'broadcast' && commit.msg.type === 'COMMIT' && commit.msg.block_hash).toBe(hash);
+  });
+});
