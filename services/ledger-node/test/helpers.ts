@@ -33,7 +33,7 @@ export async function waitForRecords(
   cluster: LocalCluster,
   nodes: LocalNode[],
   ids: string[],
-  timeoutMs = 30_000,
+  timeoutMs = 60_000,
 ): Promise<void> {
   for (const node of nodes) {
     await cluster.waitFor(

@@ -254,7 +254,7 @@ export class LocalCluster {
     what: string,
     probe: () => Promise<T>,
     check: (value: T) => boolean,
-    timeoutMs = 30_000,
+    timeoutMs = 60_000,
   ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     let last: T | undefined;
