@@ -146,5 +146,10 @@ describe('chain', () => {
     // A validator change presented as a record does not verify (leaves are tagged with their kind).
     expect(verifyProof(c as NonNullable<typeof c>)).toBe(false);
     expect(proofFor(b, 7)).toBeNull();
+    // Bound to the header and its hash (what the browser console checks against a finalized block).
+    const p0 = proofFor(b, 0) as NonNullable<ReturnType<typeof proofFor>>;
+    expect(verifyProof({ ...p0, header: b.header })).toBe(true);
+    expect(verifyProof({ ...p0, header: { ...b.header, timestamp: 2 } })).toBe(false);
+    expect(verifyProof({ ...p0, header: { ...b.header, merkle_root: 'a'.repeat(64) } })).toBe(false);
   });
 });

@@ -50,9 +50,14 @@ export function nodeHash(left: Uint8Array, right: Uint8Array, sha256: Sha256 = n
 
 const HASH_HEX = /^[0-9a-f]{64}$/;
 
+function nibble(c: number): number {
+  return c <= 57 ? c - 48 : c - 87; // '0'-'9', 'a'-'f' (input already checked by HASH_HEX)
+}
+
 function hexToBytes(hex: string): Uint8Array {
   const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  for (let i = 0; i < out.length; i++)
+    out[i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
   return out;
 }
 
@@ -83,6 +88,12 @@ export interface VerifyProofInput {
   merkle_root: string;
   kind?: LeafKind;
   sha256?: Sha256;
+  /**
+   * Optional: the block header. When given, its merkle_root must equal merkle_root and, when block_hash
+   * is given too, SHA-256 of its canonical form must equal block_hash (binding the record to a block).
+   */
+  header?: { merkle_root: string } & Record<string, unknown>;
+  block_hash?: string;
 }
 
 /**
@@ -95,7 +106,14 @@ export function verifyProof(input: VerifyProofInput): boolean {
     const sha = input.sha256 ?? nobleSha256Concat;
     const leaf = leafHash(leafData(input.kind ?? 'record', input.record), sha);
     const root = rootFromPath(leaf, input.proof, sha);
-    return root !== null && root === input.merkle_root.toLowerCase();
+    if (root === null || root !== input.merkle_root.toLowerCase()) return false;
+    if (input.header !== undefined) {
+      if (input.header.merkle_root !== root) return false;
+      if (input.block_hash !== undefined && bytesToHex(sha(canonicalBytes(input.header))) !== input.block_hash) {
+        return false;
+      }
+    }
+    return true;
   } catch {
     return false;
   }
