@@ -219,5 +219,10 @@ async function maybeSample(
       isIcu: item.isIcu === true,
     })),
   };
-  await enqueue(ctx.database, 'judge-sample', payload, { maxAttempts: ctx.config.jobs.maxAttempts });
+  try {
+    await enqueue(ctx.database, 'judge-sample', payload, { maxAttempts: ctx.config.jobs.maxAttempts });
+  } catch (error) {
+    // Sampling is best effort: the caller has been charged and gets the translation.
+    ctx.logger.warn({ error: error instanceof Error ? error.name : 'error' }, 'judge sample not enqueued');
+  }
 }
