@@ -82,8 +82,14 @@ kubectl apply --server-side -f crds/
 kubectl wait --for=condition=Established --timeout=60s crd/translationservices.scriptorium.dev crd/ledgerclusters.scriptorium.dev
 "$helm" upgrade --install scriptorium charts/scriptorium-operator --namespace "$ops_ns" --create-namespace \
 	--set image.tag="$tag" --set image.pullPolicy=Never --set replicaCount=2 --wait --timeout "$timeout"
-kubectl -n "$ops_ns" get lease scriptorium-operator -o jsonpath='{.spec.holderIdentity}' | grep -q . ||
-	fail "no operator replica holds the leader-election Lease"
+leader=
+for _ in $(seq 1 60); do
+	leader=$(kubectl -n "$ops_ns" get lease scriptorium-operator -o jsonpath='{.spec.holderIdentity}' 2>/dev/null || true)
+	[[ -z $leader ]] || break
+	sleep 1
+done
+[[ -n $leader ]] || fail "no operator replica took the leader-election Lease within 60 s"
+log "leader: $leader"
 
 log "installing PostgreSQL"
 kubectl create namespace "$ns"
