@@ -1,6 +1,6 @@
 import { TYPE } from '@formatjs/icu-messageformat-parser';
 import type { GlossaryEntry } from '../providers/types.ts';
-import { parseIcu, walkIcu } from './icu.ts';
+import { type ParseOutcome, parseIcu, walkIcu } from './icu.ts';
 import { scanProtected } from './patterns.ts';
 import type { ValidationIssue } from './types.ts';
 
@@ -53,9 +53,9 @@ function blankProtected(text: string, icu: boolean): string {
  * placeholders, URLs) are blanked, and for ICU only the literal text of the message is kept (not argument names,
  * keywords or select keys). An ICU string that does not parse is treated as plain text.
  */
-export function translatableText(text: string, icu: boolean): string {
+export function translatableText(text: string, icu: boolean, alreadyParsed?: ParseOutcome): string {
   if (icu) {
-    const parsed = parseIcu(text);
+    const parsed = alreadyParsed ?? parseIcu(text);
     if (parsed.ok) {
       const parts: string[] = [];
       walkIcu(parsed.ast, (el) => {
@@ -77,12 +77,12 @@ export function validateGlossary(
   sourceText: string,
   targetText: string,
   glossary: GlossaryEntry[],
-  opts: { icu: boolean } = { icu: false },
+  opts: { icu: boolean; parsedSource?: ParseOutcome; parsedTarget?: ParseOutcome } = { icu: false },
 ): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   if (glossary.length === 0) return issues;
-  const source = translatableText(sourceText, opts.icu);
-  const target = translatableText(targetText, opts.icu);
+  const source = translatableText(sourceText, opts.icu, opts.parsedSource);
+  const target = translatableText(targetText, opts.icu, opts.parsedTarget);
   const lowerTarget = target.toLowerCase();
   for (const entry of glossary) {
     const found = findTerm(source, entry.term);

@@ -87,10 +87,15 @@ const sameSet = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].
  * - `icu_select_case_missing`: a select in the target lacks a case the source's select has;
  * - `locale_invalid`: the target locale is not a valid BCP 47 tag (plural checks skipped).
  */
-export function validateIcu(source: string, target: string, targetLocale: string): ValidationIssue[] {
-  const src = parseIcu(source);
+export function validateIcu(
+  source: string,
+  target: string,
+  targetLocale: string,
+  parsed?: { source: ParseOutcome; target: ParseOutcome },
+): ValidationIssue[] {
+  const src = parsed?.source ?? parseIcu(source);
   if (!src.ok) return [syntaxIssue('source', src.kind, src.offset)];
-  const tgt = parseIcu(target);
+  const tgt = parsed?.target ?? parseIcu(target);
   if (!tgt.ok) return [syntaxIssue('target', tgt.kind, tgt.offset)];
 
   const issues: ValidationIssue[] = [];

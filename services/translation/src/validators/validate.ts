@@ -1,6 +1,6 @@
 import type { GlossaryEntry } from '../providers/types.ts';
 import { validateGlossary } from './glossary.ts';
-import { validateIcu } from './icu.ts';
+import { parseIcu, validateIcu } from './icu.ts';
 import { validatePlaceholders } from './placeholders.ts';
 import type { ValidateInput, ValidationIssue } from './types.ts';
 
@@ -18,11 +18,18 @@ export function validateTranslation(input: ValidateInput): ValidationIssue[] {
   if (target.trim() === '' && source.trim() !== '') {
     issues.push({ code: 'empty_target', message: 'target is empty' });
   } else {
-    if (input.isIcu) issues.push(...validateIcu(source, target, input.targetLocale));
+    // Parse once; the ICU and glossary checks share the trees.
+    const parsed = input.isIcu ? { source: parseIcu(source), target: parseIcu(target) } : undefined;
+    if (parsed) issues.push(...validateIcu(source, target, input.targetLocale, parsed));
     // ICU strings: braces are ICU arguments (checked above); tags, printf and mustache are still compared.
     const syntaxBroken = issues.some((i) => i.code === 'icu_syntax_source' || i.code === 'icu_syntax_target');
     if (!syntaxBroken) issues.push(...validatePlaceholders(source, target, { icu: input.isIcu }));
-    issues.push(...validateGlossary(source, target, input.glossary, { icu: input.isIcu }));
+    issues.push(
+      ...validateGlossary(source, target, input.glossary, {
+        icu: input.isIcu,
+        ...(parsed ? { parsedSource: parsed.source, parsedTarget: parsed.target } : {}),
+      }),
+    );
     // The ICU parser and the tag scanner may both see the same broken nesting: report it once.
     const seen = new Set<string>();
     issues = issues.filter((i) => (i.code === 'tag_unbalanced' ? !seen.has(i.code) && seen.add(i.code) : true));

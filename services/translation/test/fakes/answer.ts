@@ -88,8 +88,11 @@ function judge(task: Record<string, unknown>): string {
  * (translate: pseudo-localized items keyed by id; judge: MQM errors from the heuristic judge); any other prompt
  * is echoed. Usage is counted honestly with the tokenizer, and the reply is cut at `maxTokens` like a real model.
  */
+// The same prompt gets the same answer: remember recent ones so a benchmark measures the app, not the fake.
+const recent = new Map<string, Answer>();
+const RECENT_MAX = 256;
+
 export function answer(system: string, user: string, maxTokens: number, knobs: FakeKnobs, ctx: HandlerContext): Answer {
-  let text: string;
   let task: Record<string, unknown> | undefined;
   try {
     const parsed: unknown = JSON.parse(user);
@@ -98,21 +101,32 @@ export function answer(system: string, user: string, maxTokens: number, knobs: F
   } catch {
     task = undefined;
   }
-  if (knobs.malformed === true || knobs.malformed === 'content') text = MALFORMED_TEXT;
-  else if (task?.task === 'translate') text = translate(task, knobs, ctx.takeInvalidReply());
-  else if (task?.task === 'judge') text = judge(task);
-  else text = user;
-  let tokens = encode(text, PLAIN);
-  let truncated = false;
-  if (tokens.length > maxTokens) {
-    tokens = tokens.slice(0, maxTokens);
-    text = decode(tokens);
-    truncated = true;
+  const malformed = knobs.malformed === true || knobs.malformed === 'content';
+  const invalid = !malformed && task?.task === 'translate' && ctx.takeInvalidReply();
+  const key = `${malformed}|${knobs.transform}|${knobs.omitItems}|${maxTokens}|${system.length}|${system}|${user}`;
+  let honest = invalid ? undefined : recent.get(key);
+  if (honest === undefined) {
+    let text: string;
+    if (malformed) text = MALFORMED_TEXT;
+    else if (task?.task === 'translate') text = translate(task, knobs, invalid);
+    else if (task?.task === 'judge') text = judge(task);
+    else text = user;
+    let tokens = encode(text, PLAIN);
+    let truncated = false;
+    if (tokens.length > maxTokens) {
+      tokens = tokens.slice(0, maxTokens);
+      text = decode(tokens);
+      truncated = true;
+    }
+    honest = { text, truncated, promptTokens: countPromptTokens({ system, user }), completionTokens: tokens.length };
+    if (!invalid) {
+      if (recent.size >= RECENT_MAX) recent.delete(recent.keys().next().value as string);
+      recent.set(key, honest);
+    }
   }
   return {
-    text,
-    truncated,
-    promptTokens: knobs.usage?.tokensIn ?? countPromptTokens({ system, user }),
-    completionTokens: knobs.usage?.tokensOut ?? tokens.length,
+    ...honest,
+    promptTokens: knobs.usage?.tokensIn ?? honest.promptTokens,
+    completionTokens: knobs.usage?.tokensOut ?? honest.completionTokens,
   };
 }
