@@ -1,11 +1,10 @@
 // Provider output that fails the validators is retried once with the issues as feedback, then flagged.
-// The provider is the real OpenAI-compatible one talking to the fake upstream, wrapped to drop a placeholder
-// from chosen replies (the fake itself always answers valid translations).
+// The fake upstream's `invalidReplies` knob makes its next N translate replies fail the validators.
+// One case wraps the real provider to throw a programming error (the fake cannot produce one).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderRequest, TranslationProvider } from '../src/providers/index.ts';
 import { bearer, type Harness, startHarness } from './harness.ts';
 
-let corruptNext = 0;
 let crashNext = false;
 const seen: ProviderRequest[] = [];
 let h: Harness;
@@ -20,15 +19,7 @@ beforeAll(async () => {
           crashNext = false;
           throw new TypeError('provider bug');
         }
-        const result = await real.translate(req, opts);
-        if (corruptNext > 0) {
-          corruptNext--;
-          return {
-            ...result,
-            translations: result.translations.map((t) => ({ ...t, text: t.text.replace('{name}', '') })),
-          };
-        }
-        return result;
+        return real.translate(req, opts);
       },
     }),
   });
@@ -41,42 +32,50 @@ const payload = {
   tier: 'cheap',
   items: [
     { id: 'a', text: 'Hello {name}' },
-    { id: 'b', text: 'Goodbye' },
+    { id: 'b', text: 'Open <b>Settings</b>' },
   ],
   style: {},
   glossary: [],
 };
 
 describe('validator retry', () => {
-  it('retries only the failing item, with the issues as feedback, and returns a clean result', async () => {
+  it('retries the failing items once, with the issues as feedback, and returns a clean result', async () => {
     const { apiKey } = await h.account();
     seen.length = 0;
-    corruptNext = 1;
+    h.fake!.set({ invalidReplies: 1 });
     const res = await h.app.inject({ method: 'POST', url: '/api/v1/translate', headers: bearer(apiKey), payload });
     expect(res.statusCode).toBe(200);
     expect(seen).toHaveLength(2);
-    expect(seen[1]!.items.map((i) => i.id)).toEqual(['a']);
-    expect(seen[1]!.feedback?.[0]).toMatchObject({ itemId: 'a', code: 'placeholder_missing' });
+    const feedback = seen[1]!.feedback ?? [];
+    expect(feedback.length).toBeGreaterThan(0);
+    expect(new Set(feedback.map((i) => i.itemId))).toEqual(new Set(seen[1]!.items.map((i) => i.id)));
     const body = res.json();
     expect(body.issues).toEqual([]);
     expect(body.translations.find((t: { id: string }) => t.id === 'a').text).toContain('{name}');
-    // Both calls are counted.
-    const events = await h.database.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM usage_events WHERE kind = 'translate'`,
+    // Both calls are metered and counted in the token totals.
+    const events = await h.database.query<{ n: number; tin: number }>(
+      `SELECT count(*)::int AS n, sum(tokens_in)::int AS tin FROM usage_events WHERE kind = 'translate' AND api_key_id IS NOT NULL`,
     );
     expect(events[0]!.n).toBe(2);
+    expect(body.tokensIn).toBe(events[0]!.tin);
   });
 
   it('flags the issues (added `issues` field) when the retry fails validation too', async () => {
     const { apiKey } = await h.account();
     seen.length = 0;
-    corruptNext = 2;
+    h.fake!.set({ invalidReplies: 2 });
     const res = await h.app.inject({ method: 'POST', url: '/api/v1/translate', headers: bearer(apiKey), payload });
     expect(res.statusCode).toBe(200);
     expect(seen).toHaveLength(2);
     const body = res.json();
-    expect(body.issues).toEqual([expect.objectContaining({ itemId: 'a', code: 'placeholder_missing' })]);
+    expect(body.issues.length).toBeGreaterThan(0);
+    for (const issue of body.issues) {
+      expect(['a', 'b']).toContain(issue.itemId);
+      expect(typeof issue.code).toBe('string');
+      expect(typeof issue.message).toBe('string');
+    }
     expect(body.translations.map((t: { id: string }) => t.id)).toEqual(['a', 'b']);
+    h.fake!.set({ invalidReplies: 0 });
   });
 
   it('an unexpected error is a 500 {error} with nothing charged, logged without content', async () => {
