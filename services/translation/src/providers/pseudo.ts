@@ -17,6 +17,19 @@ import { UpstreamError } from './upstream-error.ts';
  * the real tokenizer.
  */
 export function pseudoTranslate(req: ProviderRequest): ProviderResult {
+  // The orchestrator estimates (reserve) then translates the same request: do the work once. The WeakMap lives
+  // only as long as the request object; the fingerprint catches a request changed in between.
+  const fingerprint = JSON.stringify(req);
+  const known = lastResults.get(req);
+  if (known && known.fingerprint === fingerprint) return structuredClone(known.result);
+  const result = computePseudo(req);
+  lastResults.set(req, { fingerprint, result: structuredClone(result) });
+  return result;
+}
+
+const lastResults = new WeakMap<ProviderRequest, { fingerprint: string; result: ProviderResult }>();
+
+function computePseudo(req: ProviderRequest): ProviderResult {
   const translations = req.items.map((item) => ({
     id: item.id,
     text: pseudoLocalize(item.text, {
