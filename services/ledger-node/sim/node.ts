@@ -12,6 +12,7 @@ import type { ConsensusMessage, Verify } from '../src/consensus/messages.ts';
 import { heightContextAfter } from '../src/consensus/proposer.ts';
 import type { Engine, EngineAction } from '../src/consensus/types.ts';
 import type { Signer } from '../src/crypto/ed25519.ts';
+import { mutate } from './byzantine.ts';
 import type { SimClock } from './clock.ts';
 import type { SimNetwork } from './network.ts';
 import type { Prng } from './prng.ts';
@@ -32,6 +33,8 @@ export interface SimParams {
   blockIntervalMs: number;
   syncIntervalMs: number;
   maxRecordsPerBlock: number;
+  /** Probability that a Byzantine twin sends a peer a mutated (equivocating or invalid) message. */
+  byzantineMutation: number;
 }
 
 export interface NodeEnv {
@@ -193,8 +196,13 @@ export class SimNode {
       case 'broadcast':
         this.maxRound = Math.max(this.maxRound, action.msg.round);
         env.onBroadcast?.(this, action.msg);
-        for (const peer of env.peers())
-          if (peer !== this.id) env.network.send(this.id, peer, { kind: 'consensus', msg: action.msg });
+        for (const peer of env.peers()) {
+          if (peer === this.id) continue;
+          // A Byzantine twin sends some peers a different, validly signed message.
+          const mutated = !this.honest && env.rng.chance(env.params.byzantineMutation);
+          const msg = mutated ? mutate(action.msg, env.rng, this.signer) : action.msg;
+          env.network.send(this.id, peer, { kind: 'consensus', msg });
+        }
         break;
       case 'schedule-timeout':
         env.clock.schedule(action.afterMs, () => {

@@ -69,6 +69,7 @@ const PARAMS: SimParams = {
   blockIntervalMs: 100,
   syncIntervalMs: 150,
   maxRecordsPerBlock: 4,
+  byzantineMutation: 0.3,
 };
 const MAX_EVENTS = 3_000_000;
 
