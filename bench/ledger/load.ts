@@ -13,6 +13,8 @@ interface Options {
   concurrency: number;
   intervalMs: number;
   drainMs: number;
+  /** throughput mode: most records in flight (submitted, not final). */
+  maxOutstanding: number;
 }
 
 const opts = JSON.parse(process.argv[2] ?? '{}') as Options;
@@ -94,6 +96,12 @@ if (opts.mode === 'throughput') {
   await Promise.all(
     Array.from({ length: opts.concurrency }, async () => {
       while (performance.now() < end) {
+        // Closed loop: keep at most maxOutstanding records submitted and not yet final, so the
+        // figure is the cluster's sustained rate rather than the growth of a backlog.
+        if (submittedAt.size >= opts.maxOutstanding) {
+          await new Promise((r) => setTimeout(r, 5));
+          continue;
+        }
         const target = opts.urls[next++ % opts.urls.length] as string;
         await submit(target).catch(() => undefined);
       }

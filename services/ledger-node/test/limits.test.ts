@@ -107,4 +107,11 @@ describe('limits and statuses', () => {
       await limited.stopAll();
     }
   });
+
+  it('SIGTERM drains and exits 0, and the node restarts on its data', async () => {
+    const height = await cluster.height(node);
+    expect(await cluster.stop(node, 'SIGTERM')).toBe(0);
+    await cluster.start(node);
+    expect(await cluster.height(node)).toBeGreaterThanOrEqual(height);
+  });
 });

@@ -201,13 +201,13 @@ export class LocalCluster {
     throw new Error(`${node.nodeId} did not become healthy in ${timeoutMs} ms`);
   }
 
-  /** Stops one node: SIGKILL (crash) or SIGTERM (graceful), and waits for the exit. */
-  async stop(node: LocalNode, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): Promise<void> {
+  /** Stops one node: SIGKILL (crash) or SIGTERM (graceful); resolves with its exit code (null when killed). */
+  async stop(node: LocalNode, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): Promise<number | null> {
     const child = node.process;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill(signal);
-    await exited;
+    return exited;
   }
 
   async stopAll(): Promise<void> {
