@@ -212,7 +212,7 @@ export function pseudoLocalize(source: string, opts: PseudoOptions = {}): string
   const accents = opts.accents ?? true;
   let body: string;
   let letterCount: number;
-  const parsed = opts.isIcu ? parseIcu(source, true) : undefined;
+  const parsed = opts.isIcu ? parseIcu(source) : undefined;
   if (parsed?.ok) {
     const locale = opts.targetLocale ?? 'en';
     try {

@@ -2,7 +2,7 @@ import { buildJudgePrompt } from '../judge/prompt.ts';
 import type { JudgeInput } from '../judge/types.ts';
 import { buildTranslationPrompt } from '../providers/prompt.ts';
 import { pseudoTranslate } from '../providers/pseudo.ts';
-import type { ProviderKind, ProviderRequest } from '../providers/types.ts';
+import type { ProviderKind, ProviderRequest, TranslateItem } from '../providers/types.ts';
 import { countPromptTokens, countTokens } from './count.ts';
 
 export interface TokenEstimate {
@@ -25,8 +25,19 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
  */
 export function translateMaxTokensOut(req: ProviderRequest, cap = DEFAULT_MAX_OUTPUT_TOKENS): number {
   let n = 16;
-  for (const item of req.items) n += 12 + countTokens(item.id) + 4 * countTokens(item.text);
+  for (const item of req.items) n += 12 + itemTokens(item);
   return Math.min(n, cap);
+}
+
+// Estimate (reservation) and translate both need the item counts of the same request: count each item once.
+const itemCounts = new WeakMap<TranslateItem, { id: string; text: string; n: number }>();
+
+function itemTokens(item: TranslateItem): number {
+  const known = itemCounts.get(item);
+  if (known && known.id === item.id && known.text === item.text) return known.n;
+  const n = countTokens(item.id) + 4 * countTokens(item.text);
+  itemCounts.set(item, { id: item.id, text: item.text, n });
+  return n;
 }
 
 /** Output bound of a judge call: 64 + 160 per item (the prompt allows at most 3 short errors per item), capped. */

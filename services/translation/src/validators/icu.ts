@@ -7,10 +7,13 @@ export type IcuArgType = 'argument' | 'number' | 'date' | 'time' | 'select' | 'p
 
 export type ParseOutcome = { ok: true; ast: MessageFormatElement[] } | { ok: false; kind: string; offset: number };
 
-/** Parse an ICU message; never throws. `kind` is the parser's error kind (e.g. `MALFORMED_ARGUMENT`). */
-export function parseIcu(text: string, captureLocation = false): ParseOutcome {
+/**
+ * Parse an ICU message; never throws. `kind` is the parser's error kind (e.g. `MALFORMED_ARGUMENT`).
+ * Locations are always kept: the parser's pruning pass (`delete` on every node) costs more than keeping them.
+ */
+export function parseIcu(text: string): ParseOutcome {
   try {
-    return { ok: true, ast: parse(text, { captureLocation }) };
+    return { ok: true, ast: parse(text, { captureLocation: true }) };
   } catch (e) {
     const err = e as { message?: string; location?: { start?: { offset?: number } } };
     return { ok: false, kind: String(err.message ?? 'INVALID'), offset: err.location?.start?.offset ?? 0 };

@@ -32,13 +32,18 @@ const ORDER: [TokenKind, string][] = [
   ['url', URL],
 ];
 
-function combined(withBraces: boolean): RegExp {
-  const parts = ORDER.filter(([k]) => withBraces || k === 'tag' || k === 'printf' || k === 'entity' || k === 'url');
-  return new RegExp(parts.map(([k, p]) => `(?<${k}>${p})`).join('|'), 'g');
+interface Scanner {
+  re: RegExp;
+  kinds: TokenKind[];
 }
 
-const WITH_BRACES = combined(true);
-const WITHOUT_BRACES = combined(false);
+function scanner(withBraces: boolean): Scanner {
+  const parts = ORDER.filter(([k]) => withBraces || k === 'tag' || k === 'printf' || k === 'entity' || k === 'url');
+  return { re: new RegExp(parts.map(([, p]) => `(${p})`).join('|'), 'g'), kinds: parts.map(([k]) => k) };
+}
+
+const WITH_BRACES = scanner(true);
+const WITHOUT_BRACES = scanner(false);
 
 export interface ProtectedToken {
   kind: TokenKind;
@@ -54,14 +59,18 @@ export interface ProtectedToken {
  * @example scanProtected('Hi %s <b>{name}</b>', { icu: false }).map((t) => t.text) // ['%s', '<b>', '{name}', '</b>']
  */
 export function scanProtected(text: string, opts: { icu: boolean }): ProtectedToken[] {
-  const re = opts.icu ? WITHOUT_BRACES : WITH_BRACES;
-  re.lastIndex = 0;
+  const { re, kinds } = opts.icu ? WITHOUT_BRACES : WITH_BRACES;
   const out: ProtectedToken[] = [];
-  for (const m of text.matchAll(re)) {
-    const groups = m.groups ?? {};
-    const kind = (Object.keys(groups) as TokenKind[]).find((k) => groups[k] !== undefined);
-    if (kind === undefined || m[0].length === 0) continue;
-    out.push({ kind, text: m[0], start: m.index, end: m.index + m[0].length });
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const match = m[0];
+    if (match.length === 0) {
+      re.lastIndex++;
+      continue;
+    }
+    let g = 1;
+    while (m[g] === undefined && g < kinds.length) g++;
+    out.push({ kind: kinds[g - 1]!, text: match, start: m.index, end: m.index + match.length });
   }
   return out;
 }
