@@ -75,6 +75,8 @@ class QbftEngine implements Engine {
   #store = new MessageStore();
   #blocks = new Map<string, Block>();
   #pendingProposal: { round: number; justification: RoundChangeCertificate } | null = null;
+  /** Peers (author:round) we already re-sent our ROUND_CHANGE to because they lagged behind. */
+  #helped = new Set<string>();
   #future = new Map<number, ConsensusMessage[]>();
   #futureCount = 0;
   #out: EngineAction[] = [];
@@ -82,7 +84,7 @@ class QbftEngine implements Engine {
   constructor(config: EngineConfig, persisted: PersistedState | null) {
     if (!(config.baseTimeoutMs > 0)) throw new RangeError('baseTimeoutMs must be > 0');
     this.#cfg = config;
-    this.#maxTimeout = config.maxTimeoutMs ?? config.baseTimeoutMs * 2 ** 10;
+    this.#maxTimeout = config.maxTimeoutMs ?? config.baseTimeoutMs * 2 ** 6;
     this.#rawVerify = config.verify ?? verifySignature;
     this.#restored = persisted;
   }
@@ -143,6 +145,7 @@ class QbftEngine implements Engine {
     this.#sent = emptySent();
     this.#round = 0;
     this.#pendingProposal = null;
+    this.#helped = new Set();
     for (const h of [...this.#future.keys()]) {
       if (h < ctx.height) this.#dropFuture(h);
     }
@@ -272,6 +275,7 @@ class QbftEngine implements Engine {
     // Our own key from the network: an echo, or a twin holding our key. Never count it twice.
     if (msg.author === this.#cfg.self) return;
     if (msg.round > this.#round + MAX_ROUNDS_AHEAD) return;
+    if (msg.round < this.#round) this.#helpLaggard(msg);
     switch (msg.type) {
       case 'PRE-PREPARE':
         this.#onPrePrepare(msg);
@@ -286,6 +290,20 @@ class QbftEngine implements Engine {
         this.#onRoundChange(msg);
         break;
     }
+  }
+
+  /**
+   * A validator still speaks in an older round: re-send our (already persisted) ROUND_CHANGE for the
+   * current round, once per author and round, so that lagging nodes reach f+1 / quorum after a partition.
+   */
+  #helpLaggard(msg: ConsensusMessage): void {
+    const rc = this.#sent.roundChange;
+    const v = this.#v as ValidationContext;
+    if (rc === null || !v.members.has(msg.author)) return;
+    const key = `${msg.author}:${this.#round}`;
+    if (this.#helped.has(key) || this.#helped.size > 4 * MAX_ROUNDS_AHEAD * v.members.size) return;
+    this.#helped.add(key);
+    this.#out.push({ type: 'broadcast', msg: rc });
   }
 
   #buffer(msg: ConsensusMessage): void {

@@ -42,7 +42,7 @@ export interface EngineConfig {
   verify?: Verify;
   /** Round r times out after min(baseTimeoutMs × 2^r, maxTimeoutMs). */
   baseTimeoutMs: number;
-  /** Cap on a round's timeout (default baseTimeoutMs × 2^10). */
+  /** Cap on a round's timeout (default baseTimeoutMs × 2^6): bounds the stall after a long outage. */
   maxTimeoutMs?: number;
   /**
    * Application check of a proposed block beyond consensus structure (records, changes, timestamp).
