@@ -7,3 +7,4 @@ export {
   type TestControlPlaneOptions,
 } from './control-plane.ts';
 export { type KubeconfigInput, renderKubeconfig } from './kubeconfig.ts';
+export { type ServiceAccountRef, serviceAccountKubeconfig } from './service-account.ts';

@@ -21,6 +21,15 @@ describe('renderKubeconfig', () => {
   });
 });
 
+describe('renderKubeconfig with a token', () => {
+  it('writes a bearer token user and no certificate', () => {
+    const kc = new KubeConfig();
+    kc.loadFromString(renderKubeconfig({ server: 'https://127.0.0.1:1', caPem: 'CA', token: 'tok', user: 'sa' }));
+    expect(kc.getCurrentUser()?.token).toBe('tok');
+    expect(kc.getCurrentUser()?.certData).toBeUndefined();
+  });
+});
+
 describe('certificateConfig', () => {
   it('marks a CA as a CA', () => {
     const text = certificateConfig({ commonName: 'ca', kind: 'ca' });

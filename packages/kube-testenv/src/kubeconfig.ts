@@ -1,12 +1,10 @@
-/** One user of a kubeconfig: a client certificate and key, PEM text. */
-export interface KubeconfigInput {
+/** One user of a kubeconfig: a client certificate and key (PEM text), or a bearer token. */
+export type KubeconfigInput = {
   server: string;
   caPem: string;
-  certPem: string;
-  keyPem: string;
   user: string;
   context?: string;
-}
+} & ({ certPem: string; keyPem: string } | { token: string });
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
@@ -25,7 +23,10 @@ export function renderKubeconfig(input: KubeconfigInput): string {
     users: [
       {
         name: input.user,
-        user: { 'client-certificate-data': b64(input.certPem), 'client-key-data': b64(input.keyPem) },
+        user:
+          'token' in input
+            ? { token: input.token }
+            : { 'client-certificate-data': b64(input.certPem), 'client-key-data': b64(input.keyPem) },
       },
     ],
     contexts: [{ name: context, context: { cluster: context, user: input.user, namespace: 'default' } }],
