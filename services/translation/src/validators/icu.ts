@@ -10,10 +10,12 @@ export type ParseOutcome = { ok: true; ast: MessageFormatElement[] } | { ok: fal
 /**
  * Parse an ICU message; never throws. `kind` is the parser's error kind (e.g. `MALFORMED_ARGUMENT`).
  * Locations are always kept: the parser's pruning pass (`delete` on every node) costs more than keeping them.
+ * Tags are text to the ICU parser (`ignoreTag`): ICU MessageFormat itself has no markup, so HTML with attributes
+ * is allowed, and tags are checked by the tag validator with HTML's rules.
  */
 export function parseIcu(text: string): ParseOutcome {
   try {
-    return { ok: true, ast: parse(text, { captureLocation: true }) };
+    return { ok: true, ast: parse(text, { captureLocation: true, ignoreTag: true }) };
   } catch (e) {
     const err = e as { message?: string; location?: { start?: { offset?: number } } };
     return { ok: false, kind: String(err.message ?? 'INVALID'), offset: err.location?.start?.offset ?? 0 };
@@ -68,9 +70,6 @@ function syntaxIssue(which: 'source' | 'target', kind: string, offset: number): 
   if (which === 'target' && kind === 'MISSING_OTHER_CLAUSE') {
     return { code: 'icu_other_missing', message: `target: a plural or select has no "other" case (at ${offset})` };
   }
-  if (which === 'target' && (kind === 'UNCLOSED_TAG' || kind === 'UNMATCHED_CLOSING_TAG')) {
-    return { code: 'tag_unbalanced', message: `target: ICU tags do not nest (${kind} at ${offset})` };
-  }
   return {
     code: which === 'source' ? 'icu_syntax_source' : 'icu_syntax_target',
     message: `${which}: ICU MessageFormat syntax error ${kind} at offset ${offset}`,
@@ -82,7 +81,7 @@ const sameSet = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].
 /**
  * ICU MessageFormat checks (source and target are ICU strings):
  * - `icu_syntax_source` / `icu_syntax_target`: the string does not parse (`icu_other_missing` when the parser
- *   reports a plural/select without `other`; `tag_unbalanced` for ICU rich-text tags that do not nest);
+ *   reports a plural/select without `other`);
  * - `icu_argument_missing` / `icu_argument_extra`: argument names differ;
  * - `icu_argument_type`: an argument is used with another type (`{n, number}` vs `{n, plural, …}`);
  * - `icu_plural_category_missing`: a plural (selectordinal) in the target lacks a category the TARGET locale

@@ -29,9 +29,16 @@ describe('validateTranslation', () => {
       'glossary_never_translate',
     ]);
   });
-  it('reports one tag_unbalanced when the ICU parser and the tag scanner both see it', () => {
-    const issues = validateTranslation({ ...base, source: '<b>x</b>', target: '<b>x', isIcu: true });
-    expect(issues.filter((i) => i.code === 'tag_unbalanced')).toHaveLength(1);
+  it('checks tags in ICU strings with the tag validator', () => {
+    const issues = validateTranslation({ ...base, source: '<b>x</b> {n}', target: '<b>x {n}', isIcu: true });
+    expect(issues.map((i) => i.code)).toEqual(['tag_missing', 'tag_unbalanced']);
+    const attrs = validateTranslation({
+      ...base,
+      source: '<a href="/x">Go</a> {n}',
+      target: '<a href="/x">Los</a> {n}',
+      isIcu: true,
+    });
+    expect(attrs).toEqual([]);
   });
   it('treats braces as placeholders in non-ICU strings', () => {
     expect(

@@ -14,7 +14,7 @@ import type { ValidateInput, ValidationIssue } from './types.ts';
  */
 export function validateTranslation(input: ValidateInput): ValidationIssue[] {
   const { source, target } = input;
-  let issues: ValidationIssue[] = [];
+  const issues: ValidationIssue[] = [];
   if (target.trim() === '' && source.trim() !== '') {
     issues.push({ code: 'empty_target', message: 'target is empty' });
   } else {
@@ -30,9 +30,6 @@ export function validateTranslation(input: ValidateInput): ValidationIssue[] {
         ...(parsed ? { parsedSource: parsed.source, parsedTarget: parsed.target } : {}),
       }),
     );
-    // The ICU parser and the tag scanner may both see the same broken nesting: report it once.
-    const seen = new Set<string>();
-    issues = issues.filter((i) => (i.code === 'tag_unbalanced' ? !seen.has(i.code) && seen.add(i.code) : true));
   }
   if (input.itemId !== undefined) return issues.map((i) => ({ itemId: input.itemId, ...i }));
   return issues;
