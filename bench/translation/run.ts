@@ -165,9 +165,11 @@ try {
       non2xx: max.non2xx,
       errors: max.errors,
       latencyMs: max.latencyMs,
+      serviceCpuMsPerRequest: Math.round(cpuMsPerRequest * 100) / 100,
     },
     atRate: {
       targetRate: RATE,
+      rate,
       achieved: Math.round(atRate.requestsPerSecond),
       non2xx: atRate.non2xx,
       latencyMs: atRate.latencyMs,
