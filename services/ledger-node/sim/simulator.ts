@@ -37,6 +37,8 @@ export interface SimResult {
   scenario: Scenario;
   stats: {
     heightAtHeal: number;
+    /** Simulated time from healing until every honest node reached the target height. */
+    recoveryMs: number;
     finalHeights: number[];
     maxRound: number;
     messagesSent: number;
@@ -270,6 +272,7 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
   }
   const heightAtHeal = Math.max(...honest.map((n) => n.height));
   const target = heightAtHeal + (options.progressAfterHeal ?? 2);
+  const healedAt = clock.now;
   const deadline = clock.now + (options.healBudgetMs ?? 30_000);
   while (clock.now < deadline && honest.some((n) => n.height < target)) {
     if (!clock.runUntil(clock.now + 100, MAX_EVENTS)) {
@@ -297,6 +300,7 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
     scenario,
     stats: {
       heightAtHeal,
+      recoveryMs: clock.now - healedAt,
       finalHeights: nodes.map((n) => n.height),
       maxRound: Math.max(...nodes.map((n) => n.maxRound)),
       messagesSent: network.sent,
