@@ -96,6 +96,20 @@ function get(url: string, tls: AdminTls | 'insecure' | null): Promise<{ status: 
  * try { execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'get', 'ns']); } finally { await cp.stop(); }
  */
 export async function startTestControlPlane(options: TestControlPlaneOptions = {}): Promise<TestControlPlane> {
+  // A free port is only free until someone else binds it: with test files starting servers in
+  // parallel, a component can lose its port between freePort() and its own bind. Start again
+  // (fresh ports, fresh folder) in that one case, at most three times in all.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      const lostPort = error instanceof Error && /address already in use/i.test(error.message);
+      if (!lostPort || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function startOnce(options: TestControlPlaneOptions): Promise<TestControlPlane> {
   const withControllerManager = options.withControllerManager ?? true;
   const timeout = options.startTimeoutMs ?? 120_000;
   const bin = (name: KubeBinary) => kubeBinary(name);
