@@ -20,7 +20,8 @@ export interface LedgerService {
   /** Gate for POST /consensus: checks shape and signature (throws NodeError 400), enqueues (throws 503 when full). */
   submitConsensus(body: unknown): void;
   /** Records gossiped by a peer or observed locally; throws NodeError 400 on a malformed record. */
-  addRecords(records: unknown[]): { accepted: number };
+  /** `relay` false when the records came from a peer's gossip (the origin already sent them to every peer). */
+  addRecords(records: unknown[], relay?: boolean): { accepted: number };
   addChanges(changes: ValidatorChangeInput[]): { accepted: number };
   /** A finalized block pushed by a peer; throws NodeError 400 when its certificate does not verify. */
   /** True when the block at this height is already stored (lets POST /block skip parsing). */

@@ -9,7 +9,6 @@ import type { Transport } from './transport.ts';
 
 const MAX_IN_FLIGHT_PER_PEER = 64;
 const RECORD_BATCH = 2000;
-const FLUSH_MS = 5;
 
 export class Gossip {
   private readonly transport: Transport;
@@ -17,7 +16,7 @@ export class Gossip {
   private readonly logger: Logger;
   private readonly inFlight = new Map<string, number>();
   private pendingRecords: IntegrityRecord[] = [];
-  private flushTimer: NodeJS.Timeout | undefined;
+  private flushTimer: NodeJS.Immediate | undefined;
   /** Sends dropped because a peer had too many requests in flight. */
   dropped = 0;
 
@@ -62,20 +61,21 @@ export class Gossip {
     if (records.length === 0) return;
     for (const r of records) this.pendingRecords.push(r);
     if (this.pendingRecords.length >= RECORD_BATCH) this.flush();
-    else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    // Flush after the current I/O phase: records arriving in the same burst share one POST.
+    else this.flushTimer ??= setImmediate(() => this.flush());
   }
 
   flush(): void {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
+    if (this.flushTimer) clearImmediate(this.flushTimer);
     this.flushTimer = undefined;
     while (this.pendingRecords.length > 0) {
       const batch = this.pendingRecords.splice(0, RECORD_BATCH);
-      this.send('/mempool', { records: batch });
+      this.sendRaw('/mempool', JSON.stringify({ records: batch }), this.peers(), 5000, { 'x-gossip': '1' });
     }
   }
 
   stop(): void {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
+    if (this.flushTimer) clearImmediate(this.flushTimer);
     this.flushTimer = undefined;
   }
 }

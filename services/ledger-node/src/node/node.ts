@@ -325,7 +325,7 @@ export class LedgerNode implements LedgerService {
 
   // ---- records and membership ------------------------------------------------------------
 
-  addRecords(records: unknown[]): { accepted: number } {
+  addRecords(records: unknown[], relay = true): { accepted: number } {
     const parsed: IntegrityRecord[] = [];
     for (let i = 0; i < records.length; i++) {
       const r = mempoolRecord.safeParse(records[i]);
@@ -334,7 +334,7 @@ export class LedgerNode implements LedgerService {
     }
     const fresh = this.mempool.add(parsed);
     this.metrics.mempoolSize.set(this.mempool.size);
-    this.gossip.records(fresh);
+    if (relay) this.gossip.records(fresh);
     if (fresh.length > 0) this.driver?.onMempool();
     return { accepted: fresh.length };
   }

@@ -15,7 +15,8 @@ export const peerRoutes: FastifyPluginAsync<{ service: LedgerService }> = async 
 
   app.post('/mempool', { config }, async (request) => {
     const { records } = parseOr400(mempoolBody, request.body);
-    return service.addRecords(records);
+    // Gossip from a peer carries `x-gossip: 1`: its origin fans out to every peer, so it is not relayed again.
+    return service.addRecords(records, request.headers['x-gossip'] !== '1');
   });
 
   app.post('/membership', { config }, async (request) => {
