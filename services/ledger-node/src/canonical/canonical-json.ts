@@ -13,35 +13,52 @@
 export function canonicalize(value: unknown): string {
   switch (typeof value) {
     case 'string':
-    case 'boolean':
       return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
     case 'number':
       if (!Number.isFinite(value)) throw new TypeError(`canonical JSON: ${value} is not allowed`);
       return JSON.stringify(value);
     case 'object': {
       if (value === null) return 'null';
       if (Array.isArray(value)) {
-        return `[${value.map((item) => {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
           if (item === undefined) throw new TypeError('canonical JSON: undefined in an array');
-          return canonicalize(item);
-        })}]`;
+          out += i === 0 ? canonicalize(item) : `,${canonicalize(item)}`;
+        }
+        return `${out}]`;
       }
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) {
         throw new TypeError('canonical JSON: only plain objects and arrays are allowed');
       }
       const record = value as Record<string, unknown>;
-      const parts: string[] = [];
+      let out = '{';
+      let first = true;
       for (const key of Object.keys(record).sort()) {
         const item = record[key];
         if (item === undefined) continue;
-        parts.push(`${JSON.stringify(key)}:${canonicalize(item)}`);
+        out += `${first ? '' : ','}${quoteKey(key)}:${canonicalize(item)}`;
+        first = false;
       }
-      return `{${parts.join(',')}}`;
+      return `${out}}`;
     }
     default:
       throw new TypeError(`canonical JSON: a ${typeof value} is not allowed`);
   }
+}
+
+// Keys repeat across records (id, entity, value…): quote each once.
+const quotedKeys = new Map<string, string>();
+function quoteKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < 4096 && key.length <= 64) quotedKeys.set(key, quoted);
+  }
+  return quoted;
 }
 
 const encoder = new TextEncoder();

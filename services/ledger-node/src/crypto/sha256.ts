@@ -1,11 +1,13 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { toHex } from './hex.ts';
 
-/** SHA-256 of the concatenation of the given byte arrays (node:crypto, the hot path). */
+/**
+ * SHA-256 of the concatenation of the given byte arrays (node:crypto one-shot `hash`, the hot path).
+ * The result is a Buffer (a Uint8Array), not copied.
+ */
 export function sha256(...parts: Uint8Array[]): Uint8Array {
-  const h = createHash('sha256');
-  for (const p of parts) h.update(p);
-  return new Uint8Array(h.digest());
+  const data = parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts);
+  return hash('sha256', data, 'buffer');
 }
 
 /** SHA-256 as lower-case hex. */

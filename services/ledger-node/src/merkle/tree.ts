@@ -18,11 +18,22 @@ function mth(hashes: readonly Uint8Array[], lo: number, hi: number, sha: Sha256)
   return nodeHash(mth(hashes, lo, lo + k, sha), mth(hashes, lo + k, hi, sha), sha);
 }
 
-/** MTH over the leaf data; the empty tree hashes to SHA-256(""). */
+/**
+ * MTH over the leaf data; the empty tree hashes to SHA-256(""). Computed bottom-up: pairing adjacent
+ * nodes level by level and carrying an odd last node up unchanged gives exactly the RFC 6962 tree
+ * (split at the largest power of two below n), with no duplication.
+ */
 export function merkleRootBytes(leaves: readonly Uint8Array[], sha: Sha256 = nodeSha256): Uint8Array {
   if (leaves.length === 0) return sha(new Uint8Array(0));
-  const hashes = leaves.map((l) => leafHash(l, sha));
-  return mth(hashes, 0, hashes.length, sha);
+  let level = leaves.map((l) => leafHash(l, sha));
+  while (level.length > 1) {
+    const next: Uint8Array[] = [];
+    for (let i = 0; i + 1 < level.length; i += 2)
+      next.push(nodeHash(level[i] as Uint8Array, level[i + 1] as Uint8Array, sha));
+    if (level.length % 2 === 1) next.push(level[level.length - 1] as Uint8Array);
+    level = next;
+  }
+  return level[0] as Uint8Array;
 }
 
 /** MTH as lower-case hex. */
