@@ -4,7 +4,8 @@
 #   2. values.schema.json refuses values that break the restricted Pod Security Standard;
 #   3. helm template (CRDs included) | kubectl apply --server-side --dry-run=server, against a
 #      real kube-apiserver started by packages/kube-testenv (or the one in CHART_LINT_KUBECONFIG);
-#   4. the rendered RBAC is applied for real and probed with `kubectl auth can-i` as the operator's
+#   4. helm install and uninstall for real (CRDs from crds/, every object created, then removed);
+#      the rendered RBAC is applied for real and probed with `kubectl auth can-i` as the operator's
 #      ServiceAccount: every permission the reconcilers need is granted, and nothing more broad;
 #   5. deploy/samples/ validate against the CRDs (server-side dry-run, CEL rules included);
 #   6. deploy/kustomize/base is not stale and passes the same server-side dry-run.
@@ -102,6 +103,17 @@ for set in "${value_sets[@]}"; do
 	fi
 	sed 's/^/  /' "$work/apply.out"
 done
+
+echo "chart-lint: helm install and uninstall for real (release lint-install)"
+# A namespace of its own per run: a deleted one lingers (Terminating) until a namespace controller runs.
+install_ns="chart-lint-install-$$"
+"$helm" install lint-install "$chart" --namespace "$install_ns" --create-namespace --set replicaCount=2 \
+	--timeout 120s >"$work/install.out" 2>&1 || { cat "$work/install.out" >&2; fail "helm install failed"; }
+"$kubectl" -n "$install_ns" get deployment/lint-install-scriptorium-operator poddisruptionbudget/lint-install-scriptorium-operator \
+	>/dev/null || fail "helm install did not create the Deployment and PodDisruptionBudget"
+"$helm" uninstall lint-install --namespace "$install_ns" --wait --timeout 120s >/dev/null || fail "helm uninstall failed"
+if "$kubectl" get clusterrole lint-install-scriptorium-operator >/dev/null 2>&1; then fail "helm uninstall left the ClusterRole behind"; fi
+"$kubectl" delete namespace "$install_ns" --wait=false >/dev/null
 
 echo "chart-lint: RBAC of the operator's ServiceAccount (kubectl auth can-i)"
 # kubectl resolves "plural.group" through discovery, so the CRDs must really exist for can-i to ask
