@@ -87,7 +87,17 @@ async function main(argv: string[]): Promise<void> {
         p.record === undefined
       )
         fail('invalid: expected {height, index, merkle_root, block_hash, record, proof}', 1);
-      const ok = verifyProof({ record: p.record, proof: p.proof as never, merkle_root: p.merkle_root as string });
+      // With a `header` in the input (e.g. {...proofBody, header: block.header}), the record is also bound to
+      // that header's merkle_root and, through block_hash, to the block itself.
+      const extra = p as { header?: { merkle_root: string }; block_hash?: string };
+      const ok = verifyProof({
+        record: p.record,
+        proof: p.proof as never,
+        merkle_root: p.merkle_root as string,
+        ...(extra.header && typeof extra.header === 'object'
+          ? { header: extra.header, block_hash: extra.block_hash }
+          : {}),
+      });
       if (!ok)
         fail(
           `invalid: record does not hash to merkle_root ${String(p.merkle_root)} (height ${String(p.height)}, index ${String(p.index)})`,

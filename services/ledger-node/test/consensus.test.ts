@@ -55,6 +55,10 @@ describe('4 validators', () => {
 
     const block = (await cluster.get(n2, `/blocks/${where[0]}`)).body as Block;
     expect(block.commit_signatures.length).toBeGreaterThanOrEqual(3);
+    // Bound to the block: the header's merkle_root and hash must match too.
+    expect(runCli(['verify-proof', '-'], JSON.stringify({ ...proof, header: block.header })).status).toBe(0);
+    const otherHeader = { ...block.header, timestamp: block.header.timestamp + 1 };
+    expect(runCli(['verify-proof', '-'], JSON.stringify({ ...proof, header: otherHeader })).status).toBe(1);
     const metrics = (await cluster.get(n0, '/metrics')).body as string;
     expect(metrics).toMatch(/scriptorium_ledger_messages_out_total\{type="PREPARE"\} [1-9]/);
     expect(metrics).toMatch(/scriptorium_ledger_finality_latency_seconds_count [1-9]/);

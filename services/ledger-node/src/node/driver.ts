@@ -19,9 +19,11 @@ import {
   heightContextAfter,
   messageSigningBytes,
   type PersistedState,
+  parsePersistedState,
   safeParseMessage,
 } from '../consensus/index.ts';
 import { createSigner, sha256Hex, verifySignature } from '../crypto/index.ts';
+import { NodeError } from '../errors.ts';
 import { StateStore } from '../storage/index.ts';
 import type { ConsensusDriver, LedgerNode } from './node.ts';
 
@@ -71,7 +73,17 @@ export function createDriver(node: LedgerNode): ConsensusDriver {
   };
 
   function newEngine(): Engine {
-    const saved = stateStore.load();
+    // A state that passed its CRC but not the schema is refused: never guess about what was signed.
+    let saved: PersistedState | undefined;
+    try {
+      const raw = stateStore.load();
+      saved = raw === undefined ? undefined : parsePersistedState(raw);
+    } catch (err) {
+      throw new NodeError(
+        'storage_corrupt',
+        `consensus-state.wal holds an invalid state: ${(err as Error).message.slice(0, 200)}`,
+      );
+    }
     return createEngine(
       { chainId: chain.chainId, self, sign: signer.sign, verify, baseTimeoutMs: config.roundTimeoutMs, checkProposal },
       saved && saved.height >= chain.height + 1 ? saved : null,
