@@ -4,6 +4,7 @@
  * (`node bench/ledger/core.ts`) or call `runCoreBench()` from bench/ledger/run.ts.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
   blockHash,
@@ -149,12 +150,16 @@ function benchEngine(validators: number) {
 }
 
 export function runCoreBench() {
+  const startLoad = loadavg()[0] ?? 0;
   const results = [...benchProofs(1024), ...benchSignatures(), ...benchEngine(4), ...benchEngine(7)];
   for (const r of results) console.log(`${r.label.padEnd(80)} ${r.perSecond.toLocaleString('en-US')}`);
   const out = {
     part: 'ledger-core',
     node: process.version,
     date: new Date().toISOString(),
+    cpus: cpus().length,
+    /** 1-minute load average when the run started: the build machine is shared, figures drop under load. */
+    load_average: Number(startLoad.toFixed(2)),
     results: Object.fromEntries(results.map((r) => [r.label, r.perSecond])),
   };
   const dir = join(import.meta.dirname, '..', 'results');
