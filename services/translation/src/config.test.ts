@@ -8,6 +8,8 @@ describe('loadConfig', () => {
     expect(c.provider.kind).toBe('pseudo');
     expect(c.rateLimits.perMinute['/api/v1/translate']).toBe(600);
     expect(c.translationUrl).toBe('http://127.0.0.1:3000');
+    expect(loadConfig({ PROVIDER__KIND: 'anthropic' }).provider.baseUrl).toBe('https://api.anthropic.com');
+    expect(loadConfig({ PROVIDER__KIND: 'openai' }).provider.baseUrl).toBe('https://api.openai.com/v1');
   });
 
   it('reads nested names, JSON plans and rate limits', () => {
@@ -31,7 +33,7 @@ describe('loadConfig', () => {
       [{ PORT: '70000' }, /^PORT: /],
       [{ WORKER_SECRET: 'short' }, /^WORKER_SECRET: /],
       [{ PROVIDER__KIND: 'gemini' }, /^PROVIDER__KIND: /],
-      [{ PROVIDER__KIND: 'openai' }, /^PROVIDER__BASE_URL: /],
+      [{ PROVIDER__KIND: 'openai', PROVIDER__BASE_URL: 'not a url' }, /^PROVIDER__BASE_URL: /],
       [{ MODEL_PRICES: '{"m": {"in": -1}}' }, /^MODEL_PRICES: /],
       [{ PLANS: 'not json' }, /^PLANS: /],
       [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL: /],

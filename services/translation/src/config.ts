@@ -31,6 +31,12 @@ export const defaultRateLimits: Record<string, number> = {
   '/api/v1/playground': 5,
 };
 
+/** Public endpoints used when PROVIDER__BASE_URL is not set. */
+const defaultBaseUrls: Record<string, string | undefined> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+};
+
 /** Every variable the service reads, flat (env names), with defaults. */
 const envSchema = z.object({
   PORT: int(3000, 0).pipe(z.number().max(65535)),
@@ -192,9 +198,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`${name}: ${issue?.message ?? 'invalid value'}`);
   }
   const e = parsed.data;
-  if (e.PROVIDER__KIND !== 'pseudo' && !e.PROVIDER__BASE_URL) {
-    throw new ConfigError(`PROVIDER__BASE_URL: required when PROVIDER__KIND is ${e.PROVIDER__KIND}`);
-  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -205,7 +208,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     provider: {
       kind: e.PROVIDER__KIND,
-      baseUrl: e.PROVIDER__BASE_URL,
+      baseUrl: e.PROVIDER__BASE_URL ?? defaultBaseUrls[e.PROVIDER__KIND],
       apiKey: e.PROVIDER__API_KEY,
       timeoutMs: e.PROVIDER__TIMEOUT_MS,
     },
