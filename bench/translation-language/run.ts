@@ -67,6 +67,7 @@ async function roundTrips(kind: 'openai' | 'anthropic') {
   const fake = kind === 'openai' ? await startFakeOpenAI() : await startFakeAnthropic();
   try {
     const provider = createProvider({ kind, baseUrl: fake.url, apiKey: FAKE_API_KEY, timeoutMs: 30_000 });
+    for (let i = 0; i < 100; i++) await provider.translate(req); // warm-up: JIT, connections
     const total = quick ? 200 : 2_000;
     const latencies: number[] = [];
     let next = 0;
