@@ -28,7 +28,7 @@ async function until<T>(what: string, check: () => Promise<T | undefined | false
   while (Date.now() < deadline) {
     const value = await check();
     if (value !== undefined && value !== false) return value;
-    await sleep(250);
+    await sleep(1000);
   }
   throw new Error(`bench: timed out waiting for ${what}`);
 }
@@ -42,7 +42,8 @@ async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>
   );
 }
 
-const plane = await startTestControlPlane();
+// A /16 Service range: the default /24 holds only 253 ClusterIPs, fewer than the 300 Services of the bench.
+const plane = await startTestControlPlane({ apiServerArgs: ['--service-cluster-ip-range=10.96.0.0/16'] });
 const client = new KubeClient(plane.kubeConfig);
 let operator: ReturnType<typeof spawn> | undefined;
 let kubeletRunning = true;
@@ -86,7 +87,9 @@ try {
       HTTP__HOST: '127.0.0.1',
       RESYNC_SECONDS: String(RESYNC_SECONDS),
       RECONCILE__CONCURRENCY: '8',
-      LOG_LEVEL: 'error',
+      LOG_LEVEL: process.env.BENCH_OPERATOR_LOG_LEVEL ?? 'error',
+      // As in the image (operator/Dockerfile): a small young generation keeps RSS down.
+      NODE_OPTIONS: '--max-semi-space-size=2',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -138,7 +141,7 @@ try {
           })
           .catch(() => {});
       });
-      await sleep(300);
+      await sleep(1000);
     }
   })();
 
@@ -175,10 +178,20 @@ try {
     return progressing;
   };
   let firstPassMs = 0;
+  let lastProgress = Date.now();
   await until(
     `all ${N} reconciled`,
     async () => {
       const r = await reasons();
+      if (Date.now() - lastProgress > 5000) {
+        lastProgress = Date.now();
+        const counts: Record<string, number> = {};
+        for (const x of r) counts[x ?? 'pending'] = (counts[x ?? 'pending'] ?? 0) + 1;
+        const depth = await metric('scriptorium_operator_workqueue_depth');
+        console.error(
+          `bench: ${((Date.now() - t0) / 1000).toFixed(0)} s ${JSON.stringify(counts)} queue=${depth} rss=${rssMb().toFixed(0)}MB`,
+        );
+      }
       if (!firstPassMs && r.length === N && r.every((x) => x !== undefined)) firstPassMs = Date.now() - t0;
       return r.length === N && r.every((x) => x === 'RollingOut' || x === 'RolloutComplete');
     },
@@ -191,8 +204,22 @@ try {
   const deployments = (await client.request<{ items: unknown[] }>('GET', resourcePath(RESOURCES.Deployment, ns))).items
     .length;
 
-  // Quiet resync: let the controller-manager settle, then watch one full resync period.
-  await sleep(3000);
+  // Quiet resync: wait until the controller-manager has settled (no operator write for 5 s: Deployment statuses
+  // stop changing), then watch one full resync period.
+  let stableSince = Date.now();
+  let lastWrites = -1;
+  await until(
+    'a quiet system',
+    async () => {
+      const w = await metric('scriptorium_operator_writes_total');
+      if (w !== lastWrites) {
+        lastWrites = w;
+        stableSince = Date.now();
+      }
+      return Date.now() - stableSince >= 5000;
+    },
+    120_000,
+  );
   const writesBefore = await metric('scriptorium_operator_writes_total');
   const reconcilesBefore = await metric('scriptorium_operator_reconcile_total');
   await until(

@@ -303,7 +303,8 @@ async function reconcileSpec(
           { status: 'False', reason: 'ResourceConflict', message: err.message },
         ),
       );
-    } else if (err instanceof KubeApiError && (err.status === 400 || err.status === 422)) {
+    } else if (err instanceof KubeApiError && err.status !== 409) {
+      // Refused or failing writes (400/422, quota, a full Service IP range, …) are reported, then retried with backoff.
       await writeStatus(
         deps,
         ts,
