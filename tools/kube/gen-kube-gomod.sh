@@ -15,7 +15,9 @@ version=${1:?usage: gen-kube-gomod.sh vX.Y.Z}
 staging_version="v0.${BASH_REMATCH[1]}.${BASH_REMATCH[2]}"
 
 # `go mod download -json` prints the path of the release's go.mod in the module cache.
-gomod=$(cd / && go mod download -json "k8s.io/kubernetes@$version" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')
+# KUBE_GOMOD_FILE reads a local copy instead (tests).
+gomod=${KUBE_GOMOD_FILE:-}
+[[ -n $gomod ]] || gomod=$(cd / && go mod download -json "k8s.io/kubernetes@$version" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')
 [[ -n $gomod && -f $gomod ]] || { echo "gen-kube-gomod.sh: could not download the go.mod of k8s.io/kubernetes@$version" >&2; exit 1; }
 
 go_line=$(grep -E '^go [0-9]' "$gomod" | head -1)
