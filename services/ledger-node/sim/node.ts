@@ -207,7 +207,10 @@ export class SimNode {
       case 'schedule-timeout':
         env.clock.schedule(action.afterMs, () => {
           if (!this.alive || gen !== this.#generation || !this.#engine) return;
-          this.#run(this.#engine.step({ type: 'timeout', height: action.height, round: action.round }));
+          const before = this.#engine.status();
+          const actions = this.#engine.step({ type: 'timeout', height: action.height, round: action.round });
+          if (actions.length > 0) this.#log(`timeout h=${action.height} r=${action.round} → round ${before.round + 1}`);
+          this.#run(actions);
         });
         break;
       case 'request-proposal': {
@@ -264,7 +267,9 @@ export class SimNode {
       return false;
     }
     this.storage.appendBlock(block);
-    this.#timeline.append(block);
+    const applied = this.#timeline.append(block);
+    for (const c of applied.applied)
+      this.#log(`h=${block.header.height} applied ${c.action} ${c.validator.slice(0, 8)}`);
     for (const r of block.records) {
       this.#committedIds.add(r.id);
       this.#mempool.delete(r.id);

@@ -198,9 +198,11 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
   for (const p of scenario.partitions) {
     const groups = p.groups.map((g) => g.filter((id) => id < nodes.length));
     clock.schedule(p.at, () => {
+      logFn?.(`[t=${clock.now}] partition ${JSON.stringify(groups)}`);
       network.conditions = { ...network.conditions, partition: groups };
     });
     clock.schedule(p.at + p.duration, () => {
+      logFn?.(`[t=${clock.now}] partition healed`);
       network.conditions = { ...network.conditions, partition: null };
     });
   }
@@ -216,6 +218,7 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
   const inBlackout = new Map<number, number>();
   scenario.commitBlackouts.forEach((b, i) => {
     clock.schedule(b.at, () => {
+      logFn?.(`[t=${clock.now}] COMMIT/block blackout for ${JSON.stringify(b.victims)} (${b.duration} ms)`);
       blackouts.add(i);
       for (const v of b.victims) inBlackout.set(v, (inBlackout.get(v) ?? 0) + 1);
     });
@@ -264,6 +267,7 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
   errors.push(...checkSafety(chains()));
 
   // ---------------------------------------------------------------- phase 2: healed
+  logFn?.(`[t=${clock.now}] ---- healed: network perfect, every node restarted ----`);
   network.conditions = HEALED;
   network.dropIf = null;
   for (const n of nodes) {
