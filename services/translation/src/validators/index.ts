@@ -4,4 +4,4 @@ export { type ProtectedToken, parseTag, scanProtected, type TokenKind } from './
 export { validatePlaceholders } from './placeholders.ts';
 export { pluralCategories } from './plural-categories.ts';
 export type { ValidateInput, ValidationIssue, ValidationIssueCode } from './types.ts';
-export { validateBatch, validateTranslation } from './validate.ts';
+export { isRetryable, REQUEST_ISSUE_CODES, validateBatch, validateTranslation } from './validate.ts';

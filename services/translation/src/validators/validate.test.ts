@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateBatch, validateTranslation } from './validate.ts';
+import { isRetryable, validateBatch, validateTranslation } from './validate.ts';
 
 const base = { sourceLocale: 'en', targetLocale: 'de', glossary: [] };
 
@@ -65,5 +65,14 @@ describe('validateBatch', () => {
       ['b', 'icu_argument_missing'],
       ['c', 'placeholder_missing'],
     ]);
+  });
+});
+
+describe('isRetryable', () => {
+  it('tells request problems from translation problems', () => {
+    const broken = validateTranslation({ ...base, source: 'Hi {name', target: 'Hallo {name}', isIcu: true });
+    expect(broken.map((i) => [i.code, isRetryable(i)])).toEqual([['icu_syntax_source', false]]);
+    const missing = validateTranslation({ ...base, source: 'Hi {name}', target: 'Hallo', isIcu: true });
+    expect(missing.map((i) => [i.code, isRetryable(i)])).toEqual([['icu_argument_missing', true]]);
   });
 });

@@ -52,3 +52,15 @@ export function validateBatch(
     }),
   );
 }
+
+/** Codes that describe the request (its source or locale), not the translation: a retry cannot fix them. */
+export const REQUEST_ISSUE_CODES: ReadonlySet<string> = new Set(['icu_syntax_source', 'locale_invalid']);
+
+/**
+ * Whether asking the provider again (with the issue as feedback) could fix it.
+ *
+ * @example issues.filter(isRetryable) // the issues worth a retry
+ */
+export function isRetryable(issue: ValidationIssue): boolean {
+  return !REQUEST_ISSUE_CODES.has(issue.code);
+}
