@@ -319,3 +319,37 @@ describe('vote counting', () => {
     expect(commit?.type === 'broadcast' && commit.msg.type === 'COMMIT' && commit.msg.block_hash).toBe(hash);
   });
 });
+
+describe('late commits', () => {
+  it('a COMMIT quorum of an older round still decides, with that round in the seals', () => {
+    const held: ConsensusMessage[] = [];
+    const laggingKey = [...keys.map((k) => k.publicKey)].sort()[3] as string;
+    const c = makeCluster((msg, to) => {
+      if (to === laggingKey && msg.type === 'COMMIT' && msg.height === 1) {
+        held.push(msg);
+        return true;
+      }
+      // Keep height-2 traffic away from the lagging node too.
+      return to === laggingKey && msg.height > 1;
+    });
+    c.start();
+    c.drain(200);
+    const lag = c.nodes.find((n) => n.key === laggingKey) as Node;
+    expect(lag.chain.length).toBe(1);
+    // The lagging node times out into round 1 ...
+    const t = lag.timers.splice(0).find((x) => x.height === 1 && x.round === 0);
+    if (!t) throw new Error('no round-0 timer');
+    const rc = lag.engine.step({ type: 'timeout', ...t });
+    expect(lag.engine.status().round).toBe(1);
+    expect(rc.some((a) => a.type === 'broadcast' && a.msg.type === 'ROUND_CHANGE')).toBe(true);
+    // ... then the round-0 COMMITs arrive: it decides height 1 anyway.
+    let finalized: EngineAction | undefined;
+    for (const m of held) {
+      finalized ??= lag.engine.step({ type: 'message', msg: m }).find((a) => a.type === 'finalize');
+    }
+    if (finalized?.type !== 'finalize') throw new Error('late commits did not decide');
+    expect(finalized.round).toBe(0);
+    expect(blockHash(finalized.block.header)).toBe(blockHash(((c.nodes[0] as Node).chain[1] as Block).header));
+    expect(verifyFinality(finalized.block, lag.timeline.at(1)).ok).toBe(true);
+  });
+});
