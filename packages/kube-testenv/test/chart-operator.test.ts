@@ -105,6 +105,29 @@ describe('the chart RBAC runs the real operator on the TranslationService sample
     expect(refusals()).toBe('');
   }, 180_000);
 
+  it('the LedgerCluster sample: kubectl scale works and genesis is immutable (what e2e-kind.sh relies on)', () => {
+    kubectl('create', 'namespace', 'ledger-sample');
+    kubectl('apply', '-n', 'ledger-sample', '-f', join(repo, 'deploy/samples/ledger-cluster.yaml'));
+    kubectl('scale', '-n', 'ledger-sample', 'ledgercluster/ledger', '--replicas=5');
+    expect(jsonpath('{.spec.validators}', 'ledgercluster', 'ledger', '-n', 'ledger-sample')).toBe('5');
+    let refusal = '';
+    try {
+      kubectl(
+        'patch',
+        '-n',
+        'ledger-sample',
+        'ledgercluster',
+        'ledger',
+        '--type=merge',
+        '-p',
+        '{"spec":{"genesis":{"chainId":"other"}}}',
+      );
+    } catch (error) {
+      refusal = String((error as { stderr?: string }).stderr);
+    }
+    expect(refusal).toContain('genesis is immutable');
+  });
+
   async function reconcileSample() {
     await eventually('the operator to hold the Lease', () =>
       jsonpath('{.spec.holderIdentity}', 'lease', 'scriptorium-operator', '-n', system) === 'operator-under-test'
