@@ -127,7 +127,8 @@ response=$(curl -fsS -X POST "http://127.0.0.1:$local_port/api/v1/playground" -H
 log "playground answered: $response"
 grep -q '{name}' <<<"$response" || fail "the pseudo translation lost the ICU argument {name}"
 status=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$local_port/api/v1/translate" \
-	-H 'content-type: application/json' -d '{}')
+	-H 'content-type: application/json' \
+	-d '{"sourceLocale":"en","targetLocale":"fr","tier":"cheap","items":[{"id":"a","text":"Hi"}],"style":{},"glossary":[]}')
 [[ $status == 401 ]] || fail "POST /api/v1/translate without an API key answered $status, expected 401"
 
 log "checking the ledger"
