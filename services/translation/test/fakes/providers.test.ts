@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { judgeTranslations } from '../../src/judge/index.ts';
 import { createProvider, type ProviderRequest, UpstreamError } from '../../src/providers/index.ts';
@@ -285,6 +286,61 @@ describe('invalidReplies knob', () => {
       expect(await check()).toEqual(['title', 'count', 'html', 'plain']);
       expect(await check()).toEqual(['title', 'count', 'html', 'plain']);
       expect(await check()).toEqual([]);
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
+describe('round-trip property', () => {
+  it('random batches come back complete, valid, and with usage equal to the estimate', async () => {
+    const fake = await startFakeAnthropic();
+    try {
+      const p = createProvider({ kind: 'anthropic', baseUrl: fake.url, apiKey: FAKE_API_KEY, timeoutMs: 5_000 });
+      const word = fc.constantFrom(
+        'Open',
+        'file',
+        'Scriptorium',
+        'settings',
+        '%s',
+        '{{n}}',
+        '<b>x</b>',
+        'naïve',
+        '日本',
+        '"q"',
+        '\\',
+      );
+      const text = fc.array(word, { minLength: 1, maxLength: 8 }).map((w) => w.join(' '));
+      const icuText = text.filter((t) => !t.includes('{{')); // mustache is not ICU
+      const icu = fc.tuple(icuText, icuText).map(([a, b]) => `{n, plural, one {# ${a}} other {# ${b}}}`);
+      const item = fc.oneof(
+        text.map((t) => ({ text: t, isIcu: false })),
+        icu.map((t) => ({ text: t, isIcu: true })),
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(item, { minLength: 1, maxLength: 6 }),
+          fc.constantFrom('de', 'ru', 'ar', 'ja'),
+          async (items, targetLocale) => {
+            const batch: ProviderRequest = {
+              ...req,
+              targetLocale,
+              items: items.map((i, n) => ({ id: `i${n}`, ...i })),
+            };
+            const r = await p.translate(batch);
+            expect(r.translations.map((t) => t.id)).toEqual(batch.items.map((i) => i.id));
+            expect(r.tokensIn).toBe(estimateRequestTokens(batch, 'anthropic').tokensIn);
+            const checked = r.translations.map((t, n) => ({
+              id: t.id,
+              source: batch.items[n]!.text,
+              target: t.text,
+              isIcu: batch.items[n]!.isIcu,
+            }));
+            expect(validateBatch(checked, batch)).toEqual([]);
+          },
+        ),
+        { numRuns: 25, seed: 29 },
+      );
     } finally {
       await fake.close();
     }
