@@ -5,7 +5,7 @@ import type { Block } from '../chain/schemas.ts';
 import { createValidatorTimeline } from '../chain/validators.ts';
 import { createSigner, keyPairFromSeed } from '../crypto/index.ts';
 import { createEngine } from './engine.ts';
-import type { ConsensusMessage } from './messages.ts';
+import { type ConsensusMessage, messageSigningBytes } from './messages.ts';
 import { parsePersistedState } from './persisted-state.ts';
 import { heightContextAfter, proposerFor } from './proposer.ts';
 import type { Engine, EngineAction, PersistedState } from './types.ts';
@@ -351,5 +351,69 @@ describe('late commits', () => {
     expect(finalized.round).toBe(0);
     expect(blockHash(finalized.block.header)).toBe(blockHash(((c.nodes[0] as Node).chain[1] as Block).header));
     expect(verifyFinality(finalized.block, lag.timeline.at(1)).ok).toBe(true);
+  });
+});
+
+describe('round-change thresholds', () => {
+  const genesis = buildGenesis(
+    keys.map((k) => k.publicKey),
+    CHAIN,
+  );
+  const ctx = heightContextAfter(genesis, createValidatorTimeline(genesis));
+  const rc = (s: (typeof signers)[0], round: number): ConsensusMessage => {
+    const u = {
+      type: 'ROUND_CHANGE',
+      chain_id: CHAIN,
+      height: 1,
+      round,
+      author: s.publicKey,
+      prepared_round: null,
+      prepared_hash: null,
+    } as const;
+    return { ...u, signature: s.sign(messageSigningBytes(u as unknown as ConsensusMessage)) } as ConsensusMessage;
+  };
+  const [me, a, b, c] = signers as [(typeof signers)[0], (typeof signers)[0], (typeof signers)[0], (typeof signers)[0]];
+  const fresh = () => {
+    const e = createEngine({ chainId: CHAIN, self: me.publicKey, sign: me.sign, baseTimeoutMs: 100 });
+    e.step({ type: 'start', ctx });
+    return e;
+  };
+
+  it('f+1 ROUND_CHANGEs for higher rounds make a node join the lowest of them and send its own', () => {
+    const e = fresh();
+    expect(e.step({ type: 'message', msg: rc(a, 5) }).some((x) => x.type === 'broadcast')).toBe(false);
+    expect(e.status().round).toBe(0); // f = 1: one is not enough
+    const out = e.step({ type: 'message', msg: rc(b, 3) });
+    expect(e.status().round).toBe(3);
+    const sent = out.find((x) => x.type === 'broadcast');
+    expect(sent?.type === 'broadcast' && sent.msg.type === 'ROUND_CHANGE' && sent.msg.round).toBe(3);
+    expect(out.findIndex((x) => x.type === 'persist')).toBeLessThan(out.findIndex((x) => x.type === 'broadcast'));
+    expect(out).toContainEqual({ type: 'schedule-timeout', height: 1, round: 3, afterMs: 800 });
+  });
+
+  it('a quorum of ROUND_CHANGEs for a round makes its proposer propose with a certificate', () => {
+    const round = [1, 2, 3, 4, 5].find((r) => proposerFor(ctx, r) === me.publicKey) as number;
+    const e = fresh();
+    expect(e.step({ type: 'message', msg: rc(a, round) }).map((x) => x.type)).not.toContain('request-proposal');
+    // The second makes f+1: it joins the round and sends its own ROUND_CHANGE, which completes a quorum
+    // (3 of 4, its own included); nobody is locked, so it asks the driver for a new block.
+    const out = e.step({ type: 'message', msg: rc(b, round) });
+    expect(e.status().round).toBe(round);
+    expect(out.find((x) => x.type === 'request-proposal')).toEqual({ type: 'request-proposal', height: 1, round });
+    e.step({ type: 'message', msg: rc(c, round) });
+    const block = buildBlock({
+      chainId: CHAIN,
+      height: 1,
+      parentHash: ctx.parentHash,
+      proposer: me.publicKey,
+      timestamp: 9,
+      records: [],
+      changes: [],
+    });
+    const pre = e
+      .step({ type: 'proposal-ready', height: 1, round, block })
+      .find((x) => x.type === 'broadcast' && x.msg.type === 'PRE-PREPARE');
+    if (pre?.type !== 'broadcast' || pre.msg.type !== 'PRE-PREPARE') throw new Error('no PRE-PREPARE');
+    expect(pre.msg.justification?.round_changes.length).toBeGreaterThanOrEqual(3);
   });
 });
