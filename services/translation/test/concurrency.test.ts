@@ -9,7 +9,14 @@ import { batch, bearer, type Harness, startHarness } from './harness.ts';
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({
-    env: { RATE_LIMITS: JSON.stringify([{ route: '/api/v1/translate', requestsPerMinute: 100_000 }]) },
+    env: {
+      RATE_LIMITS: JSON.stringify([
+        { route: '/api/v1/translate', requestsPerMinute: 100_000 },
+        { route: '/api/v1/judge', requestsPerMinute: 20 },
+      ]),
+      // 200 requests share one process with the fake on a loaded 2-core machine: no spurious upstream timeouts.
+      PROVIDER__TIMEOUT_MS: '60000',
+    },
   });
 });
 afterAll(async () => h?.close());
@@ -81,5 +88,26 @@ describe('200 concurrent translate requests', () => {
     expect(budget.spent).toBeLessThanOrEqual(cap);
     expect(budget.reserved).toBe(0);
     expect(events.sum).toBe(budget.spent);
+  });
+
+  it('rate limits hold across replicas: 60 concurrent judge calls against a limit of 20/min admit exactly 20', async () => {
+    const { apiKey } = await h.account();
+    const replicas = [{ app: h.app, close: async () => {} }, await replica()];
+    try {
+      const body = { sourceLocale: 'en', targetLocale: 'de', items: [{ id: 'a', source: 'Hi', target: 'Hallo' }] };
+      const responses = await Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          replicas[i % 2]!.app.inject({ method: 'POST', url: '/api/v1/judge', headers: bearer(apiKey), payload: body }),
+        ),
+      );
+      const ok = responses.filter((r) => r.statusCode === 200);
+      const limited = responses.filter((r) => r.statusCode === 429);
+      // A window boundary inside the burst would split it in two windows; allow that one case.
+      expect(ok.length === 20 || ok.length === 40 || (ok.length > 20 && ok.length <= 40)).toBe(true);
+      expect(ok.length + limited.length).toBe(60);
+      for (const r of limited) expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    } finally {
+      await replicas[1]!.close();
+    }
   });
 });
