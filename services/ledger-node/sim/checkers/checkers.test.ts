@@ -120,7 +120,7 @@ describe('equivocation checker', () => {
 });
 
 describe('simulator', () => {
-  it('is deterministic: one seed, one run', () => {
+  it('is deterministic: one seed, one run', { timeout: 60_000 }, () => {
     const a = runSeed(12);
     const b = runSeed(12);
     expect(a.stats).toEqual(b.stats);
@@ -138,7 +138,9 @@ describe('simulator', () => {
     expect(s.some((x) => x.removeAt !== null)).toBe(true);
   });
 
-  it('membership: a finalized ADD turns the follower into a sealing validator; a REMOVE stops seals', () => {
+  it('membership: a finalized ADD turns the follower into a sealing validator; a REMOVE stops seals', {
+    timeout: 120_000,
+  }, () => {
     let added = 0;
     let removed = 0;
     for (let seed = 0; seed < 60 && (added < 2 || removed < 2); seed++) {
