@@ -39,6 +39,7 @@ export function createProvider(cfg: ProviderConfig): TranslationProvider {
         timeoutMs: cfg.timeoutMs,
         jsonMode: cfg.jsonMode ?? true,
         maxOutputTokens,
+        tokenLimit: cfg.openaiTokenLimit ?? 'max_tokens',
       });
     case 'anthropic':
       if (!cfg.apiKey) throw new Error('provider anthropic: apiKey is required');

@@ -35,11 +35,13 @@ export interface OpenAIConfig {
   timeoutMs: number;
   jsonMode: boolean;
   maxOutputTokens: number;
+  tokenLimit: 'max_tokens' | 'max_completion_tokens';
 }
 
 /**
  * OpenAI-compatible chat completions: `POST {baseUrl}/chat/completions` with `Authorization: Bearer`, `messages`
- * (system + user), `temperature: 0`, `max_tokens`, and `response_format: {type: 'json_object'}` when jsonMode.
+ * (system + user), `temperature: 0`, `max_tokens` (or only `max_completion_tokens` for reasoning models), and
+ * `response_format: {type: 'json_object'}` when jsonMode.
  * Usage comes from `usage.prompt_tokens` / `usage.completion_tokens`.
  */
 export function createOpenAIProvider(cfg: OpenAIConfig): TranslationProvider {
@@ -53,8 +55,8 @@ export function createOpenAIProvider(cfg: OpenAIConfig): TranslationProvider {
         { role: 'system', content: prompt.system },
         { role: 'user', content: prompt.user },
       ],
-      temperature: 0,
-      max_tokens: Math.min(prompt.maxTokens ?? 1024, cfg.maxOutputTokens),
+      ...(cfg.tokenLimit === 'max_tokens' ? { temperature: 0 } : {}),
+      [cfg.tokenLimit]: Math.min(prompt.maxTokens ?? 1024, cfg.maxOutputTokens),
       ...((prompt.json ?? true) && cfg.jsonMode ? { response_format: { type: 'json_object' } } : {}),
     };
     const raw = await postJson(url, headers, body, cfg.timeoutMs, opts.signal);

@@ -92,4 +92,9 @@ export interface ProviderConfig {
   jsonMode?: boolean;
   /** Cap on `max_tokens` sent upstream (default 8192). Pass the same value to `estimateRequestTokens`. */
   maxOutputTokens?: number;
+  /**
+   * openai only: how the output limit is sent. 'max_tokens' (default; GPT-4-class, vLLM, Ollama, LiteLLM) or
+   * 'max_completion_tokens' (OpenAI reasoning models, which also refuse `temperature`, so it is left out).
+   */
+  openaiTokenLimit?: 'max_tokens' | 'max_completion_tokens';
 }

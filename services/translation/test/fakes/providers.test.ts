@@ -222,6 +222,28 @@ describe.each([
   });
 });
 
+describe('OpenAI reasoning models', () => {
+  it('sends max_completion_tokens and no temperature when configured', async () => {
+    const fake = await startFakeOpenAI();
+    try {
+      const p = createProvider({
+        kind: 'openai',
+        baseUrl: fake.url,
+        apiKey: FAKE_API_KEY,
+        timeoutMs: 2_000,
+        openaiTokenLimit: 'max_completion_tokens',
+      });
+      await p.translate(req);
+      const body = fake.lastRequest!.body as Record<string, unknown>;
+      expect(body.max_completion_tokens).toBe(translateMaxTokensOut(req));
+      expect(body.max_tokens).toBeUndefined();
+      expect(body.temperature).toBeUndefined();
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
 describe('OpenAI-compatible server that reports no usage', () => {
   it('counts the exact prompt and reply with the tokenizer instead', async () => {
     const fake = await startFakeOpenAI({ omitUsage: true });
