@@ -30,7 +30,7 @@ let seq = 0;
 const runId = `${process.pid}-${Date.now()}`;
 
 async function getJson(url: string): Promise<unknown> {
-  const res = await request(url, { dispatcher: agent, headersTimeout: 10_000, bodyTimeout: 10_000 });
+  const res = await request(url, { dispatcher: agent, headersTimeout: 30_000, bodyTimeout: 30_000 });
   return res.body.json();
 }
 
@@ -64,9 +64,20 @@ async function watch(): Promise<void> {
   const base = opts.urls[0] as string;
   let height = ((await getJson(`${base}/chain`)) as { height: number }).height;
   while (watching) {
-    const tip = ((await getJson(`${base}/chain`)) as { height: number }).height;
-    for (let h = height + 1; h <= tip; h++) {
-      const block = (await getJson(`${base}/blocks/${h}`)) as { records: Array<{ id: string }> };
+    let tip: number;
+    try {
+      tip = ((await getJson(`${base}/chain`)) as { height: number }).height;
+    } catch {
+      continue; // a starved node answers late; keep watching
+    }
+    for (let h = height + 1; h <= tip && watching; h++) {
+      let block: { records: Array<{ id: string }> };
+      try {
+        block = (await getJson(`${base}/blocks/${h}`)) as { records: Array<{ id: string }> };
+      } catch {
+        h--;
+        continue;
+      }
       const at = performance.now();
       for (const r of block.records) {
         const t = submittedAt.get(r.id);
