@@ -19,8 +19,11 @@ WORKSPACE_MANIFESTS := package.json package-lock.json $(wildcard packages/*/pack
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  \033[1m%-18s\033[0m %s\n", $$1, $$2}'
 
+# A fresh checkout gets exactly the lockfile (npm ci); an existing node_modules is updated in place,
+# because npm ci would first delete it under anything else running from this checkout.
 $(DEPS_STAMP): $(WORKSPACE_MANIFESTS)
-	npm ci --no-audit --no-fund --loglevel=error
+	if [ -d node_modules ]; then npm install --no-audit --no-fund --loglevel=error; \
+	else npm ci --no-audit --no-fund --loglevel=error; fi
 	@touch $@
 
 deps: $(DEPS_STAMP) ## Install Node 24 (if needed) and the npm dependencies
