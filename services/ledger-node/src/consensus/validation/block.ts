@@ -2,8 +2,13 @@ import { blockHash, checkBody } from '../../chain/block.ts';
 import type { Block } from '../../chain/schemas.ts';
 import { fail, OK, type ValidationContext, type Verdict } from './context.ts';
 
-/** A proposed block fits the height: chain, height, parent, no seals, body matches header, app check. */
-export function checkProposedBlock(v: ValidationContext, block: Block, expectedHash: string): Verdict {
+/**
+ * A proposed block fits the height: chain, height, parent, no seals, body matches header; and, for a
+ * new block (`appCheck`), the application check. A prepared block (backed by a quorum's prepared
+ * certificate) skips the application check: a local policy must not refuse a value the protocol may
+ * have to re-propose.
+ */
+export function checkProposedBlock(v: ValidationContext, block: Block, expectedHash: string, appCheck = true): Verdict {
   const h = block.header;
   if (h.chain_id !== v.chainId) return fail('block: wrong chain id');
   if (h.height !== v.ctx.height) return fail('block: wrong height');
@@ -12,7 +17,7 @@ export function checkProposedBlock(v: ValidationContext, block: Block, expectedH
   if (blockHash(h) !== expectedHash) return fail('block: hash mismatch');
   const body = checkBody(block);
   if (!body.ok) return fail(`block: ${body.reason}`);
-  const app = v.checkProposal?.(block) ?? null;
+  const app = appCheck ? (v.checkProposal?.(block) ?? null) : null;
   if (app !== null) return fail(`block: ${app}`);
   return OK;
 }

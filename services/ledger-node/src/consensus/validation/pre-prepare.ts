@@ -26,9 +26,9 @@ export function validatePrePrepare(v: ValidationContext, msg: PrePrepareMessage)
   if (!env.ok) return env;
   if (msg.author !== proposerFor(v.ctx, msg.round))
     return fail('PRE-PREPARE from a validator that is not the proposer');
-  const block = checkProposedBlock(v, msg.block, msg.block_hash);
-  if (!block.ok) return block;
   if (msg.round === 0) {
+    const block = checkProposedBlock(v, msg.block, msg.block_hash);
+    if (!block.ok) return block;
     if (msg.block.header.proposer !== msg.author) return fail('block proposer is not the message author');
     return OK;
   }
@@ -45,6 +45,9 @@ export function validatePrePrepare(v: ValidationContext, msg: PrePrepareMessage)
   if (authors.size < v.quorum)
     return fail(`round-change certificate: ${authors.size} ROUND_CHANGEs, quorum is ${v.quorum}`);
   const highest = highestPrepared(cert.round_changes);
+  // A new block gets the application check; a re-proposed prepared block only the structural one.
+  const block = checkProposedBlock(v, msg.block, msg.block_hash, highest === null);
+  if (!block.ok) return block;
   if (highest === null) {
     if (msg.block.header.proposer !== msg.author) return fail('new block proposer is not the message author');
     if (cert.prepares.length > 0) return fail('prepared certificate without a prepared ROUND_CHANGE');

@@ -27,7 +27,7 @@ export function validateRoundChange(v: ValidationContext, msg: RoundChangeMessag
     return OK;
   }
   if (msg.prepared_block === undefined) return fail('ROUND_CHANGE: prepared block missing');
-  const block = checkProposedBlock(v, msg.prepared_block, msg.prepared_hash);
+  const block = checkProposedBlock(v, msg.prepared_block, msg.prepared_hash, false);
   if (!block.ok) return fail(`ROUND_CHANGE: ${block.reason}`);
   return validatePreparedCertificate(v, msg.prepares ?? [], msg.prepared_round, msg.prepared_hash);
 }

@@ -252,4 +252,25 @@ describe('justification checks', () => {
     const seal = [{ validator: p0.publicKey, round: 0, signature: 'a'.repeat(128) }];
     expect(validatePrePrepare(v, prePrepare(p0, 0, { ...b, commit_signatures: seal }))).toMatchObject({ ok: false });
   });
+
+  it('the application check applies to new blocks only, never to a prepared block being re-proposed', () => {
+    const strict: ValidationContext = { ...v, checkProposal: () => 'local policy says no' };
+    const p0 = proposerOf(0);
+    expect(validatePrePrepare(strict, prePrepare(p0, 0, block(p0.publicKey, 1)))).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/local policy/),
+    });
+    const r = 2;
+    const p = proposerOf(r);
+    const prepared = block(p0.publicKey, 21);
+    const rcs = [
+      roundChange(validators[0] as (typeof all)[0], r, { round: 1, block: prepared }),
+      roundChange(validators[1] as (typeof all)[0], r),
+      roundChange(validators[2] as (typeof all)[0], r),
+    ];
+    expect(validateRoundChange(strict, rcs[0] as RoundChangeMessage)).toEqual({ ok: true });
+    expect(validatePrePrepare(strict, prePrepare(p, r, prepared, rcs))).toEqual({ ok: true });
+    const none = validators.slice(0, 3).map((s) => roundChange(s, r));
+    expect(validatePrePrepare(strict, prePrepare(p, r, block(p.publicKey, 22), none))).toMatchObject({ ok: false });
+  });
 });
