@@ -3,12 +3,15 @@ import { UpstreamError } from './upstream-error.ts';
 /** Replies larger than this are refused (a translation batch reply is far smaller). */
 export const MAX_REPLY_BYTES = 8 * 1024 * 1024;
 
-function retryAfter(header: string | null): number | undefined {
+/** Seconds from a `retry-after` header (delta-seconds or HTTP-date). */
+export function retryAfter(header: string | null, now = Date.now()): number | undefined {
   if (header === null) return undefined;
-  const s = Number(header);
-  if (Number.isFinite(s) && s >= 0) return Math.ceil(s);
+  if (/^\s*[-+]?\d+(\.\d+)?\s*$/.test(header)) {
+    const s = Number(header);
+    return s >= 0 ? Math.ceil(s) : undefined;
+  }
   const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
 async function readCapped(res: Response): Promise<string> {
@@ -75,11 +78,10 @@ export async function postJson(
   }
   if (res.status < 200 || res.status > 299) {
     const kind = errorKind(text);
+    const wait = retryAfter(res.headers.get('retry-after'));
     throw new UpstreamError('status', `upstream answered ${res.status}${kind ? ` (${kind})` : ''}`, {
       upstreamStatus: res.status,
-      ...(retryAfter(res.headers.get('retry-after')) !== undefined
-        ? { retryAfterSeconds: retryAfter(res.headers.get('retry-after')) }
-        : {}),
+      ...(wait !== undefined ? { retryAfterSeconds: wait } : {}),
     });
   }
   try {
