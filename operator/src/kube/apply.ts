@@ -67,9 +67,13 @@ async function current(
   type: ResourceType,
   namespace: string,
   name: string,
+  forDelete = false,
 ): Promise<KubeObject | undefined> {
   const cached = ctx.lookup?.(type, namespace, name);
   if (cached) return cached;
+  // Everything this operator controls carries its labels, so it is in the (synced) cache: a miss means there
+  // is nothing of ours to delete. Before a create, read the API: a foreign object must be refused, not adopted.
+  if (forDelete && ctx.lookup) return undefined;
   try {
     return await ctx.client.request<KubeObject>('GET', resourcePath(type, namespace, name));
   } catch (err) {
@@ -99,7 +103,7 @@ export async function apply(
   name: string,
   desired: KubeObject | null,
 ): Promise<ApplyResult> {
-  const existing = await current(ctx, type, namespace, name);
+  const existing = await current(ctx, type, namespace, name, desired === null);
   const decision = decide(desired, existing, ctx.owner.metadata.uid ?? '');
   const what = describe(type, name);
   switch (decision.action) {

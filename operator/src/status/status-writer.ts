@@ -41,9 +41,14 @@ export async function updateStatus(
   namespace: string,
   name: string,
   mutate: (status: Status, obj: KubeObject) => Status,
-  options: { attempts?: number; now?: () => Date } = {},
+  options: { attempts?: number; now?: () => Date; cached?: KubeObject } = {},
 ): Promise<StatusWriteResult> {
   const attempts = options.attempts ?? 5;
+  // Cheap path: when the mutation changes nothing on the cached copy, there is nothing to write. (A stale cache is
+  // followed by the informer event that refreshes it, and by another reconcile.)
+  if (options.cached && !nextStatus(options.cached, mutate, options.now).changed) {
+    return { written: false, object: options.cached };
+  }
   for (let attempt = 1; ; attempt++) {
     let fresh: KubeObject;
     try {

@@ -67,18 +67,32 @@ async function writeStatus(deps: ReconcileDeps, ts: KubeObject, mutate: (s: Stat
     ts.metadata.namespace ?? '',
     ts.metadata.name ?? '',
     mutate,
+    { cached: ts },
   );
   if (written) deps.stats.statusWrites++;
 }
 
+const secretKeys = new Map<string, Set<string>>();
+
 /** The first referenced Secret (or key) that does not exist, or undefined. Secret values are never kept. */
 async function missingSecret(deps: ReconcileDeps, namespace: string, spec: TranslationServiceSpec) {
   for (const ref of referencedSecretKeys(spec)) {
-    if (!deps.lookup(RESOURCES.Secret, namespace, ref.name)) return { ...ref, keyMissing: false };
+    const meta = deps.lookup(RESOURCES.Secret, namespace, ref.name);
+    if (!meta) return { ...ref, keyMissing: false };
+    // Which keys a Secret has is remembered per resourceVersion (names only, never values).
+    const memo = `${namespace}/${ref.name}@${meta.metadata.resourceVersion}`;
+    let keys = secretKeys.get(memo);
     try {
-      const secret = await deps.client.request<KubeObject>('GET', resourcePath(RESOURCES.Secret, namespace, ref.name));
-      const present = secret.data?.[ref.key] !== undefined || secret.stringData?.[ref.key] !== undefined;
-      if (!present) return { ...ref, keyMissing: true };
+      if (!keys) {
+        const secret = await deps.client.request<KubeObject>(
+          'GET',
+          resourcePath(RESOURCES.Secret, namespace, ref.name),
+        );
+        keys = new Set(Object.keys(secret.data ?? {}));
+        if (secretKeys.size > 5000) secretKeys.clear();
+        secretKeys.set(`${namespace}/${ref.name}@${secret.metadata.resourceVersion}`, keys);
+      }
+      if (!keys.has(ref.key)) return { ...ref, keyMissing: true };
     } catch (err) {
       if (isNotFound(err)) return { ...ref, keyMissing: false };
       throw err;
