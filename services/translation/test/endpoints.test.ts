@@ -30,8 +30,16 @@ describe('rate limits', () => {
       h.app.inject({ method: 'POST', url: '/api/v1/translate', headers: bearer(key), payload: batch() });
     expect((await post(a.apiKey)).headers.ratelimitremaining).toBe('1');
     expect((await post(a.apiKey)).headers.ratelimitremaining).toBe('0');
+    const events = async () =>
+      (
+        await h.database.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_events WHERE org_id = $1', [
+          a.orgId,
+        ])
+      )[0]!.n;
+    const before = await events();
     const limited = await post(a.apiKey);
     expect(limited.statusCode).toBe(429);
+    expect(await events()).toBe(before); // refused before any reservation or upstream call
     expect(limited.json()).toEqual({ error: 'rate limit exceeded' });
     expect(limited.headers['retry-after']).toBe('40'); // window ends at 10:01:00, now is 10:00:20
     expect(limited.headers.ratelimitremaining).toBe('0');

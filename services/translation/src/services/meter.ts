@@ -2,7 +2,8 @@
 // reserved atomically in PostgreSQL before an upstream call (`meter_reserve`) and settled after it with the
 // provider's reported usage (`meter_settle`, which also records the usage event, in the same round trip).
 import type { Database } from '../db/index.ts';
-import { budgetExceeded, playgroundBudgetExceeded, quotaExceeded } from '../errors.ts';
+import { budgetExceeded, playgroundBudgetExceeded, quotaExceeded, rateLimited } from '../errors.ts';
+import { decideRateLimit, type RateLimitDecision } from './rate-limiter.ts';
 
 /** Price per million tokens, micro-units. */
 export interface Price {
@@ -46,7 +47,19 @@ export interface Reservation {
 }
 
 /**
- * Reserves `tokens` and `cost` for `subject`, or throws the 402 error naming what is reached.
+ * A rate limit counted in the same round trip as the reservation (the translate route on PostgreSQL).
+ * `onDecision` receives the window's state (for RateLimitRemaining) before any error is thrown.
+ */
+export interface RateLimitGate {
+  bucket: string;
+  limit: number;
+  windowMs: number;
+  onDecision(decision: RateLimitDecision): void;
+}
+
+/**
+ * Reserves `tokens` and `cost` for `subject`, or throws the 402 error naming what is reached
+ * (with a `gate`: first counts the rate-limit hit, and throws 429 over the limit without reserving).
  * @example const r = await reserve(db, subject, 1200, 900, Date.now());
  */
 export async function reserve(
@@ -55,16 +68,33 @@ export async function reserve(
   tokens: number,
   cost: number,
   now: number,
+  gate?: RateLimitGate,
 ): Promise<Reservation> {
   const period = periodStart(now, subject.periodDays);
   const day = utcDay(now);
-  const [row] = await database.query<{ r: string }>(
-    'SELECT meter_reserve($1, $2, $3, $4, $5, $6, $7, $8) AS r',
-    [subject.orgId, period, tokens, subject.quotaTokens, subject.scope, day, cost, subject.capMicros],
-    'meter_reserve',
-  );
-  if (row?.r === 'quota') throw quotaExceeded();
-  if (row?.r === 'budget') throw subject.orgId ? budgetExceeded() : playgroundBudgetExceeded();
+  const args = [subject.orgId, period, tokens, subject.quotaTokens, subject.scope, day, cost, subject.capMicros];
+  let result: string | undefined;
+  if (gate) {
+    const windowStart = now - (now % gate.windowMs);
+    const [row] = await database.query<{ hits: number; result: string }>(
+      'SELECT hits, result FROM meter_admit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+      [gate.bucket, windowStart, gate.windowMs, gate.limit, ...args],
+      'meter_admit',
+    );
+    const decision = decideRateLimit(Number(row?.hits ?? 0), gate.limit, windowStart, gate.windowMs, now);
+    gate.onDecision(decision);
+    if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
+    result = row?.result;
+  } else {
+    const [row] = await database.query<{ r: string }>(
+      'SELECT meter_reserve($1, $2, $3, $4, $5, $6, $7, $8) AS r',
+      args,
+      'meter_reserve',
+    );
+    result = row?.r;
+  }
+  if (result === 'quota') throw quotaExceeded();
+  if (result === 'budget') throw subject.orgId ? budgetExceeded() : playgroundBudgetExceeded();
   return { subject, period, day, tokens, costMicros: cost };
 }
 

@@ -29,6 +29,17 @@ export async function checkRateLimit(
 ): Promise<RateLimitDecision> {
   const windowStart = now - (now % windowMs);
   const count = await store.hit(bucket, windowStart, windowMs);
+  return decideRateLimit(count, limit, windowStart, windowMs, now);
+}
+
+/** The decision for the `count`-th hit of the window starting at `windowStart`. */
+export function decideRateLimit(
+  count: number,
+  limit: number,
+  windowStart: number,
+  windowMs: number,
+  now: number,
+): RateLimitDecision {
   const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
   return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), retryAfterSeconds };
 }

@@ -10,7 +10,15 @@ import { validateBatch } from '../validators/index.ts';
 import type { Principal } from './accounts.ts';
 import type { AppContext } from './context.ts';
 import { enqueue } from './jobs.ts';
-import { costMicros, type MeterSubject, type Price, type Reservation, reserve, settle } from './meter.ts';
+import {
+  costMicros,
+  type MeterSubject,
+  type Price,
+  type RateLimitGate,
+  type Reservation,
+  reserve,
+  settle,
+} from './meter.ts';
 
 export interface ResolvedModel {
   /** Model name sent upstream. */
@@ -76,6 +84,7 @@ export async function meteredTranslate(
   kind: 'translate' | 'playground',
   req: ProviderRequest,
   price: Price,
+  gate?: RateLimitGate,
 ): Promise<MeteredCall> {
   const estimate = estimateRequestTokens(req, ctx.provider.name);
   let reservation: Reservation;
@@ -86,9 +95,11 @@ export async function meteredTranslate(
       estimate.tokensIn + estimate.maxTokensOut,
       costMicros(estimate.tokensIn, estimate.maxTokensOut, price),
       ctx.now(),
+      gate,
     );
   } catch (e) {
-    if (e instanceof AppError) ctx.metrics.meterRefusals.inc({ reason: e.code });
+    if (e instanceof AppError && e.status === 429) ctx.metrics.rateLimited.inc({ route: '/api/v1/translate' });
+    else if (e instanceof AppError) ctx.metrics.meterRefusals.inc({ reason: e.code });
     throw e;
   }
   let result: ProviderResult | null = null;
@@ -142,6 +153,7 @@ export async function translateBatch(
   ctx: AppContext,
   principal: Principal,
   batch: TranslateBatch,
+  gate?: RateLimitGate,
 ): Promise<TranslateResult> {
   const model = await resolveModel(ctx, principal.orgId, batch.tier, batch.modelOverride);
   const subject = orgSubject(principal);
@@ -154,7 +166,8 @@ export async function translateBatch(
     glossary: batch.glossary,
     model: model.upstream,
   };
-  const first = await meteredTranslate(ctx, subject, principal.keyId, 'translate', req, model.price);
+  // The rate-limit hit rides with the first reservation (one round trip); the retry is not a new request.
+  const first = await meteredTranslate(ctx, subject, principal.keyId, 'translate', req, model.price, gate);
   if (!first.result) throw upstreamFailed();
   let tokensIn = first.result.tokensIn;
   let tokensOut = first.result.tokensOut;
