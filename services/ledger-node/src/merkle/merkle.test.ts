@@ -123,3 +123,17 @@ describe('RFC 6962 Merkle tree', () => {
     expect(verifyProof({ record: { id: 'a', x: Number.NaN }, proof: [], merkle_root: 'a'.repeat(64) })).toBe(false);
   });
 });
+
+describe('browser safety', () => {
+  it('merkle/verify.ts and what it imports use no node: modules and no Buffer', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const files = [new URL('./verify.ts', import.meta.url), new URL('../canonical/canonical-json.ts', import.meta.url)];
+    for (const file of files) {
+      const text = await readFile(file, 'utf8');
+      expect(text).not.toMatch(/from ['"]node:/);
+      expect(text).not.toMatch(/\bBuffer\b/);
+      const relative = [...text.matchAll(/from '(\.[^']+)'/g)].map((m) => m[1]);
+      for (const r of relative) expect(['../canonical/canonical-json.ts']).toContain(r);
+    }
+  });
+});
