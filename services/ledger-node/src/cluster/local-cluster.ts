@@ -176,6 +176,10 @@ export class LocalCluster {
       child.stderr?.pipe(log);
     }
     node.process = child;
+    // If the caller exits without stopping the cluster, take the nodes down with it.
+    const reap = () => child.kill('SIGKILL');
+    process.once('exit', reap);
+    child.once('exit', () => process.off('exit', reap));
     await this.waitHealthy(node);
   }
 

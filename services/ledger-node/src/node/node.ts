@@ -42,6 +42,7 @@ export interface NodeDeps {
 }
 
 const SYNC_BATCH = 256;
+const PULL_AHEAD = 8;
 
 /**
  * A gossiped record: an object with an `id`. The body came from JSON.parse, so every other field is
@@ -248,28 +249,40 @@ export class LedgerNode implements LedgerService {
     }
   }
 
+  /**
+   * Pulls blocks (chain height + 1 … target) from one peer, up to SYNC_BATCH per pass. Up to
+   * PULL_AHEAD requests are in flight while the current block is verified, so the network wait
+   * overlaps the (CPU-bound) verification. Blocks are still verified and stored strictly in order.
+   */
   private async pullFrom(peer: PeerSpec, target: number): Promise<void> {
-    let pulled = 0;
-    while (this.chain.height < target && pulled < SYNC_BATCH && !this.stopped) {
-      const next = this.chain.height + 1;
-      let res: Awaited<ReturnType<Transport['get']>>;
-      try {
-        res = await this.transport.get(peer, `/blocks/${next}`, 5000);
-      } catch (err) {
-        this.logger.debug({ peer: peer.nodeId, err: (err as Error).message }, 'pull failed');
-        return;
+    const last = Math.min(target, this.chain.height + SYNC_BATCH);
+    const inFlight = new Map<number, Promise<Awaited<ReturnType<Transport['get']>> | undefined>>();
+    const fetch = (h: number) =>
+      this.transport.get(peer, `/blocks/${h}`, 10_000).catch((err: Error) => {
+        this.logger.debug({ peer: peer.nodeId, err: err.message }, 'pull failed');
+        return undefined;
+      });
+    let ahead = this.chain.height + 1;
+    while (this.chain.height < last && !this.stopped) {
+      while (ahead <= last && ahead <= this.chain.height + PULL_AHEAD) {
+        inFlight.set(ahead, fetch(ahead));
+        ahead++;
       }
-      if (res.status !== 200) return;
+      const next = this.chain.height + 1;
+      const pending = inFlight.get(next) ?? fetch(next);
+      inFlight.delete(next);
+      const res = await pending;
+      if (res?.status !== 200) break;
       if (this.chain.height >= next) continue; // finalized meanwhile by consensus or push
       const verdict = this.chain.verifyNext(res.body);
       if (!verdict.ok) {
         this.logger.warn({ peer: peer.nodeId, height: next, reason: verdict.reason }, 'pulled block refused');
-        return;
+        break;
       }
       this.commit(verdict.block, 'pull');
-      pulled++;
     }
-    if (this.chain.height < target) this.syncAgain = true;
+    await Promise.all(inFlight.values());
+    if (this.chain.height < target && !this.stopped) this.syncAgain = true;
   }
 
   readiness(): { ready: boolean; height: number; best_peer_height: number } {
