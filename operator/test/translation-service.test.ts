@@ -238,6 +238,7 @@ describe('TranslationService reconciler', () => {
     await operator.stop();
     const restarted = startOperator('operator-restarted');
     await restarted.start();
+    operator = restarted;
     await eventually('restarted operator leads and synced', () => restarted.isLeader && restarted.controller.synced);
     const count = (await list(client, RESOURCES.TranslationService, '')).length;
     await eventually('every resource reconciled once', () => restarted.controller.stats.reconciles >= count, 60_000);
@@ -245,7 +246,6 @@ describe('TranslationService reconciler', () => {
     expect(restarted.controller.stats.writes).toBe(0);
     expect(restarted.controller.stats.statusWrites).toBe(0);
     expect(await snapshot()).toEqual(before);
-    operator = restarted;
   });
 
   it('keeps a second replica passive until the Lease is free', async () => {

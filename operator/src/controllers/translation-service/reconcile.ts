@@ -61,7 +61,7 @@ function conditionsMutator(ts: KubeObject, degraded: Cond, progressing: Cond, ex
 }
 
 async function writeStatus(deps: ReconcileDeps, ts: KubeObject, mutate: (s: Status) => Status): Promise<void> {
-  const { written } = await updateStatus(
+  const { written, object } = await updateStatus(
     deps.client,
     RESOURCES.TranslationService,
     ts.metadata.namespace ?? '',
@@ -69,7 +69,11 @@ async function writeStatus(deps: ReconcileDeps, ts: KubeObject, mutate: (s: Stat
     mutate,
     { cached: ts },
   );
-  if (written) deps.stats.statusWrites++;
+  if (written && object) {
+    deps.stats.statusWrites++;
+    // Keep the cache level with our own write: the watch event of a status-only change triggers no reconcile.
+    deps.onWrite(RESOURCES.TranslationService, { ...object, apiVersion: ts.apiVersion, kind: ts.kind });
+  }
 }
 
 const secretKeys = new Map<string, Set<string>>();
