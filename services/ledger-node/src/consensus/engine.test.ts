@@ -4,7 +4,7 @@ import { verifyFinality } from '../chain/finality.ts';
 import type { Block } from '../chain/schemas.ts';
 import { createValidatorTimeline } from '../chain/validators.ts';
 import { createSigner, keyPairFromSeed } from '../crypto/index.ts';
-import { createEngine } from './engine.ts';
+import { createEngine, MAX_BUFFERED, MAX_BUFFERED_PER_AUTHOR } from './engine.ts';
 import { type ConsensusMessage, messageSigningBytes } from './messages.ts';
 import { parsePersistedState } from './persisted-state.ts';
 import { heightContextAfter, proposerFor } from './proposer.ts';
@@ -415,5 +415,28 @@ describe('round-change thresholds', () => {
       .find((x) => x.type === 'broadcast' && x.msg.type === 'PRE-PREPARE');
     if (pre?.type !== 'broadcast' || pre.msg.type !== 'PRE-PREPARE') throw new Error('no PRE-PREPARE');
     expect(pre.msg.justification?.round_changes.length).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('future-height buffer', () => {
+  it('caps what one author can buffer, so others still get in', () => {
+    const genesis = buildGenesis(
+      keys.map((k) => k.publicKey),
+      CHAIN,
+    );
+    const ctx = heightContextAfter(genesis, createValidatorTimeline(genesis));
+    const [me, noisy, quiet] = signers as [(typeof signers)[0], (typeof signers)[0], (typeof signers)[0]];
+    const e = createEngine({ chainId: CHAIN, self: me.publicKey, sign: me.sign, baseTimeoutMs: 100 });
+    e.step({ type: 'start', ctx });
+    const prepare = (s: (typeof signers)[0], round: number): ConsensusMessage => {
+      const u = { type: 'PREPARE', chain_id: CHAIN, height: 2, round, author: s.publicKey, block_hash: 'a'.repeat(64) };
+      return { ...u, signature: s.sign(messageSigningBytes(u as unknown as ConsensusMessage)) } as ConsensusMessage;
+    };
+    for (let r = 0; r < MAX_BUFFERED_PER_AUTHOR + 50; r++) e.step({ type: 'message', msg: prepare(noisy, r % 60) });
+    expect(e.status().buffered).toBe(MAX_BUFFERED_PER_AUTHOR);
+    // Nothing happens for a future height; the quiet validator's message is still buffered (not refused).
+    expect(e.step({ type: 'message', msg: prepare(quiet, 0) })).toEqual([]);
+    expect(e.status().buffered).toBe(MAX_BUFFERED_PER_AUTHOR + 1);
+    expect(MAX_BUFFERED_PER_AUTHOR).toBeLessThan(MAX_BUFFERED);
   });
 });

@@ -44,6 +44,8 @@ export const MAX_ROUNDS_AHEAD = 64;
 export const MAX_HEIGHTS_AHEAD = 8;
 /** Total buffered future-height messages. */
 export const MAX_BUFFERED = 4096;
+/** Buffered future-height messages per author (one sender cannot fill the buffer). */
+export const MAX_BUFFERED_PER_AUTHOR = 256;
 
 type Sent = PersistedState['sent'];
 const emptySent = (): Sent => ({ proposal: null, prepare: null, commit: null, roundChange: null });
@@ -79,6 +81,7 @@ class QbftEngine implements Engine {
   #helped = new Set<string>();
   #future = new Map<number, ConsensusMessage[]>();
   #futureCount = 0;
+  #futureByAuthor = new Map<string, number>();
   #out: EngineAction[] = [];
 
   constructor(config: EngineConfig, persisted: PersistedState | null) {
@@ -116,6 +119,7 @@ class QbftEngine implements Engine {
       running: this.#running,
       proposer: this.#ctx && this.#ctx.validators.length > 0 ? proposerFor(this.#ctx, this.#round) : null,
       lockedRound: this.#locked?.round ?? null,
+      buffered: this.#futureCount,
     };
   }
 
@@ -187,7 +191,12 @@ class QbftEngine implements Engine {
   }
 
   #dropFuture(h: number): void {
-    this.#futureCount -= this.#future.get(h)?.length ?? 0;
+    for (const msg of this.#future.get(h) ?? []) {
+      const n = (this.#futureByAuthor.get(msg.author) ?? 1) - 1;
+      if (n > 0) this.#futureByAuthor.set(msg.author, n);
+      else this.#futureByAuthor.delete(msg.author);
+      this.#futureCount--;
+    }
     this.#future.delete(h);
   }
 
@@ -310,10 +319,13 @@ class QbftEngine implements Engine {
     const base = this.#ctx?.height ?? 0;
     if (this.#ctx !== null && msg.height > base + MAX_HEIGHTS_AHEAD) return;
     if (this.#futureCount >= MAX_BUFFERED) return;
+    const byAuthor = this.#futureByAuthor.get(msg.author) ?? 0;
+    if (byAuthor >= MAX_BUFFERED_PER_AUTHOR) return;
     const list = this.#future.get(msg.height);
     if (list) list.push(msg);
     else this.#future.set(msg.height, [msg]);
     this.#futureCount++;
+    this.#futureByAuthor.set(msg.author, byAuthor + 1);
   }
 
   #onPrePrepare(msg: PrePrepareMessage): void {

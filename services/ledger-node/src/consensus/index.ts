@@ -7,7 +7,13 @@
  * for (const action of engine.step({ type: 'start', ctx: heightContextAfter(tip, timeline) })) await execute(action);
  */
 
-export { createEngine, MAX_BUFFERED, MAX_HEIGHTS_AHEAD, MAX_ROUNDS_AHEAD } from './engine.ts';
+export {
+  createEngine,
+  MAX_BUFFERED,
+  MAX_BUFFERED_PER_AUTHOR,
+  MAX_HEIGHTS_AHEAD,
+  MAX_ROUNDS_AHEAD,
+} from './engine.ts';
 export {
   CommitMessage,
   ConsensusMessage,

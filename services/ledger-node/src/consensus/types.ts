@@ -102,6 +102,8 @@ export interface EngineStatus {
   running: boolean;
   proposer: string | null;
   lockedRound: number | null;
+  /** Messages buffered for future heights. */
+  buffered: number;
 }
 
 export interface Engine {
