@@ -90,7 +90,7 @@ async function watch(): Promise<void> {
       }
     }
     height = tip;
-    await new Promise((r) => setTimeout(r, opts.mode === 'light' ? 2 : 10));
+    await new Promise((r) => setTimeout(r, opts.mode === 'light' ? 5 : 10));
   }
 }
 

@@ -74,6 +74,20 @@ for (const n of sizes) {
     await new Promise((r) => setTimeout(r, 1500));
     const urls = cluster.nodes.map((x) => x.url);
     const base = { urls, token: cluster.token, concurrency: 1, maxOutstanding: 0 };
+    // The node's own view: mean time from a record entering node 0's mempool to its block being final there.
+    const first = cluster.nodes[0] as LocalNode;
+    const finality = async () => {
+      const m = String((await cluster.get(first, '/metrics')).body);
+      const sum = Number(/scriptorium_ledger_finality_latency_seconds_sum ([\d.e+-]+)/.exec(m)?.[1] ?? 0);
+      const count = Number(/scriptorium_ledger_finality_latency_seconds_count (\d+)/.exec(m)?.[1] ?? 0);
+      return { sum, count };
+    };
+    const meanSince = async (before: { sum: number; count: number }) => {
+      const after = await finality();
+      const n = after.count - before.count;
+      return n > 0 ? Math.round(((after.sum - before.sum) / n) * 10_000) / 10 : null;
+    };
+    const f0 = await finality();
     const light = await runLoad({
       ...base,
       mode: 'light',
@@ -82,6 +96,8 @@ for (const n of sizes) {
       intervalMs: 100,
       drainMs: 10_000,
     });
+    const lightNodeMean = await meanSince(f0);
+    const f1 = await finality();
     // Latency at a fixed offered load (the target rate at N = 4: 5,000 records/s).
     const rate = await runLoad({
       ...base,
@@ -91,6 +107,7 @@ for (const n of sizes) {
       intervalMs: 50,
       drainMs: 20_000,
     });
+    const rateNodeMean = await meanSince(f1);
     // Sustained rate with a bounded backlog (closed loop).
     const heavy = await runLoad({
       ...base,
@@ -102,7 +119,12 @@ for (const n of sizes) {
       drainMs: 30_000,
       maxOutstanding: 20_000,
     });
-    const entry = { validators: n, light_load: light, saturation: heavy, offered_5000_per_second: rate };
+    const entry = {
+      validators: n,
+      light_load: { ...light, node0_mean_mempool_to_final_ms: lightNodeMean },
+      offered_5000_per_second: { ...rate, node0_mean_mempool_to_final_ms: rateNodeMean },
+      saturation: heavy,
+    };
     (results.clusters as unknown[]).push(entry);
     console.log(
       `N=${n}: light (100 records/s) p50 ${light.latency_ms.p50} ms p99 ${light.latency_ms.p99} ms | saturation ${heavy.records_per_second} records/s finalized (${heavy.finalized}/${heavy.accepted}) | offered 5,000/s: ${rate.records_per_second} finalized/s, p50 ${rate.latency_ms.p50} ms p99 ${rate.latency_ms.p99} ms`,
