@@ -5,6 +5,7 @@ import {
   applyChanges,
   Block,
   blockHash,
+  blockHashOffline,
   buildBlock,
   buildGenesis,
   checkBody,
@@ -16,6 +17,7 @@ import {
   roleChange,
   sealBytes,
   verifyFinality,
+  verifyFinalityOffline,
 } from './index.ts';
 
 const keys = Array.from({ length: 5 }, (_, i) => keyPairFromSeed(new Uint8Array(32).fill(i + 1)));
@@ -123,6 +125,22 @@ describe('chain', () => {
     expect(verifyFinality({ ...b, commit_signatures: wrongRound }, set).ok).toBe(false);
     const other = { ...b, header: { ...b.header, timestamp: 6 } };
     expect(verifyFinality({ ...other, commit_signatures: seal(b, [0, 1, 2]) }, set).ok).toBe(false);
+    // The browser-safe verifier (@noble, strict) agrees on every case.
+    const cases = [
+      seal(b, [0, 1, 2]),
+      seal(b, [0, 1]),
+      seal(b, [0, 1, 4]),
+      [...seal(b, [0, 1]), ...seal(b, [1])],
+      [...seal(b, [0, 1]), ...seal(b, [2], 1)],
+      wrongRound,
+    ];
+    for (const commit_signatures of cases) {
+      expect(verifyFinalityOffline({ ...b, commit_signatures }, set)).toEqual(
+        verifyFinality({ ...b, commit_signatures }, set),
+      );
+    }
+    expect(verifyFinalityOffline({ ...other, commit_signatures: seal(b, [0, 1, 2]) }, set).ok).toBe(false);
+    expect(blockHashOffline(b.header)).toBe(blockHash(b.header));
   });
 
   it('proofFor builds GET /proof bodies that verify offline, for records and validator changes', () => {

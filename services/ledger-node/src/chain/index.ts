@@ -12,6 +12,7 @@ export {
   proofFor,
 } from './block.ts';
 export { type FinalityCheck, verifyFinality } from './finality.ts';
+export { blockHashOffline, verifyFinalityOffline } from './offline-verify.ts';
 export {
   Block,
   BlockHeader,
