@@ -1,13 +1,14 @@
-// Fan-out to the registry's peers: records are batched (a short flush window) so a burst of
+// Fan-out to the registry's peers: records are batched per event-loop turn so a burst of
 // submissions becomes a few POST /mempool calls; everything else is sent right away. Sends are
 // fire-and-forget with a bounded number in flight per peer: a slow peer loses gossip (it will
-// catch up by pull sync) instead of stalling this node.
+// catch up by pull sync) instead of stalling this node. The node keeps two of these on separate
+// connection pools: one for consensus messages (high cap) and one for bulk traffic, so records and
+// blocks never queue in front of, or crowd out, a vote.
 import type { Logger } from 'pino';
 import type { IntegrityRecord } from '../chain/index.ts';
 import type { PeerSpec } from './peer-spec.ts';
 import type { Transport } from './transport.ts';
 
-const MAX_IN_FLIGHT_PER_PEER = 64;
 const RECORD_BATCH = 2000;
 
 export class Gossip {
@@ -15,13 +16,15 @@ export class Gossip {
   private readonly peers: () => PeerSpec[];
   private readonly logger: Logger;
   private readonly inFlight = new Map<string, number>();
+  private readonly maxInFlight: number;
   private pendingRecords: IntegrityRecord[] = [];
   private flushTimer: NodeJS.Immediate | undefined;
   /** Sends dropped because a peer had too many requests in flight. */
   dropped = 0;
 
-  constructor(transport: Transport, peers: () => PeerSpec[], logger: Logger) {
+  constructor(transport: Transport, peers: () => PeerSpec[], logger: Logger, maxInFlightPerPeer = 64) {
     this.transport = transport;
+    this.maxInFlight = maxInFlightPerPeer;
     this.peers = peers;
     this.logger = logger;
   }
@@ -36,7 +39,7 @@ export class Gossip {
   ): void {
     for (const peer of targets) {
       const n = this.inFlight.get(peer.publicKey) ?? 0;
-      if (n >= MAX_IN_FLIGHT_PER_PEER) {
+      if (n >= this.maxInFlight) {
         this.dropped++;
         continue;
       }

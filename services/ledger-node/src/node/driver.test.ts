@@ -44,7 +44,7 @@ function makeNode(): {
   });
   const sent: Array<{ msg: Record<string, unknown>; persisted: PersistedState | undefined }> = [];
   // Observe what the driver hands to the network, and what is on disk at that moment.
-  node.gossip.sendRaw = (path: string, json: string) => {
+  node.consensusGossip.sendRaw = (path: string, json: string) => {
     if (path !== '/consensus') return;
     const onDisk = StateStore.open<PersistedState>(join(dir, 'data'));
     sent.push({ msg: JSON.parse(json), persisted: onDisk.load() });

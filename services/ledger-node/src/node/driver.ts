@@ -65,7 +65,6 @@ export function createDriver(node: LedgerNode): ConsensusDriver {
 
   const checkProposal = (block: Block): string | null => {
     for (const r of block.records) if (chain.isCommitted(r.id)) return `record ${r.id} already committed`;
-    if (block.records.length > config.maxBlockRecords * 2) return 'too many records';
     if (block.header.timestamp > Date.now() + MAX_FUTURE_MS) return 'timestamp in the future';
     const parent = chain.get(block.header.height - 1);
     if (parent && block.header.timestamp < parent.header.timestamp) return 'timestamp before the parent';
@@ -153,7 +152,8 @@ export function createDriver(node: LedgerNode): ConsensusDriver {
     const set = new Set(chain.activeSetAt(height));
     const targets = node.peers.others().filter((p) => set.has(p.publicKey));
     metrics.messagesOut.inc({ type: msg.type });
-    node.gossip.sendRaw('/consensus', JSON.stringify(msg), targets, Math.max(1000, config.roundTimeoutMs));
+    // A late vote is still useful (a late COMMIT quorum decides), so the timeout is generous.
+    node.consensusGossip.sendRaw('/consensus', JSON.stringify(msg), targets, 30_000);
   }
 
   function scheduleTimeout(height: number, round: number, afterMs: number): void {

@@ -60,6 +60,8 @@ export class LedgerNode implements LedgerService {
   readonly peers: PeerRegistry;
   readonly transport: Transport;
   readonly gossip: Gossip;
+  readonly consensusTransport: Transport;
+  readonly consensusGossip: Gossip;
   readonly nodeId: string;
   driver: ConsensusDriver | undefined;
 
@@ -93,6 +95,9 @@ export class LedgerNode implements LedgerService {
     this.peers = new PeerRegistry(self, deps.config.seedPeers);
     this.transport = createTransport({ tls: deps.config.tls, clusterToken: deps.config.clusterToken });
     this.gossip = new Gossip(this.transport, () => this.peers.others(), this.logger);
+    // Votes get their own connection pool and a high in-flight cap: bulk gossip never delays or drops them.
+    this.consensusTransport = createTransport({ tls: deps.config.tls, clusterToken: deps.config.clusterToken });
+    this.consensusGossip = new Gossip(this.consensusTransport, () => this.peers.others(), this.logger, 4096);
     this.metrics.height.set(chain.height);
   }
 
@@ -115,6 +120,7 @@ export class LedgerNode implements LedgerService {
     this.gossip.flush();
     this.gossip.stop();
     await this.transport.close().catch(() => {});
+    await this.consensusTransport.close().catch(() => {});
     this.chain.close();
   }
 
