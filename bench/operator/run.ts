@@ -91,7 +91,7 @@ try {
       HTTP__PORT: String(port),
       HTTP__HOST: '127.0.0.1',
       RESYNC_SECONDS: String(RESYNC_SECONDS),
-      RECONCILE__CONCURRENCY: '8',
+      RECONCILE__CONCURRENCY: process.env.BENCH_OPERATOR_CONCURRENCY ?? '8',
       LOG_LEVEL: process.env.BENCH_OPERATOR_LOG_LEVEL ?? 'error',
       // As in the image (operator/Dockerfile): a small young generation keeps RSS down.
       NODE_OPTIONS: '--max-semi-space-size=2',
@@ -215,6 +215,12 @@ try {
   kubeletRunning = false;
   await kubelet;
   const writesAfterReconcile = await metric('scriptorium_operator_writes_total');
+  const requestsAfterReconcile: Record<string, number> = {};
+  for (const verb of ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'WATCH']) {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(`scriptorium_operator_api_requests{verb="${verb}"}`));
+    requestsAfterReconcile[verb] = Number(line?.split(' ').pop() ?? 0);
+  }
   const deployments = (await client.request<{ items: unknown[] }>('GET', resourcePath(RESOURCES.Deployment, ns))).items
     .length;
 
@@ -250,6 +256,7 @@ try {
 
   const result = {
     objects: N,
+    concurrency: Number(process.env.BENCH_OPERATOR_CONCURRENCY ?? 8),
     createSeconds: +(createdMs / 1000).toFixed(2),
     firstPassSeconds: +(firstPassMs / 1000).toFixed(2),
     allReconciledSeconds: +(reconciledMs / 1000).toFixed(2),
@@ -257,6 +264,7 @@ try {
     operatorCpuSecondsUntilReconciled: +cpuAtReconciled.toFixed(1),
     loadAverage1m: +(readFileSync('/proc/loadavg', 'utf8').split(' ')[0] ?? 0),
     writesPerObject: +(writesAfterReconcile / N).toFixed(2),
+    apiRequestsUntilReconciled: requestsAfterReconcile,
     quietResync: { reconciles: quietReconciles, writes: quietWrites },
     operatorRssMb: { max: +rssMaxMb.toFixed(1), end: +rssEndMb.toFixed(1) },
     targets: { allReconciledSeconds: 60, quietResyncWrites: 0, operatorRssMb: 200 },

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { Gauge } from 'prom-client';
 import { TranslationServiceController } from './controllers/translation-service/index.ts';
 import type { KubeClient } from './kube/client.ts';
 import { EventRecorder } from './kube/events.ts';
@@ -46,6 +47,16 @@ export class Operator {
   constructor(options: OperatorOptions) {
     this.#o = options;
     this.metrics = createMetrics(undefined, { defaults: options.httpPort !== undefined });
+    const counts = options.client.counts;
+    new Gauge({
+      name: 'scriptorium_operator_api_requests',
+      help: 'Requests this process sent to the Kubernetes API, by verb (WATCH = watch streams opened).',
+      labelNames: ['verb'],
+      registers: [this.metrics.registry],
+      collect() {
+        for (const [verb, n] of Object.entries(counts)) this.labels(verb).set(n);
+      },
+    });
     const recorder = new EventRecorder(options.client, options.identity, { log: options.log });
     this.controller = new TranslationServiceController({
       client: options.client,
