@@ -53,6 +53,7 @@ const envSchema = z.object({
   PROVIDER__BASE_URL: z.url().optional(),
   PROVIDER__API_KEY: z.string().min(1).optional(),
   PROVIDER__TIMEOUT_MS: int(30_000, 100),
+  PROVIDER__OPENAI_TOKEN_LIMIT: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens'),
   PROVIDER__MODELS__CHEAP: z.string().min(1).default('pseudo-cheap'),
   PROVIDER__MODELS__TOP: z.string().min(1).default('pseudo-top'),
   PROVIDER__MODELS__JUDGE: z.string().min(1).optional(),
@@ -138,6 +139,8 @@ export interface Config {
     baseUrl: string | undefined;
     apiKey: string | undefined;
     timeoutMs: number;
+    /** openai: which request field bounds the output (`max_completion_tokens` for reasoning models). */
+    openaiTokenLimit: 'max_tokens' | 'max_completion_tokens';
   };
   models: { cheap: string; top: string; judge: string };
   prices: Record<string, { in: number; out: number }>;
@@ -211,6 +214,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       baseUrl: e.PROVIDER__BASE_URL ?? defaultBaseUrls[e.PROVIDER__KIND],
       apiKey: e.PROVIDER__API_KEY,
       timeoutMs: e.PROVIDER__TIMEOUT_MS,
+      openaiTokenLimit: e.PROVIDER__OPENAI_TOKEN_LIMIT,
     },
     models: {
       cheap: e.PROVIDER__MODELS__CHEAP,

@@ -37,6 +37,7 @@ export function createContext(
       ...(config.provider.baseUrl ? { baseUrl: config.provider.baseUrl } : {}),
       ...(config.provider.apiKey ? { apiKey: config.provider.apiKey } : {}),
       timeoutMs: config.provider.timeoutMs,
+      openaiTokenLimit: config.provider.openaiTokenLimit,
     });
   const store =
     config.rateLimits.store === 'memory' || (config.rateLimits.store === 'auto' && database.kind === 'pglite')

@@ -78,6 +78,20 @@ describe('validator retry', () => {
     h.fake!.set({ invalidReplies: 0 });
   });
 
+  it('does not retry issues of the client’s own source (invalid ICU): flags them at once', async () => {
+    const { apiKey } = await h.account();
+    seen.length = 0;
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/translate',
+      headers: bearer(apiKey),
+      payload: { ...payload, items: [{ id: 'bad', text: '{count, plural, one {# file}', isIcu: true }] },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(seen).toHaveLength(1);
+    expect(res.json().issues).toEqual([expect.objectContaining({ itemId: 'bad', code: 'icu_syntax_source' })]);
+  });
+
   it('an unexpected error is a 500 {error} with nothing charged, logged without content', async () => {
     const { apiKey, orgId } = await h.account();
     crashNext = true;

@@ -6,7 +6,7 @@ import { UpstreamError } from '../providers/index.ts';
 import type { TranslateBatch, TranslateResult } from '../schemas.ts';
 import { estimateRequestTokens } from '../tokens/index.ts';
 import type { ValidationIssue } from '../validators/index.ts';
-import { validateBatch } from '../validators/index.ts';
+import { isRetryable, validateBatch } from '../validators/index.ts';
 import type { Principal } from './accounts.ts';
 import type { AppContext } from './context.ts';
 import { enqueue } from './jobs.ts';
@@ -174,11 +174,17 @@ export async function translateBatch(
   const texts = new Map(first.result.translations.map((t) => [t.id, t.text]));
   let issues = validateAll(batch, texts);
 
-  if (issues.length > 0) {
-    // One retry of the failing items, with their issues as feedback. A 402 or upstream failure here keeps the
+  const retryable = issues.filter(isRetryable);
+  if (retryable.length > 0) {
+    // One retry of the failing items, with their issues as feedback. Issues of the client's own source (invalid
+    // ICU, unknown locale) are not retried: asking again cannot fix them. A 402 or upstream failure here keeps the
     // first answer, with its issues flagged.
-    const failing = new Set(issues.map((i) => i.itemId));
-    const retryReq: ProviderRequest = { ...req, items: items.filter((i) => failing.has(i.id)), feedback: issues };
+    const failing = new Set(retryable.map((i) => i.itemId));
+    const retryReq: ProviderRequest = {
+      ...req,
+      items: items.filter((i) => failing.has(i.id)),
+      feedback: retryable.filter((i) => failing.has(i.itemId)),
+    };
     try {
       const retry = await meteredTranslate(ctx, subject, principal.keyId, 'translate', retryReq, model.price);
       if (retry.result) {
