@@ -20,7 +20,11 @@ function errorPlugin(app: FastifyInstance): void {
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) {
       // Never echo internals: log the error (no request body is attached) and answer a generic message.
-      request.log.error({ err: error }, 'unhandled error');
+      // Only the class, code, message and stack: driver errors carry fields (detail, parameters) that may hold data.
+      request.log.error(
+        { err: { type: error.name, code: error.code, message: error.message, stack: error.stack } },
+        'unhandled error',
+      );
       return reply.code(500).send({ error: 'internal error' });
     }
     const known = error.code ? FASTIFY_STATUS_MESSAGES[error.code] : undefined;
