@@ -91,7 +91,7 @@ try {
       HTTP__PORT: String(port),
       HTTP__HOST: '127.0.0.1',
       RESYNC_SECONDS: String(RESYNC_SECONDS),
-      RECONCILE__CONCURRENCY: process.env.BENCH_OPERATOR_CONCURRENCY ?? '8',
+      RECONCILE__CONCURRENCY: process.env.BENCH_OPERATOR_CONCURRENCY ?? '16',
       LOG_LEVEL: process.env.BENCH_OPERATOR_LOG_LEVEL ?? 'error',
       // As in the image (operator/Dockerfile): a small young generation keeps RSS down.
       NODE_OPTIONS: '--max-semi-space-size=2',
@@ -256,7 +256,7 @@ try {
 
   const result = {
     objects: N,
-    concurrency: Number(process.env.BENCH_OPERATOR_CONCURRENCY ?? 8),
+    concurrency: Number(process.env.BENCH_OPERATOR_CONCURRENCY ?? 16),
     createSeconds: +(createdMs / 1000).toFixed(2),
     firstPassSeconds: +(firstPassMs / 1000).toFixed(2),
     allReconciledSeconds: +(reconciledMs / 1000).toFixed(2),

@@ -159,6 +159,45 @@ describe('TranslationService reconciler', () => {
     expect(events.some((e) => e.reason === 'Updated' && /drift/.test(e.note))).toBe(true);
   });
 
+  it('runs a new migration Job before rolling out a new image, then deletes the old Job', async () => {
+    const ns = await createNamespace(client, 'rollout');
+    await createSecret(client, ns, 'db-app', { uri: 'postgres://x' });
+    await create(client, translationService(ns, 'web'));
+    const job1 = await eventually('first migration job', async () => (await status(ns, 'web'))?.status?.migration?.job);
+    await completeMigration(client, ns, job1);
+    await eventually('Deployment at 1.0.0', async () => {
+      const d = await get(client, RESOURCES.Deployment, ns, 'web');
+      return d?.spec.template.spec.containers[0].image === 'scriptorium/translation:1.0.0';
+    });
+
+    await client.request('PATCH', resourcePath(RESOURCES.TranslationService, ns, 'web'), {
+      body: { spec: { image: 'scriptorium/translation:1.1.0' } },
+      contentType: 'application/merge-patch+json',
+    });
+    const job2 = await eventually('second migration job', async () => {
+      const ts = await status(ns, 'web');
+      const job = ts?.status?.migration?.job;
+      return job && job !== job1 && condition(ts, 'Progressing')?.reason === 'MigrationRunning' ? job : undefined;
+    });
+    expect(job2).toMatch(/^web-migrate-[0-9a-f]{10}$/);
+    // The Deployment waits for the new migration.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const waiting = await get(client, RESOURCES.Deployment, ns, 'web');
+    expect(waiting?.spec.template.spec.containers[0].image).toBe('scriptorium/translation:1.0.0');
+
+    await completeMigration(client, ns, job2);
+    await eventually('Deployment at 1.1.0', async () => {
+      const d = await get(client, RESOURCES.Deployment, ns, 'web');
+      return d?.spec.template.spec.containers[0].image === 'scriptorium/translation:1.1.0';
+    });
+    await eventually(
+      'old migration Job deleted',
+      async () => (await get(client, RESOURCES.Job, ns, job1)) === undefined,
+    );
+    const cron = await get(client, RESOURCES.CronJob, ns, 'web-worker');
+    expect(cron?.spec.jobTemplate.spec.template.spec.containers[0].image).toBe('scriptorium/translation:1.1.0');
+  });
+
   it('reports a missing Secret as Degraded/SecretNotFound with an Event, and recovers when it appears', async () => {
     const ns = await createNamespace(client, 'nosecret');
     await create(client, translationService(ns, 'web'));
