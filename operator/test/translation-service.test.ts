@@ -220,6 +220,42 @@ describe('TranslationService reconciler', () => {
     expect(condition(recovered, 'Progressing')?.reason).toBe('MigrationRunning');
   });
 
+  it('refuses to take over objects it does not control', async () => {
+    const ns = await createNamespace(client, 'clash');
+    await createSecret(client, ns, 'db-app', { uri: 'postgres://x' });
+    await createSecret(client, ns, 'web-worker-secret', { secret: 'someone else' });
+    await create(client, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'web', namespace: ns },
+      spec: { ports: [{ port: 8080 }], selector: { app: 'theirs' } },
+    });
+    await create(client, translationService(ns, 'web'));
+    const refused = await eventually('ResourceConflict', async () => {
+      const ts = await status(ns, 'web');
+      return condition(ts, 'Degraded')?.reason === 'ResourceConflict' ? ts : undefined;
+    });
+    expect(condition(refused, 'Ready')).toMatchObject({ status: 'False', reason: 'ResourceConflict' });
+    expect(condition(refused, 'Degraded')?.message).toContain('Secret web-worker-secret exists and is not controlled');
+    await eventually('Refused event', async () =>
+      (await list(client, RESOURCES.Event, ns)).some((e) => e.reason === 'Refused' && e.type === 'Warning'),
+    );
+    const secret = await get(client, RESOURCES.Secret, ns, 'web-worker-secret');
+    expect(Buffer.from(secret?.data.secret, 'base64').toString()).toBe('someone else');
+    expect(secret?.metadata.ownerReferences).toBeUndefined();
+
+    await client.request('DELETE', resourcePath(RESOURCES.Secret, ns, 'web-worker-secret'));
+    const stillRefused = await eventually('Service conflict reported', async () => {
+      const ts = await status(ns, 'web');
+      const message = condition(ts, 'Degraded')?.message ?? '';
+      return message.includes('Service web exists') ? ts : undefined;
+    });
+    expect(condition(stillRefused, 'Degraded')?.status).toBe('True');
+    const svc = await get(client, RESOURCES.Service, ns, 'web');
+    expect(svc?.spec.selector).toEqual({ app: 'theirs' });
+    expect(svc?.metadata.ownerReferences).toBeUndefined();
+  });
+
   it('deletes through the finalizer, then the garbage collector removes the children', async () => {
     const ns = await createNamespace(client, 'del');
     await createSecret(client, ns, 'db-app', { uri: 'postgres://x' });

@@ -173,37 +173,29 @@ export async function apply(
 export async function createIfAbsent(ctx: ApplyContext, type: ResourceType, desired: KubeObject): Promise<ApplyResult> {
   const namespace = desired.metadata.namespace ?? '';
   const name = desired.metadata.name ?? '';
-  const existing = await current(ctx, type, namespace, name);
   const what = describe(type, name);
-  if (existing) {
-    if (controllerOf(existing)?.uid !== ctx.owner.metadata.uid) {
-      const err = new NotOwnedError(what, controllerOf(existing)?.name ?? 'none');
-      await ctx.recorder?.record(ctx.owner, {
-        type: 'Warning',
-        reason: 'Refused',
-        action: 'Refuse',
-        note: err.message,
+  let existing = ctx.lookup?.(type, namespace, name);
+  if (!existing) {
+    // Create straight away; AlreadyExists means it exists after all (not ours, or not cached yet): read it.
+    try {
+      const answer = await ctx.client.request<KubeObject>('POST', resourcePath(type, namespace), {
+        body: desired,
+        query: { fieldManager: FIELD_MANAGER },
       });
-      throw err;
+      if (ctx.writes) ctx.writes.count++;
+      ctx.onWrite?.(type, { ...answer, apiVersion: type.apiVersion, kind: type.kind });
+      await note(ctx, { type: 'Normal', reason: 'Created', action: 'Create', note: `Created ${what}` });
+      return 'created';
+    } catch (err) {
+      if (!(err instanceof KubeApiError && err.status === 409)) throw err;
+      existing = await current(ctx, type, namespace, name);
+      if (!existing) throw err; // deleted in between: the next reconcile creates it
     }
-    return 'unchanged';
   }
-  try {
-    const answer = await ctx.client.request<KubeObject>('POST', resourcePath(type, namespace), {
-      body: desired,
-      query: { fieldManager: FIELD_MANAGER },
-    });
-    if (ctx.writes) ctx.writes.count++;
-    ctx.onWrite?.(type, { ...answer, apiVersion: type.apiVersion, kind: type.kind });
-  } catch (err) {
-    if (err instanceof KubeApiError && err.status === 409) return 'unchanged';
+  if (controllerOf(existing)?.uid !== ctx.owner.metadata.uid) {
+    const err = new NotOwnedError(what, controllerOf(existing)?.name ?? 'none');
+    await ctx.recorder?.record(ctx.owner, { type: 'Warning', reason: 'Refused', action: 'Refuse', note: err.message });
     throw err;
   }
-  await note(ctx, {
-    type: 'Normal',
-    reason: 'Created',
-    action: 'Create',
-    note: `Created ${what}`,
-  });
-  return 'created';
+  return 'unchanged';
 }
