@@ -70,7 +70,20 @@ for (const n of sizes) {
   const cluster = await LocalCluster.create({ size: n, roundTimeoutMs: 1000, env: nodeEnv });
   try {
     await cluster.startAll();
-    await new Promise((r) => setTimeout(r, 1500));
+    // Warm up: processes start at different times on two cores, so the first heights may need round
+    // changes (with growing timeouts). Measure once every node has seen a few heartbeat blocks.
+    const warm =
+      (await Promise.all(cluster.nodes.map((x) => cluster.height(x)))).reduce((a, b) => Math.max(a, b), 0) + 3;
+    await Promise.all(
+      cluster.nodes.map((x) =>
+        cluster.waitFor(
+          `${x.nodeId} warm`,
+          () => cluster.height(x),
+          (h) => h >= warm,
+          180_000,
+        ),
+      ),
+    );
     const urls = cluster.nodes.map((x) => x.url);
     const base = { urls, token: cluster.token, concurrency: 1, maxOutstanding: 0 };
     // The node's own view: mean time from a record entering node 0's mempool to its block being final there.
