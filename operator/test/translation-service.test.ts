@@ -198,6 +198,31 @@ describe('TranslationService reconciler', () => {
     expect(cron?.spec.jobTemplate.spec.template.spec.containers[0].image).toBe('scriptorium/translation:1.1.0');
   });
 
+  it('creates an HPA for autoscaling and deletes it when a fixed replica count replaces it', async () => {
+    const ns = await createNamespace(client, 'hpa');
+    await createSecret(client, ns, 'db-app', { uri: 'postgres://x' });
+    await create(
+      client,
+      translationService(ns, 'web', { replicas: undefined, autoscaling: { minReplicas: 2, maxReplicas: 5 } }),
+    );
+    const hpa = await eventually('HPA', () => get(client, RESOURCES.HorizontalPodAutoscaler, ns, 'web'));
+    expect(hpa.spec).toMatchObject({
+      minReplicas: 2,
+      maxReplicas: 5,
+      scaleTargetRef: { kind: 'Deployment', name: 'web' },
+    });
+    await client.request('PATCH', resourcePath(RESOURCES.TranslationService, ns, 'web'), {
+      body: { spec: { autoscaling: null, replicas: 3 } },
+      contentType: 'application/merge-patch+json',
+    });
+    await eventually(
+      'HPA deleted',
+      async () => (await get(client, RESOURCES.HorizontalPodAutoscaler, ns, 'web')) === undefined,
+    );
+    const events = await list(client, RESOURCES.Event, ns);
+    expect(events.some((e) => e.reason === 'Deleted' && e.note.includes('HorizontalPodAutoscaler web'))).toBe(true);
+  });
+
   it('reports a missing Secret as Degraded/SecretNotFound with an Event, and recovers when it appears', async () => {
     const ns = await createNamespace(client, 'nosecret');
     await create(client, translationService(ns, 'web'));
