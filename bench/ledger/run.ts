@@ -67,7 +67,7 @@ let catchup: Record<string, number> | undefined;
 let sampleBlock: Block | undefined;
 
 for (const n of sizes) {
-  const cluster = await LocalCluster.create({ size: n, roundTimeoutMs: 1000, env: nodeEnv });
+  const cluster = await LocalCluster.create({ size: n, roundTimeoutMs: 2000, env: nodeEnv });
   try {
     await cluster.startAll();
     // Warm up: processes start at different times on two cores, so the first heights may need round

@@ -21,7 +21,7 @@ const envSchema = z.object({
   NODE_CONSENSUS__BIND_PORT: int(0, 65535).default(8000),
   NODE_CONSENSUS__BIND_HOST: z.string().min(1).default('0.0.0.0'),
   NODE_CONSENSUS__ADVERTISE: z.string().optional(),
-  NODE_CONSENSUS__ROUND_TIMEOUT_MS: int(10, 600_000).default(1000),
+  NODE_CONSENSUS__ROUND_TIMEOUT_MS: int(10, 600_000).default(2000),
   NODE_CONSENSUS__MAX_BLOCK_RECORDS: int(1, 10_000).default(2000),
   NODE_CONSENSUS__MAX_BLOCK_BYTES: int(1024, 64 * 1024 * 1024).default(4 * 1024 * 1024),
   NODE_CONSENSUS__INBOUND_QUEUE: int(1, 1_000_000).default(10_000),

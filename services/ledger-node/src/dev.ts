@@ -5,7 +5,7 @@ import { LocalCluster } from './cluster/local-cluster.ts';
 const cluster = await LocalCluster.create({
   size: 4,
   debugApi: true,
-  roundTimeoutMs: 1000,
+  roundTimeoutMs: 2000,
   output: 'file',
   logLevel: 'info',
 });

@@ -184,8 +184,9 @@ export function createDriver(node: LedgerNode): ConsensusDriver {
     pendingProposal = { height, round, timer: undefined };
     const hasWork = mempool.size > 0 || mempool.pendingChanges > 0;
     // With work waiting, propose at once (or after the configured batching delay). When idle, wait
-    // for records, but propose an empty heartbeat block well before the round would time out.
-    const wait = hasWork ? config.blockDelayMs : Math.max(1, Math.floor(config.roundTimeoutMs / 2));
+    // for records, then propose an empty heartbeat block after a quarter of the base timeout, so that
+    // the three phases keep most of the round's time and a quiet chain never changes rounds.
+    const wait = hasWork ? config.blockDelayMs : Math.max(1, Math.floor(config.roundTimeoutMs / 4));
     if (wait === 0) proposeNow();
     else pendingProposal.timer = setTimeout(proposeNow, wait);
   }
