@@ -2,15 +2,24 @@
 # Build (or reuse) the Kubernetes pieces the tests and the chart check need, and print the bin dir.
 #
 #   bash tools/kube/build.sh            # `make kube-bins`
+#   bash tools/kube/build.sh --node     # also kubelet, kube-scheduler, kube-proxy, coredns (tools/cluster)
 #   SCRIPTORIUM_KUBE_JOBS=4 bash tools/kube/build.sh
 #
 # Output: $SCRIPTORIUM_CACHE/kube/$KUBE_VERSION/bin/{etcd,kube-apiserver,kube-controller-manager,helm,kind}
+# and, with --node, {kubelet,kube-scheduler,kube-proxy,coredns} (the local cluster's node pieces).
 # (SCRIPTORIUM_CACHE defaults to ${XDG_CACHE_HOME:-$HOME/.cache}/scriptorium). Versions live in
 # tools/kube/versions.env; packages/kube-testenv/src/binaries.ts computes the same path.
 # Everything Go writes (GOPATH, GOMODCACHE, GOCACHE, the wrapper modules) stays under the cache,
 # never in the repository. Binaries are static (CGO_ENABLED=0), built with -trimpath -ldflags "-s -w".
 # A binary already present with the right version is reused; only missing ones are built.
 set -euo pipefail
+
+mode=control-plane
+case ${1:-} in
+'') ;;
+--node) mode=node ;;
+*) echo "usage: build.sh [--node]" >&2; exit 2 ;;
+esac
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tools/kube/versions.env
@@ -48,13 +57,19 @@ mark() {
 
 ldflags_common="-s -w"
 
-build_kube() {
-	if has kube-apiserver "$KUBE_VERSION" && has kube-controller-manager "$KUBE_VERSION"; then return; fi
-	local src="$kube_root/src/kubernetes" started=$SECONDS
-	need_go kube-apiserver
-	log "building kube-apiserver and kube-controller-manager $KUBE_VERSION (first build: ~30-45 min on 2 cores)"
+# kube_build SRC_NAME WRAPPERS BIN...: build the named k8s.io/kubernetes binaries from the wrapper
+# module tools/kube/wrappers/WRAPPERS, in ONE `go build` so their shared packages compile once
+# (and reuse the GOCACHE of any earlier build at the same version).
+kube_build() {
+	local src_name=$1 wrappers=$2; shift 2
+	local names=("$@") name missing=()
+	for name in "${names[@]}"; do has "$name" "$KUBE_VERSION" || missing+=("$name"); done
+	((${#missing[@]})) || return 0
+	local src="$kube_root/src/$src_name" started=$SECONDS
+	need_go "${missing[0]}"
+	log "building ${missing[*]} $KUBE_VERSION"
 	rm -rf "$src" && mkdir -p "$src"
-	cp -r "$here/wrappers/kubernetes/." "$src/"
+	cp -r "$here/wrappers/$wrappers/." "$src/"
 	bash "$here/gen-kube-gomod.sh" "$KUBE_VERSION" >"$src/go.mod"
 	local minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
 	local vpkg ldflags="$ldflags_common"
@@ -66,14 +81,20 @@ build_kube() {
 	(
 		cd "$src"
 		go mod tidy
-		# One invocation for both binaries: their shared packages compile once.
-		go build -p "$jobs" -trimpath -ldflags "$ldflags" -o "$src/out/" ./kube-apiserver ./kube-controller-manager
+		go build -p "$jobs" -trimpath -ldflags "$ldflags" -o "$src/out/" "${missing[@]/#/./}"
 	)
-	mv -f "$src/out/kube-apiserver" "$src/out/kube-controller-manager" "$bin/"
 	local took=$((SECONDS - started))
-	mark kube-apiserver "$KUBE_VERSION" "$took"
-	mark kube-controller-manager "$KUBE_VERSION" "$took"
+	for name in "${missing[@]}"; do
+		mv -f "$src/out/$name" "$bin/"
+		mark "$name" "$KUBE_VERSION" "$took"
+	done
 }
+
+# kube-apiserver and kube-controller-manager (first build: ~30-45 min on 2 cores).
+build_kube() { kube_build kubernetes kubernetes kube-apiserver kube-controller-manager; }
+
+# The node pieces of tools/cluster (`--node`): the kubelet, kube-scheduler and kube-proxy.
+build_kube_node() { kube_build kubernetes-node kubernetes-node kubelet kube-scheduler kube-proxy; }
 
 build_etcd() {
 	if has etcd "$ETCD_VERSION"; then return; fi
@@ -125,9 +146,15 @@ helm_ldflags() {
 	echo "$out"
 }
 
+coredns_ldflags() { echo "-X github.com/coredns/coredns/coremain.GitCommit=$COREDNS_VERSION"; }
+
 build_etcd
 build_plain helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" helm_ldflags
 build_plain kind sigs.k8s.io/kind "$KIND_VERSION"
 build_kube
+if [[ $mode == node ]]; then
+	build_kube_node
+	build_plain coredns github.com/coredns/coredns "$COREDNS_VERSION" coredns_ldflags
+fi
 
 echo "$bin"
