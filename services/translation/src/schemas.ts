@@ -40,6 +40,9 @@ export const Style = z.object({
 
 export const Tier = z.enum(['cheap', 'top']);
 
+/** Results are keyed by item id, so ids are unique within a batch. */
+const uniqueIds = (items: { id: string }[]): boolean => new Set(items.map((i) => i.id)).size === items.length;
+
 export const TranslateBatch = z.object({
   sourceLocale: Locale,
   targetLocale: Locale,
@@ -50,7 +53,7 @@ export const TranslateBatch = z.object({
     .max(256)
     .optional()
     .meta({ description: 'id of a fine-tuned model the caller’s organization may use' }),
-  items: z.array(TranslateItem).min(1).max(100),
+  items: z.array(TranslateItem).min(1).max(100).refine(uniqueIds, { message: 'item ids must be unique' }),
   style: Style,
   glossary: z.array(GlossaryEntry).max(500),
 });
@@ -98,7 +101,8 @@ export const JudgeRequest = z.object({
       }),
     )
     .min(1)
-    .max(50),
+    .max(50)
+    .refine(uniqueIds, { message: 'item ids must be unique' }),
   glossary: z.array(GlossaryEntry).max(500).default([]),
   style: Style.optional(),
 });

@@ -66,6 +66,13 @@ describe('POST /api/v1/translate', () => {
       { ...batch(1), sourceLocale: 'not a locale' },
       { ...batch(1), style: undefined },
       { ...batch(1), glossary: [{ term: 'x', target: 1, neverTranslate: true }] },
+      {
+        ...batch(1),
+        items: [
+          { id: 'same', text: 'a' },
+          { id: 'same', text: 'b' },
+        ],
+      },
     ]) {
       const res = await h.app.inject({ method: 'POST', url: '/api/v1/translate', headers: bearer(apiKey), payload });
       expect(res.statusCode).toBe(400);
