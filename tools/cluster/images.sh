@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# Build every container image the local cluster needs, without any registry, and export each one
+# as an OCI archive that tools/cluster/up.sh imports into containerd's k8s.io namespace.
+#
+#   bash tools/cluster/images.sh            # base images + the project's three Dockerfiles
+#   bash tools/cluster/images.sh --base     # only the base images (node, pause, postgres)
+#
+# Base images (no registry is reachable, so each is built from a local rootfs):
+#   docker.io/library/node:24-bookworm-slim   Debian bookworm (debootstrap --variant=minbase) + Node 24
+#                                            and npm from the npm registry, a `node` user (1000:1000)
+#   localhost/scriptorium/pause:1             a static Go program that sleeps on pause (sandbox image)
+#   localhost/scriptorium/coredns:$COREDNS_VERSION  the CoreDNS binary of tools/kube/build.sh --node
+#   localhost/scriptorium/postgres:15-bookworm  Debian's postgresql package + tools/cluster/postgres/entrypoint.sh
+# Project images (their Dockerfiles built unchanged with buildah, tagged as the chart expects):
+#   docker.io/scriptorium/{operator,translation,ledger-node}:dev
+#
+# Everything lands under $SCRIPTORIUM_CACHE/cluster (rootfs trees, tarballs, images/*.oci.tar);
+# buildah keeps its vfs storage in its default place (/var/lib/containers/storage). Root only.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+cache=${SCRIPTORIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scriptorium}
+work="$cache/cluster"
+out="$work/images"
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+node_major=24
+log() { echo "cluster-images: $*" >&2; }
+
+mode=all
+case ${1:-} in
+'') ;;
+--base) mode=base ;;
+*) echo "usage: images.sh [--base]" >&2; exit 2 ;;
+esac
+[[ $(id -u) == 0 ]] || { log "must run as root (debootstrap, chroot, buildah)"; exit 1; }
+
+# The Debian tools this needs; installed when absent (the machine's apt sources reach the mirror).
+need_pkgs=()
+command -v debootstrap >/dev/null || need_pkgs+=(debootstrap)
+command -v buildah >/dev/null || need_pkgs+=(buildah)
+command -v go >/dev/null || need_pkgs+=(golang-go)
+if ((${#need_pkgs[@]})); then
+	log "installing ${need_pkgs[*]}"
+	apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need_pkgs[@]}"
+fi
+command -v npm >/dev/null || { log "npm is needed to fetch Node $node_major (run 'make deps' or tools/ensure-node.sh)"; exit 1; }
+
+mkdir -p "$work" "$out"
+exec 9>"$work/.images.lock"
+flock 9
+
+bah() { buildah --storage-driver vfs "$@"; }
+
+# image_from_rootfs TAG ROOTFS [CONTAINERFILE_LINES...]: tar ROOTFS and build TAG FROM scratch.
+image_from_rootfs() {
+	local tag=$1 rootfs=$2; shift 2
+	local ctx="$work/ctx/${tag//[\/:]/_}"
+	rm -rf "$ctx" && mkdir -p "$ctx"
+	tar --numeric-owner -C "$rootfs" -cf "$ctx/rootfs.tar" .
+	{ echo "FROM scratch"; echo "ADD rootfs.tar /"; printf '%s\n' "$@"; } >"$ctx/Containerfile"
+	bah bud --isolation chroot --layers=false -f "$ctx/Containerfile" -t "$tag" "$ctx" >&2
+	rm -rf "$ctx"
+}
+
+# export_image TAG FILE: write TAG as an OCI archive that keeps TAG as its reference name.
+export_image() {
+	rm -f "$out/$2"
+	bah push "$1" "oci-archive:$out/$2:$1" >&2
+	log "exported $1 -> $out/$2"
+}
+
+# A stamp records what an output was built from; a changed input rebuilds it.
+fresh() { [[ -f $1 && $(<"$1") == "$2" ]]; }
+
+base_rootfs() {
+	local dir="$work/rootfs/bookworm-minbase" stamp="bookworm minbase $mirror"
+	if fresh "$dir.stamp" "$stamp"; then return; fi
+	log "debootstrap bookworm (minbase) into $dir"
+	rm -rf "$dir" && mkdir -p "$dir"
+	debootstrap --variant=minbase --include=ca-certificates bookworm "$dir" "$mirror" >&2
+	chroot "$dir" apt-get clean
+	rm -rf "$dir"/var/lib/apt/lists/* "$dir"/var/cache/apt/*.bin
+	echo "$stamp" >"$dir.stamp"
+}
+
+node_image() {
+	local tag=docker.io/library/node:$node_major-bookworm-slim npmdir="$work/node-dist"
+	local version
+	mkdir -p "$npmdir"
+	if [[ ! -x $npmdir/node_modules/node/bin/node || ! -d $npmdir/node_modules/npm ]]; then
+		log "fetching node@$node_major and npm from the npm registry"
+		npm i --prefix "$npmdir" --no-audit --no-fund --loglevel=error "node@$node_major" "npm@11" >&2
+	fi
+	version=$("$npmdir/node_modules/node/bin/node" --version)
+	local stamp="$version npm $(node -p "require('$npmdir/node_modules/npm/package.json').version") $(<"$work/rootfs/bookworm-minbase.stamp")"
+	if fresh "$out/node.stamp" "$stamp" && [[ -f $out/node.oci.tar ]]; then return; fi
+	local root="$work/rootfs/node"
+	rm -rf "$root" && cp -a "$work/rootfs/bookworm-minbase" "$root"
+	install -m 0755 "$npmdir/node_modules/node/bin/node" "$root/usr/local/bin/node"
+	mkdir -p "$root/usr/local/lib/node_modules"
+	cp -a "$npmdir/node_modules/npm" "$root/usr/local/lib/node_modules/npm"
+	ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
+	ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
+	# The official image's `node` user and group, uid/gid 1000, home /home/node.
+	chroot "$root" groupadd --gid 1000 node
+	chroot "$root" useradd --uid 1000 --gid node --shell /bin/bash --create-home node
+	image_from_rootfs "$tag" "$root" "ENV NODE_VERSION=${version#v}" 'CMD ["node"]'
+	rm -rf "$root"
+	export_image "$tag" node.oci.tar
+	echo "$stamp" >"$out/node.stamp"
+}
+
+pause_image() {
+	local tag=localhost/scriptorium/pause:1 src="$work/pause-src" root="$work/rootfs/pause"
+	local stamp
+	stamp=$(cat "$here/pause/main.go" "$here/pause/go.mod" | sha256sum | cut -d' ' -f1)
+	if fresh "$out/pause.stamp" "$stamp" && [[ -f $out/pause.oci.tar ]]; then return; fi
+	log "building the pause binary"
+	rm -rf "$src" "$root" && mkdir -p "$src" "$root"
+	cp "$here/pause/main.go" "$here/pause/go.mod" "$src/"
+	(cd "$src" && GOPATH="$cache/go/path" GOMODCACHE="$cache/go/mod" GOCACHE="$cache/go/build" \
+		CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$root/pause" .)
+	image_from_rootfs "$tag" "$root" 'USER 65535:65535' 'ENTRYPOINT ["/pause"]'
+	rm -rf "$root" "$src"
+	export_image "$tag" pause.oci.tar
+	echo "$stamp" >"$out/pause.stamp"
+}
+
+postgres_image() {
+	local tag=localhost/scriptorium/postgres:15-bookworm root="$work/rootfs/postgres"
+	local stamp
+	stamp="$(sha256sum <"$here/postgres/entrypoint.sh" | cut -d' ' -f1) $(<"$work/rootfs/bookworm-minbase.stamp")"
+	if fresh "$out/postgres.stamp" "$stamp" && [[ -f $out/postgres.oci.tar ]]; then return; fi
+	log "installing Debian's postgresql into a copy of the base rootfs"
+	rm -rf "$root" && cp -a "$work/rootfs/bookworm-minbase" "$root"
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	# No service starts inside the chroot, and no default cluster: the entrypoint runs initdb.
+	printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d" && chmod 0755 "$root/usr/sbin/policy-rc.d"
+	mkdir -p "$root/etc/postgresql-common"
+	echo "create_main_cluster = false" >"$root/etc/postgresql-common/createcluster.conf"
+	chroot "$root" apt-get update -q >&2
+	DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y --no-install-recommends postgresql-15 >&2
+	chroot "$root" apt-get clean
+	rm -rf "$root"/var/lib/apt/lists/* "$root/usr/sbin/policy-rc.d"
+	: >"$root/etc/resolv.conf"
+	# The uid/gid deploy/postgres.yaml runs as (70, as in the alpine image), so initdb finds its user.
+	chroot "$root" groupmod -g 70 postgres
+	chroot "$root" usermod -u 70 -g 70 postgres
+	mkdir -p "$root/var/lib/postgresql/data" "$root/var/run/postgresql"
+	chroot "$root" chown -R postgres:postgres /var/lib/postgresql /var/run/postgresql
+	install -m 0755 "$here/postgres/entrypoint.sh" "$root/usr/local/bin/docker-entrypoint.sh"
+	image_from_rootfs "$tag" "$root" \
+		'ENV PATH=/usr/lib/postgresql/15/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+		'ENV PGDATA=/var/lib/postgresql/data' 'USER 70:70' 'EXPOSE 5432' \
+		'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]'
+	rm -rf "$root"
+	export_image "$tag" postgres.oci.tar
+	echo "$stamp" >"$out/postgres.stamp"
+}
+
+# CoreDNS from the binary tools/kube/build.sh --node built (the image holds nothing else).
+coredns_image() {
+	local version tag bin root="$work/rootfs/coredns"
+	version=$(sed -n 's/^COREDNS_VERSION=//p' "$here/../kube/versions.env")
+	tag=localhost/scriptorium/coredns:$version
+	bin="$cache/kube/$(sed -n 's/^KUBE_VERSION=//p' "$here/../kube/versions.env")/bin/coredns"
+	[[ -x $bin ]] || { log "no $bin: run 'bash tools/kube/build.sh --node' first"; exit 1; }
+	if fresh "$out/coredns.stamp" "$version" && [[ -f $out/coredns.oci.tar ]]; then return; fi
+	rm -rf "$root" && mkdir -p "$root"
+	install -m 0755 "$bin" "$root/coredns"
+	image_from_rootfs "$tag" "$root" 'EXPOSE 53 53/udp' 'ENTRYPOINT ["/coredns"]'
+	rm -rf "$root"
+	export_image "$tag" coredns.oci.tar
+	echo "$version" >"$out/coredns.stamp"
+}
+
+# The project's Dockerfiles, unchanged, with the repository root as context (as `make images` does).
+project_image() {
+	local name=$1 dockerfile=$2 tag="docker.io/scriptorium/$1:dev"
+	log "building $tag from $dockerfile"
+	bah bud --isolation chroot --pull=never -f "$repo/$dockerfile" -t "$tag" "$repo" >&2
+	export_image "$tag" "$name.oci.tar"
+}
+
+base_rootfs
+pause_image
+node_image
+postgres_image
+coredns_image
+if [[ $mode == all ]]; then
+	project_image operator operator/Dockerfile
+	project_image translation services/translation/Dockerfile
+	project_image ledger-node services/ledger-node/Dockerfile
+fi
+ls -1 "$out"/*.oci.tar

@@ -1,0 +1,3 @@
+module scriptorium.dev/pause
+
+go 1.24
