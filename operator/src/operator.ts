@@ -113,7 +113,8 @@ export class Operator {
       onStoppedLeading: () => {
         this.#leading = false;
         this.metrics.leader.set(0);
-        this.#o.onLostLeadership?.();
+        // Another replica may lead now: stop reconciling at once, then let the owner decide (main.ts exits).
+        void this.controller.stop().finally(() => this.#o.onLostLeadership?.());
       },
     });
   }

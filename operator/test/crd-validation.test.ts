@@ -67,7 +67,7 @@ describe('TranslationService CRD', () => {
   });
 
   it('accepts a valid spec and fills defaults', async () => {
-    const created = await create(client, translationService(ns, 'ok'));
+    const created = await create(client, translationService(ns, 'ok', { schedules: undefined }));
     expect(created.spec.provider).toEqual({ kind: 'pseudo', models: {} });
     expect(created.spec.schedules).toEqual({ worker: '* * * * *', retention: '17 3 * * *' });
   });

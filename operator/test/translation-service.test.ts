@@ -35,9 +35,9 @@ function startOperator(identity: string): Operator {
     identity,
     leaseNamespace: 'default',
     leaseName: LEASE,
-    leaseDurationMs: 3000,
-    renewDeadlineMs: 2000,
-    retryPeriodMs: 200,
+    leaseDurationMs: 8000,
+    renewDeadlineMs: 6000,
+    retryPeriodMs: 250,
     concurrency: 4,
     resyncMs: 0,
   });
