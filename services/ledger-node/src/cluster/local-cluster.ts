@@ -223,8 +223,8 @@ export class LocalCluster {
     const res = await request(`${node.url}${path}`, {
       dispatcher: this.dispatcher,
       headers: auth ? { authorization: `Bearer ${this.token}` } : {},
-      headersTimeout: 5000,
-      bodyTimeout: 5000,
+      headersTimeout: 30_000,
+      bodyTimeout: 30_000,
     });
     const text = await res.body.text();
     return { status: res.statusCode, body: text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : text };
@@ -241,8 +241,8 @@ export class LocalCluster {
       dispatcher: this.dispatcher,
       headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/json', ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
-      headersTimeout: 5000,
-      bodyTimeout: 5000,
+      headersTimeout: 30_000,
+      bodyTimeout: 30_000,
     });
     const text = await res.body.text();
     return { status: res.statusCode, body: text.startsWith('{') ? JSON.parse(text) : text };
