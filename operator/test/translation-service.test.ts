@@ -116,11 +116,12 @@ describe('TranslationService reconciler', () => {
     expect(condition(ready, 'Degraded')).toMatchObject({ status: 'False', reason: 'AsExpected' });
     expect(ready.status.readyReplicas).toBe(1);
 
-    const events = (await list(client, RESOURCES.Event, ns)).filter((e) => e.regarding?.kind === 'TranslationService');
-    const notes = events.filter((e) => e.reason === 'Created').flatMap((e) => e.note.split('; '));
-    expect(notes).toEqual(
-      expect.arrayContaining(['Created Service web', 'Created Deployment web', 'Created CronJob web-worker']),
-    );
+    const events = await eventually('Created Events', async () => {
+      const all = (await list(client, RESOURCES.Event, ns)).filter((e) => e.regarding?.kind === 'TranslationService');
+      const notes = all.filter((e) => e.reason === 'Created').flatMap((e) => e.note.split('; '));
+      const wanted = ['Created Service web', 'Created Deployment web', 'Created CronJob web-worker'];
+      return wanted.every((n) => notes.includes(n)) ? all : undefined;
+    });
     expect(events.every((e) => e.reportingController === 'scriptorium.dev/operator')).toBe(true);
     // Generated Secrets are never rewritten.
     expect((await get(client, RESOURCES.Secret, ns, 'web-worker-secret'))?.data).toEqual(workerSecret?.data);
@@ -155,8 +156,10 @@ describe('TranslationService reconciler', () => {
         : undefined;
     });
     expect(fixed.metadata.generation).toBeGreaterThan(dep.metadata.generation ?? 0);
-    const events = await list(client, RESOURCES.Event, ns);
-    expect(events.some((e) => e.reason === 'Updated' && /drift/.test(e.note))).toBe(true);
+    // Events are written at the end of a reconcile, after the objects: wait for them.
+    await eventually('drift Event', async () =>
+      (await list(client, RESOURCES.Event, ns)).some((e) => e.reason === 'Updated' && /drift/.test(e.note)),
+    );
   });
 
   it('runs a new migration Job before rolling out a new image, then deletes the old Job', async () => {
@@ -219,8 +222,11 @@ describe('TranslationService reconciler', () => {
       'HPA deleted',
       async () => (await get(client, RESOURCES.HorizontalPodAutoscaler, ns, 'web')) === undefined,
     );
-    const events = await list(client, RESOURCES.Event, ns);
-    expect(events.some((e) => e.reason === 'Deleted' && e.note.includes('HorizontalPodAutoscaler web'))).toBe(true);
+    await eventually('Deleted Event', async () =>
+      (await list(client, RESOURCES.Event, ns)).some(
+        (e) => e.reason === 'Deleted' && e.note.includes('HorizontalPodAutoscaler web'),
+      ),
+    );
   });
 
   it('reports a missing Secret as Degraded/SecretNotFound with an Event, and recovers when it appears', async () => {
@@ -306,9 +312,13 @@ describe('TranslationService reconciler', () => {
       },
       60_000,
     );
-    const events = await list(client, RESOURCES.Event, ns);
-    expect(events.some((e) => e.reason === 'Finalized')).toBe(true);
-    expect(events.some((e) => e.reason === 'Deleted' && /CronJob/.test(e.note))).toBe(true);
+    await eventually('Finalized and Deleted Events', async () => {
+      const events = await list(client, RESOURCES.Event, ns);
+      return (
+        events.some((e) => e.reason === 'Finalized') &&
+        events.some((e) => e.reason === 'Deleted' && /CronJob/.test(e.note))
+      );
+    });
   });
 
   it('makes no writes when a restarted operator finds everything up to date', async () => {
