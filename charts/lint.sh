@@ -133,7 +133,7 @@ need=(
 	"update translationservices.scriptorium.dev --subresource=status"
 	"update ledgerclusters.scriptorium.dev --subresource=finalizers"
 	"create deployments.apps" "delete jobs.batch" "patch cronjobs.batch" "list secrets" "create services"
-	"create configmaps" "patch ingresses.networking.k8s.io" "create horizontalpodautoscalers.autoscaling"
+	"patch ingresses.networking.k8s.io" "create horizontalpodautoscalers.autoscaling"
 	"create poddisruptionbudgets.policy" "create events.events.k8s.io" "create events"
 )
 for check in "${need[@]}"; do
@@ -148,6 +148,7 @@ deny=(
 	"create pods" "create pods --subresource=exec" "create clusterrolebindings.rbac.authorization.k8s.io"
 	"escalate clusterroles.rbac.authorization.k8s.io" "impersonate users" "create customresourcedefinitions.apiextensions.k8s.io"
 	"delete namespaces" "create serviceaccounts --subresource=token"
+	"update secrets" "delete secrets" "create configmaps" "patch events"
 )
 for check in "${deny[@]}"; do
 	# shellcheck disable=SC2086
