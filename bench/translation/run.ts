@@ -138,6 +138,12 @@ try {
   console.log(`latency: ${DURATION} s at ${rate} req/s, through the service and straight to the upstream …`);
   const atRate = await load({ ...translate, connections: CONNECTIONS, duration: DURATION, overallRate: rate });
   const direct = await load({ ...upstream, connections: CONNECTIONS, duration: DURATION, overallRate: rate });
+  // One connection, one request at a time: the service's own latency without any queueing.
+  console.log(
+    `sequential: ${Math.min(5, DURATION)} s on one connection, through the service and straight to the upstream …`,
+  );
+  const seq = await load({ ...translate, connections: 1, duration: Math.min(5, DURATION) });
+  const seqDirect = await load({ ...upstream, connections: 1, duration: Math.min(5, DURATION) });
   const memory = rssMiB(service.pid!);
 
   const added = {
@@ -176,6 +182,14 @@ try {
     },
     upstreamDirect: { latencyMs: direct.latencyMs },
     addedLatencyMs: added,
+    sequential: {
+      service: seq.latencyMs,
+      upstream: seqDirect.latencyMs,
+      addedLatencyMs: {
+        p50: Math.max(0, seq.latencyMs.p50 - seqDirect.latencyMs.p50),
+        p99: Math.max(0, seq.latencyMs.p99 - seqDirect.latencyMs.p99),
+      },
+    },
     serviceMemoryMiB: memory,
     targets: { requestsPerSecond: 1500, addedP99Ms: 15 },
     met: { throughput: max.requestsPerSecond >= 1500, addedP99: added.p99 < 15 },
@@ -183,7 +197,8 @@ try {
   console.log(
     `throughput ${result.throughput.requestsPerSecond} req/s (non-2xx ${max.non2xx}, service CPU ${cpuMsPerRequest.toFixed(2)} ms/request); at ${rate} req/s: service p50 ${atRate.latencyMs.p50} ms ` +
       `p99 ${atRate.latencyMs.p99} ms, upstream alone p50 ${direct.latencyMs.p50} ms p99 ${direct.latencyMs.p99} ms → ` +
-      `added p50 ${added.p50} ms, p99 ${added.p99} ms; RSS ${memory.rss} MiB (peak ${memory.peak} MiB)`,
+      `added p50 ${added.p50} ms, p99 ${added.p99} ms; one connection: added p50 ${seq.latencyMs.p50 - seqDirect.latencyMs.p50} ms, ` +
+      `p99 ${seq.latencyMs.p99 - seqDirect.latencyMs.p99} ms; RSS ${memory.rss} MiB (peak ${memory.peak} MiB)`,
   );
   writeFileSync(join(here, '..', 'results', 'translation.json'), `${JSON.stringify(result, null, 2)}\n`);
 } finally {
