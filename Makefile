@@ -86,3 +86,10 @@ e2e-kind: deps kube-bins ## End-to-end suite on a kind cluster (needs a Docker e
 
 clean: ## Remove build output and node_modules (the Node 24 and Go caches stay)
 	rm -rf node_modules */node_modules */*/node_modules coverage .dev $(RESULTS)
+
+.PHONY: cluster-up cluster-down
+cluster-up: ## Start a real single-node Kubernetes cluster on this machine (root; tools/cluster/README.md)
+	bash tools/cluster/up.sh
+
+cluster-down: ## Remove everything cluster-up made (processes, mounts, iptables rules, bridge, data)
+	bash tools/cluster/down.sh
