@@ -21,14 +21,40 @@ const status = async (n: LocalNode) => (await cluster.get(n, '/chain')).body as 
 
 beforeAll(async () => {
   cluster = await LocalCluster.create({ size: 4, roundTimeoutMs: 400 });
-  fifth = await cluster.addNode();
   await cluster.startAll();
+  // The 5th node is unknown to the others and knows only node-0: discovery must do the rest.
+  fifth = await cluster.addNode();
+  await cluster.start(fifth, { NODE_PEERS: (cluster.nodes[0] as LocalNode).peerSpec });
 });
 afterAll(async () => {
   await cluster?.stopAll();
 });
 
 describe('membership', () => {
+  it('discovery: a node seeded with one peer learns every peer, and every peer learns it', async () => {
+    const all = cluster.nodes.map((n) => n.peerSpec);
+    await cluster.waitFor(
+      'every registry holds all 5 specs',
+      () =>
+        Promise.all(
+          cluster.nodes.map((n) => cluster.get(n, '/peers', true).then((r) => (r.body as { peers: string[] }).peers)),
+        ),
+      (lists) => lists.every((l) => all.every((spec) => l.includes(spec))),
+    );
+    // A re-announce with a new address for the same key updates the entry in place (a key no node runs,
+    // so no periodic announce races with the check).
+    const n2 = cluster.nodes[2] as LocalNode;
+    const ghost = 'e'.repeat(64);
+    expect((await cluster.post(n2, '/peers', { peers: [`ghost@127.0.0.9:1|${ghost}`] })).body).toEqual({
+      added: 1,
+      updated: 0,
+    });
+    const moved = `ghost@127.0.0.10:2|${ghost}`;
+    expect((await cluster.post(n2, '/peers', { peers: [moved] })).body).toEqual({ added: 0, updated: 1 });
+    const list = (await cluster.get(n2, '/peers', true)).body as { peers: string[] };
+    expect(list.peers.filter((p) => p.endsWith(ghost))).toEqual([moved]);
+  });
+
   it('a 5th node follows as a passive follower, then becomes a validator after POST /membership ADD', async () => {
     const [n0, n1] = cluster.nodes as [LocalNode, LocalNode];
     const s = await status(fifth);
