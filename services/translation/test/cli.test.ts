@@ -52,7 +52,7 @@ describe('main.ts commands', () => {
     expect(refused.stderr).toContain('migration(s) pending');
     const m1 = await run(['migrate'], { DATABASE_URL: db.url });
     expect(m1.code).toBe(0);
-    expect(m1.stdout).toContain('migrations applied: 4');
+    expect(m1.stdout).toContain('migrations applied: 6');
     const m2 = await run(['migrate'], { DATABASE_URL: db.url });
     expect(m2.stdout).toContain('migrations applied: 0');
   });

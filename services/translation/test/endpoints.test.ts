@@ -281,6 +281,44 @@ describe('POST /api/worker', () => {
     expect(await work()).toEqual({ processed: 0, failed: 0 });
   });
 
+  it('releases metering reservations orphaned by a dead process, and only those', async () => {
+    const dead = await h.account();
+    const live = await h.account();
+    for (const { orgId } of [dead, live]) {
+      // A reservation whose process never settles it (the process died after meter_reserve).
+      const [r] = await h.database.query<{ r: string }>(
+        `SELECT meter_reserve($1, '2026-11-01', 100, 1000000, $2, '2026-11-22', 50, 1000000) AS r`,
+        [orgId, `org:${orgId}`],
+      );
+      expect(r!.r).toBe('ok');
+    }
+    await h.database.query(`UPDATE quota_usage SET reserved_at = now() - interval '1 hour' WHERE org_id = $1`, [
+      dead.orgId,
+    ]);
+    await h.database.query(`UPDATE budget_usage SET reserved_at = now() - interval '1 hour' WHERE scope = $1`, [
+      `org:${dead.orgId}`,
+    ]);
+    expect(
+      (await h.app.inject({ method: 'POST', url: '/api/worker', headers: bearer(WORKER_SECRET) })).statusCode,
+    ).toBe(200);
+    const reserved = async (orgId: string) =>
+      (
+        await h.database.query<{ q: number; b: number }>(
+          `SELECT (SELECT reserved_tokens::int FROM quota_usage WHERE org_id = $1 AND period_start = '2026-11-01') AS q,
+                  (SELECT reserved_micros::int FROM budget_usage WHERE scope = 'org:' || $1 AND day = '2026-11-22') AS b`,
+          [orgId],
+        )
+      )[0];
+    expect(await reserved(dead.orgId)).toEqual({ q: 0, b: 0 });
+    expect(await reserved(live.orgId)).toEqual({ q: 100, b: 50 });
+    // A settlement arriving after its reservation was released never drives the counter below zero.
+    await h.database.query(
+      `SELECT * FROM meter_settle($1, '2026-11-01', 100, 10, 1000000, $2, '2026-11-22', 50, 5, 1000000)`,
+      [dead.orgId, `org:${dead.orgId}`],
+    );
+    expect(await reserved(dead.orgId)).toEqual({ q: 0, b: 0 });
+  });
+
   it('rolls usage events up per UTC day (idempotent)', async () => {
     const { orgId } = await h.account();
     await h.database.query(

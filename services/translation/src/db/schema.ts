@@ -184,6 +184,8 @@ export const quotaUsage = pgTable(
     periodStart: date('period_start', { mode: 'string' }).notNull(),
     usedTokens: bigint('used_tokens', { mode: 'number' }).notNull().default(0),
     reservedTokens: bigint('reserved_tokens', { mode: 'number' }).notNull().default(0),
+    /** When a reservation was last added: long after it, whatever is still reserved is orphaned (see the worker). */
+    reservedAt: timestamp('reserved_at', { withTimezone: true }),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.periodStart] })],
 );
@@ -196,6 +198,8 @@ export const budgetUsage = pgTable(
     day: date('day', { mode: 'string' }).notNull(),
     spentMicros: micros('spent_micros').notNull().default(0),
     reservedMicros: micros('reserved_micros').notNull().default(0),
+    /** When a reservation was last added (orphan detection, as on quota_usage). */
+    reservedAt: timestamp('reserved_at', { withTimezone: true }),
   },
   (t) => [primaryKey({ columns: [t.scope, t.day] })],
 );

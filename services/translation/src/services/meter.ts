@@ -157,3 +157,16 @@ export async function settle(
     }
   }
 }
+
+/**
+ * Frees reservations orphaned by a process that died between reserve and settle: on counter rows whose last
+ * reservation is older than `olderThanMs` (every live reservation settles within one upstream timeout), whatever is
+ * still reserved is released. Returns the number of counter rows released.
+ */
+export async function releaseOrphanedReservations(database: Database, olderThanMs: number): Promise<number> {
+  const [row] = await database.query<{ n: number }>(
+    'SELECT meter_release_orphans(make_interval(secs => $1::float8 / 1000)) AS n',
+    [olderThanMs],
+  );
+  return Number(row?.n ?? 0);
+}

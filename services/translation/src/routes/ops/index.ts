@@ -6,7 +6,7 @@ import { RetentionResult, WorkerResult } from '../../schemas.ts';
 import type { AppContext } from '../../services/context.ts';
 import { drain, enqueue } from '../../services/jobs.ts';
 import { judgeSampleHandler, usageRollupHandler } from '../../services/judging.ts';
-import { utcDay } from '../../services/meter.ts';
+import { releaseOrphanedReservations, utcDay } from '../../services/meter.ts';
 import { enforceRetention } from '../../services/retention.ts';
 import { r401 } from '../responses.ts';
 
@@ -23,7 +23,8 @@ export function opsRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: Ap
       operationId: 'worker',
       summary: 'Drain the job queue',
       description:
-        'Enqueues the usage rollup of the previous UTC day (once), then runs ready jobs until none is left or the ' +
+        'Releases metering reservations orphaned by a dead process, enqueues the usage rollup of the previous UTC day ' +
+        '(once), then runs ready jobs until none is left or the ' +
         'run’s bounds are reached. Failed jobs are retried later with exponential backoff, and are dead after a bounded ' +
         'number of attempts.',
       tags: ['operations'],
@@ -32,6 +33,9 @@ export function opsRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: Ap
     },
     { onRequest: auth },
     async () => {
+      // Every live reservation settles within one upstream timeout: far older ones belong to a dead process.
+      const released = await releaseOrphanedReservations(ctx.database, 2 * ctx.config.provider.timeoutMs + 60_000);
+      if (released > 0) ctx.logger.warn({ rows: released }, 'orphaned metering reservations released');
       const yesterday = utcDay(ctx.now() - 86_400_000);
       await enqueue(
         ctx.database,
