@@ -93,7 +93,9 @@ node_image() {
 		npm i --prefix "$npmdir" --no-audit --no-fund --loglevel=error "node@$node_major" "npm@11" >&2
 	fi
 	version=$("$npmdir/node_modules/node/bin/node" --version)
-	local stamp="$version npm $(node -p "require('$npmdir/node_modules/npm/package.json').version") $(<"$work/rootfs/bookworm-minbase.stamp")"
+	local cas
+	cas=$(cat /usr/local/share/ca-certificates/*.crt 2>/dev/null | sha256sum | cut -c1-16)
+	local stamp="$version npm $(node -p "require('$npmdir/node_modules/npm/package.json').version") cas $cas $(<"$work/rootfs/bookworm-minbase.stamp")"
 	if fresh "$out/node.stamp" "$stamp" && [[ -f $out/node.oci.tar ]]; then return; fi
 	local root="$work/rootfs/node"
 	rm -rf "$root" && cp -a "$work/rootfs/bookworm-minbase" "$root"
@@ -102,6 +104,15 @@ node_image() {
 	cp -a "$npmdir/node_modules/npm" "$root/usr/local/lib/node_modules/npm"
 	ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
 	ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
+	# The machine's own extra CAs (e.g. a TLS-inspecting egress proxy in front of the npm registry),
+	# so `npm ci` in a Dockerfile's RUN step trusts what the host trusts. npm reads the cafile from
+	# its global npmrc (/usr/local/etc/npmrc); the runtime environment of the image is unchanged.
+	if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
+		cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+		chroot "$root" update-ca-certificates >/dev/null
+		mkdir -p "$root/usr/local/etc"
+		echo "cafile=/etc/ssl/certs/ca-certificates.crt" >"$root/usr/local/etc/npmrc"
+	fi
 	# The official image's `node` user and group, uid/gid 1000, home /home/node.
 	chroot "$root" groupadd --gid 1000 node
 	chroot "$root" useradd --uid 1000 --gid node --shell /bin/bash --create-home node

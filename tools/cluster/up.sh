@@ -127,7 +127,8 @@ for k in admin controller-manager scheduler kubelet kube-proxy; do kubeconfig "$
 start() {
 	local name=$1; shift
 	if pid_alive "$name"; then return; fi
-	setsid "$@" >>"$LOGS/$name.log" 2>&1 </dev/null &
+	# 8>&-: the daemon must not inherit (and hold) the lock of this script.
+	setsid "$@" >>"$LOGS/$name.log" 2>&1 </dev/null 8>&- &
 	echo $! >"$RUN/pids/$name.pid"
 	clog "started $name (pid $!, log $LOGS/$name.log)"
 }
