@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import { UpstreamError } from './upstream-error.ts';
 
 /** Replies larger than this are refused (a translation batch reply is far smaller). */
@@ -14,19 +16,6 @@ export function retryAfter(header: string | null, now = Date.now()): number | un
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-async function readCapped(res: Response): Promise<string> {
-  if (!res.body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of res.body) {
-    size += chunk.byteLength;
-    if (size > MAX_REPLY_BYTES)
-      throw new UpstreamError('malformed', `upstream reply larger than ${MAX_REPLY_BYTES} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** Error type/code from an OpenAI (`{error: {type, code}}`) or Anthropic (`{error: {type}}`) error body; never the message. */
 function errorKind(body: string): string | undefined {
   try {
@@ -38,11 +27,69 @@ function errorKind(body: string): string | undefined {
   }
 }
 
+// One keep-alive agent per protocol: the upstream connection is reused across calls (node:http is markedly cheaper
+// per call than fetch, which builds Request/Headers/web streams for every call).
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' }),
+};
+
+interface RawReply {
+  status: number;
+  retryAfter: string | null;
+  text: string;
+}
+
+/** One POST over node:http(s); rejects with the raw error (mapped by postJson). Redirects are not followed. */
+function send(url: URL, headers: Record<string, string>, payload: string, signal: AbortSignal): Promise<RawReply> {
+  return new Promise<RawReply>((resolve, reject) => {
+    const isHttps = url.protocol === 'https:';
+    const req = (isHttps ? https : http).request(url, {
+      method: 'POST',
+      agent: isHttps ? agents['https:'] : agents['http:'],
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'content-length': String(Buffer.byteLength(payload)),
+        ...headers,
+      },
+      signal,
+    });
+    req.once('error', reject);
+    req.once('response', (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.byteLength;
+        if (size > MAX_REPLY_BYTES) {
+          req.destroy(new UpstreamError('malformed', `upstream reply larger than ${MAX_REPLY_BYTES} bytes`));
+          return;
+        }
+        chunks.push(chunk);
+      });
+      res.once('error', reject);
+      // Destroyed before the end (connection dropped, aborted): settle the promise either way.
+      res.once('close', () => {
+        if (!res.complete) reject(new Error('upstream connection closed mid-reply'));
+      });
+      res.once('end', () => {
+        const retry = res.headers['retry-after'];
+        resolve({
+          status: res.statusCode ?? 0,
+          retryAfter: typeof retry === 'string' ? retry : null,
+          text: Buffer.concat(chunks, size).toString('utf8'),
+        });
+      });
+    });
+    req.end(payload);
+  });
+}
+
 /**
  * POST a JSON body and return the parsed JSON reply. Every failure becomes an UpstreamError: non-2xx ('status',
- * with the upstream status and retry-after), network error ('network'), the provider's timeout ('timeout'),
- * the caller's signal ('aborted'), a non-JSON or oversized body ('malformed'). Headers and bodies are never logged
- * or put in messages.
+ * with the upstream status and retry-after; a redirect is not followed), network error ('network'), the provider's
+ * timeout ('timeout'), the caller's signal ('aborted'), a non-JSON or oversized body ('malformed'). Headers and
+ * bodies are never logged or put in messages.
  */
 export async function postJson(
   url: string,
@@ -57,38 +104,31 @@ export async function postJson(
     if (e instanceof UpstreamError) return e;
     if (timeout.aborted) return new UpstreamError('timeout', `upstream did not answer within ${timeoutMs} ms`);
     if (signal?.aborted) return new UpstreamError('aborted', 'upstream call aborted by the caller');
-    const code = (e as { cause?: { code?: unknown } }).cause?.code;
+    const code = (e as { code?: unknown }).code ?? (e as { cause?: { code?: unknown } }).cause?.code;
     return new UpstreamError('network', `upstream unreachable${typeof code === 'string' ? ` (${code})` : ''}`, {
       cause: e,
     });
   };
-  let res: Response;
-  let text: string;
+  let reply: RawReply;
   try {
-    res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-      body: JSON.stringify(body),
-      signal: combined,
-      redirect: 'error',
-    });
-    text = await readCapped(res);
+    reply = await send(new URL(url), headers, JSON.stringify(body), combined);
   } catch (e) {
     throw failure(e);
   }
-  if (res.status < 200 || res.status > 299) {
+  const { status, text } = reply;
+  if (status < 200 || status > 299) {
     const kind = errorKind(text);
-    const wait = retryAfter(res.headers.get('retry-after'));
-    throw new UpstreamError('status', `upstream answered ${res.status}${kind ? ` (${kind})` : ''}`, {
-      upstreamStatus: res.status,
+    const wait = retryAfter(reply.retryAfter);
+    throw new UpstreamError('status', `upstream answered ${status}${kind ? ` (${kind})` : ''}`, {
+      upstreamStatus: status,
       ...(wait !== undefined ? { retryAfterSeconds: wait } : {}),
     });
   }
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new UpstreamError('malformed', `upstream answered ${res.status} with a body that is not JSON`, {
-      upstreamStatus: res.status,
+    throw new UpstreamError('malformed', `upstream answered ${status} with a body that is not JSON`, {
+      upstreamStatus: status,
     });
   }
 }

@@ -14,12 +14,34 @@ function clean<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '')) as Partial<T>;
 }
 
+// The reservation estimate and the provider call build the prompt of the same request object: build it once.
+const built = new WeakMap<ProviderRequest, { key: readonly unknown[]; prompt: BuiltPrompt }>();
+const promptKey = (req: ProviderRequest): unknown[] => [
+  req.sourceLocale,
+  req.targetLocale,
+  req.items,
+  req.items.length,
+  req.style,
+  req.glossary,
+  req.feedback,
+];
+
 /**
- * The prompt for a translate call. The system message carries the rules; the user message is ONE JSON document
+ * The prompt for a translate call (memoized per request object: the same object with the same fields gives the
+ * same prompt without rebuilding it; item objects are not expected to change once handed to a provider). The system message carries the rules; the user message is ONE JSON document
  * (task, locales, plural categories, style, glossary, retry feedback, items with context, neighbors, examples).
  * The model must answer `{"translations": {"<id>": "<text>", …}}`.
  */
 export function buildTranslationPrompt(req: ProviderRequest): BuiltPrompt {
+  const key = promptKey(req);
+  const known = built.get(req);
+  if (known && known.key.every((v, i) => v === key[i])) return known.prompt;
+  const prompt = buildPrompt(req);
+  built.set(req, { key, prompt });
+  return prompt;
+}
+
+function buildPrompt(req: ProviderRequest): BuiltPrompt {
   const cardinal = pluralCategories(req.targetLocale, 'cardinal') ?? ['other'];
   const ordinal = pluralCategories(req.targetLocale, 'ordinal') ?? ['other'];
   const hasIcu = req.items.some((i) => i.isIcu);
