@@ -1,8 +1,8 @@
 // The operator process: `node operator/src/main.ts` (the image's ENTRYPOINT).
-import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { loadConfig } from './config.ts';
 import { KubeClient } from './kube/client.ts';
+import { type KubeAccess, loadStatic } from './kube/kubeconfig.ts';
 import { Operator } from './operator.ts';
 
 let config: ReturnType<typeof loadConfig>;
@@ -20,10 +20,18 @@ const log = pino({
   redact: ['*.data', '*.stringData', 'data', 'stringData', '*.headers.authorization'],
 });
 
-const kc = new KubeConfig();
+let kc: KubeAccess;
 try {
-  if (config.KUBECONFIG) kc.loadFromFile(config.KUBECONFIG);
-  else kc.loadFromDefault();
+  // Static credentials (in-cluster, certificates, tokens) need no client-node: its import costs ~60 MB of RSS.
+  const simple = loadStatic(config.KUBECONFIG);
+  if (simple) kc = simple;
+  else {
+    const { KubeConfig } = await import('@kubernetes/client-node');
+    const full = new KubeConfig();
+    if (config.KUBECONFIG) full.loadFromFile(config.KUBECONFIG);
+    else full.loadFromDefault();
+    kc = full;
+  }
 } catch (err) {
   console.error(`invalid configuration: KUBECONFIG: ${(err as Error).message}`);
   process.exit(2);

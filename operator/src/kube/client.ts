@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeApiError } from '../errors.ts';
+import type { KubeAccess } from './kubeconfig.ts';
 
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
@@ -20,17 +20,17 @@ export interface RequestCounts {
 
 /**
  * A small Kubernetes REST client: JSON in and out, streaming watches, one keep-alive agent.
- * `@kubernetes/client-node`'s KubeConfig supplies the server, credentials and CA; the generated API classes
+ * A KubeAccess (ours for static credentials, or `@kubernetes/client-node`'s KubeConfig) supplies the server, credentials and CA; the generated API classes
  * are not used because the operator needs subresources, server-side apply and metadata-only watches
  * on arbitrary kinds through one code path.
  */
 export class KubeClient {
   readonly server: URL;
   readonly counts: RequestCounts = {};
-  readonly #kc: KubeConfig;
+  readonly #kc: KubeAccess;
   #agent: http.Agent | undefined;
 
-  constructor(kc: KubeConfig) {
+  constructor(kc: KubeAccess) {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster');
     this.#kc = kc;

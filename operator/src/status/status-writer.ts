@@ -31,8 +31,8 @@ export interface StatusWriteResult {
 }
 
 /**
- * A status write as a small transaction: read the object fresh, apply `mutate`, skip when nothing changed,
- * write the status subresource with the read's resourceVersion, and start over on a conflict.
+ * A status write as a small transaction: apply `mutate` to the cached copy (or a fresh read), skip when nothing
+ * changed, write the status subresource with that copy's resourceVersion, and on a conflict read fresh and start over.
  * Returns written=false and object=undefined when the object is gone.
  */
 export async function updateStatus(
@@ -49,10 +49,12 @@ export async function updateStatus(
   if (options.cached && !nextStatus(options.cached, mutate, options.now).changed) {
     return { written: false, object: options.cached };
   }
+  // The first attempt writes on top of the cached copy (its resourceVersion makes the write conditional): no GET
+  // in the common case. A conflict means the cache was stale: read fresh and start over.
+  let fresh: KubeObject | undefined = options.cached;
   for (let attempt = 1; ; attempt++) {
-    let fresh: KubeObject;
     try {
-      fresh = await client.request<KubeObject>('GET', resourcePath(type, namespace, name));
+      fresh ??= await client.request<KubeObject>('GET', resourcePath(type, namespace, name));
     } catch (err) {
       if ((err as { status?: number }).status === 404) return { written: false, object: undefined };
       throw err;
@@ -65,7 +67,11 @@ export async function updateStatus(
       });
       return { written: true, object };
     } catch (err) {
-      if (isConflict(err) && attempt < attempts) continue;
+      if ((err as { status?: number }).status === 404) return { written: false, object: undefined };
+      if (isConflict(err) && attempt < attempts) {
+        fresh = undefined;
+        continue;
+      }
       throw err;
     }
   }
