@@ -35,7 +35,7 @@ const promptKey = (req: ProviderRequest): unknown[] => [
 export function buildTranslationPrompt(req: ProviderRequest): BuiltPrompt {
   const key = promptKey(req);
   const known = built.get(req);
-  if (known && known.key.every((v, i) => v === key[i])) return known.prompt;
+  if (known?.key.every((v, i) => v === key[i])) return known.prompt;
   const prompt = buildPrompt(req);
   built.set(req, { key, prompt });
   return prompt;
