@@ -142,6 +142,13 @@ wait_for() {
 	die "$what not ready after ${seconds}s (logs: $LOGS)"
 }
 k() { kubectl --kubeconfig "$KUBECONFIG_ADMIN" "$@"; }
+# put FILE: write stdin to FILE only when it differs. kube-proxy watches its config file and exits
+# when it is written, even with the same content, so a second cluster-up must leave it untouched.
+put() {
+	local tmp="$1.new"
+	cat >"$tmp"
+	if cmp -s "$tmp" "$1"; then rm -f "$tmp"; else mv -f "$tmp" "$1"; fi
+}
 
 start etcd "$KUBE_BIN/etcd" --name "$NODE_NAME" --data-dir "$STATE/etcd" \
 	--listen-client-urls "http://127.0.0.1:$ETCD_CLIENT_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_CLIENT_PORT" \
@@ -185,7 +192,7 @@ restrict_oom=false
 
 # containerd, our own instance (own root, state and socket), with the CRI plugin.
 mkdir -p "$STATE/containerd" "$RUN/containerd" "$STATE/cni/net.d" "$STATE/cni/ipam"
-cat >"$STATE/containerd.toml" <<EOF
+put "$STATE/containerd.toml" <<EOF
 version = 2
 root = "$STATE/containerd"
 state = "$RUN/containerd"
@@ -214,7 +221,7 @@ state = "$RUN/containerd"
     bin_dir = "/usr/lib/cni"
     conf_dir = "$STATE/cni/net.d"
 EOF
-cat >"$STATE/cni/net.d/10-scriptorium.conflist" <<EOF
+put "$STATE/cni/net.d/10-scriptorium.conflist" <<EOF
 {
   "cniVersion": "0.4.0",
   "name": "scriptorium",
@@ -248,7 +255,7 @@ for archive in "$IMAGES"/*.oci.tar; do
 	touch "$stamp"
 done
 
-cat >"$STATE/kubelet.yaml" <<EOF
+put "$STATE/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 cgroupDriver: cgroupfs
@@ -279,7 +286,7 @@ EOF
 start kubelet "$KUBE_BIN/kubelet" --config "$STATE/kubelet.yaml" --kubeconfig "$STATE/kubelet.kubeconfig" \
 	--root-dir "$STATE/kubelet" --cert-dir "$PKI" --hostname-override "$NODE_NAME" --node-ip "$NODE_IP" --v 1
 
-cat >"$STATE/kube-proxy.yaml" <<EOF
+put "$STATE/kube-proxy.yaml" <<EOF
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 mode: iptables
