@@ -68,6 +68,7 @@ async function current(
   namespace: string,
   name: string,
   forDelete = false,
+  latest = false,
 ): Promise<KubeObject | undefined> {
   const cached = ctx.lookup?.(type, namespace, name);
   if (cached) return cached;
@@ -75,7 +76,11 @@ async function current(
   // is nothing of ours to delete. Before a create, read the API: a foreign object must be refused, not adopted.
   if (forDelete && ctx.lookup) return undefined;
   try {
-    return await ctx.client.request<KubeObject>('GET', resourcePath(type, namespace, name));
+    // resourceVersion=0: served from the API server's watch cache, not a quorum read of etcd (as current as our
+    // own informers, which is what this check relies on anyway). After a 409 the caller needs the latest copy.
+    return await ctx.client.request<KubeObject>('GET', resourcePath(type, namespace, name), {
+      query: latest ? undefined : { resourceVersion: '0' },
+    });
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;
@@ -188,7 +193,7 @@ export async function createIfAbsent(ctx: ApplyContext, type: ResourceType, desi
       return 'created';
     } catch (err) {
       if (!(err instanceof KubeApiError && err.status === 409)) throw err;
-      existing = await current(ctx, type, namespace, name);
+      existing = await current(ctx, type, namespace, name, false, true);
       if (!existing) throw err; // deleted in between: the next reconcile creates it
     }
   }
