@@ -43,6 +43,8 @@ function scanner(withBraces: boolean): Scanner {
 }
 
 const WITH_BRACES = scanner(true);
+/** A character every protected token contains: `<` tag, `{` braces, `%` printf, `&` entity, `:` URL, `@` e-mail. */
+const MAY_PROTECT = /[<{%&:@]/;
 const WITHOUT_BRACES = scanner(false);
 
 export interface ProtectedToken {
@@ -59,8 +61,10 @@ export interface ProtectedToken {
  * @example scanProtected('Hi %s <b>{name}</b>', { icu: false }).map((t) => t.text) // ['%s', '<b>', '{name}', '</b>']
  */
 export function scanProtected(text: string, opts: { icu: boolean }): ProtectedToken[] {
-  const { re, kinds } = opts.icu ? WITHOUT_BRACES : WITH_BRACES;
   const out: ProtectedToken[] = [];
+  // Every protected token holds one of these characters: most UI strings have none and skip the big alternation.
+  if (!MAY_PROTECT.test(text)) return out;
+  const { re, kinds } = opts.icu ? WITHOUT_BRACES : WITH_BRACES;
   re.lastIndex = 0;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const match = m[0];
