@@ -10,7 +10,12 @@ describe('WorkQueue', () => {
     q.add('a');
     q.add('b');
     expect(q.length).toBe(2);
+    expect(q.pending('a')).toBe(true);
+    expect(q.pending('c')).toBe(false);
     expect(await q.get()).toBe('a');
+    expect(q.pending('a')).toBe(false); // handed out, not queued again
+    q.add('a'); // added while processed: it runs again after done()
+    expect(q.pending('a')).toBe(true);
     expect(await q.get()).toBe('b');
   });
 

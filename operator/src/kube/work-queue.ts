@@ -58,6 +58,11 @@ export class WorkQueue {
     return this.#shuttingDown;
   }
 
+  /** True when `key` will be handed to a worker again (it waits, or was added while being processed). */
+  pending(key: string): boolean {
+    return this.#dirty.has(key) && !this.#shuttingDown;
+  }
+
   /** Queue `key` now (no-op when it already waits). */
   add(key: string): void {
     if (this.#shuttingDown || this.#dirty.has(key)) return;

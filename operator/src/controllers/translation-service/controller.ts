@@ -111,6 +111,7 @@ export class TranslationServiceController {
     await Promise.all([...this.#informers.values()].map((i) => i.waitForSync(signal)));
     const { log, metrics } = this.#o;
     const name = TranslationServiceController.NAME;
+    const deferred = new Set<string>();
     const deps = {
       client: this.#o.client,
       lookup: this.lookup,
@@ -124,6 +125,17 @@ export class TranslationServiceController {
       log,
       stats: this.stats,
       token: this.#o.token,
+      // Fold status writes: when the key is queued again already, its next reconcile writes the newer status.
+      // Never twice in a row, so a steady stream of child events cannot hold a status back.
+      deferStatus: (key: string) => {
+        if (this.queue.pending(key) && !deferred.has(key)) {
+          if (deferred.size > 10_000) deferred.clear(); // keys of deleted resources
+          deferred.add(key);
+          return true;
+        }
+        deferred.delete(key);
+        return false;
+      },
     };
     log.info({ controller: name }, 'caches synced; workers start');
     this.#workers = this.queue.run(

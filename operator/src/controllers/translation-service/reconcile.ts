@@ -47,6 +47,11 @@ export interface ReconcileDeps {
   log: Logger;
   stats: ReconcileStats;
   token?: () => string;
+  /**
+   * True when the final status write of this reconcile may be left to the next reconcile of `key`, which is
+   * already queued (a newer view of the children is on its way). The controller allows it once in a row per key.
+   */
+  deferStatus?: (key: string) => boolean;
 }
 
 type Cond = { status: 'True' | 'False'; reason: string; message: string };
@@ -299,6 +304,7 @@ async function reconcileSpec(
     } else {
       progressing = { status: 'False', reason: 'RolloutComplete', message: rollout.message };
     }
+    if (migration !== 'failed' && deps.deferStatus?.(`${namespace}/${ts.metadata.name}`)) return undefined;
     await writeStatus(
       deps,
       ts,
