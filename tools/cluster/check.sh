@@ -4,7 +4,7 @@
 # outside (the host's own resolver, reached by the default route) is dropped.
 set -euo pipefail
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
-k() { kubectl --kubeconfig "$KUBECONFIG_ADMIN" "$@"; }
+k() { "$KUBECTL" --kubeconfig "$KUBECONFIG_ADMIN" "$@"; }
 
 k wait --for=condition=Ready "node/$NODE_NAME" --timeout=30s >/dev/null || die "check: node $NODE_NAME is not Ready"
 fw_check || die "check: the egress firewall is not in place"

@@ -24,7 +24,7 @@ stop() {
 # Pods first, while the kubelet and containerd still run, so CNI DEL removes each pod's veth and netns
 # (bounded: controllers recreate pods; whatever is left is removed below with its netns).
 if pid_alive kube-apiserver && pid_alive kubelet; then
-	kubectl --kubeconfig "$KUBECONFIG_ADMIN" delete pods --all -A --grace-period=5 --wait=true --timeout=20s >/dev/null 2>&1 || true
+	"$KUBECTL" --kubeconfig "$KUBECONFIG_ADMIN" delete pods --all -A --grace-period=5 --wait=true --timeout=20s >/dev/null 2>&1 || true
 fi
 for name in kube-controller-manager kube-scheduler kubelet kube-proxy; do stop "$name"; done
 # Whatever containers are left: kill their tasks through containerd, then remove them.

@@ -8,6 +8,8 @@ source "$cluster_here/../kube/versions.env"
 CACHE=${SCRIPTORIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scriptorium}
 KUBE_BIN="$CACHE/kube/$KUBE_VERSION/bin"
 IMAGES="$CACHE/cluster/images"
+# kubectl of the cluster's version (tools/kube/build.sh --node), not the machine's older one.
+KUBECTL="$KUBE_BIN/kubectl"
 
 # Everything the cluster writes: data (removed by down.sh) and runtime state (sockets, pid files).
 STATE=${SCRIPTORIUM_CLUSTER_STATE:-/var/lib/scriptorium-cluster}

@@ -11,7 +11,7 @@
 set -euo pipefail
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 repo=$(cd "$cluster_here/../.." && pwd)
-k() { kubectl --kubeconfig "$KUBECONFIG_ADMIN" "$@"; }
+k() { "$KUBECTL" --kubeconfig "$KUBECONFIG_ADMIN" "$@"; }
 ns=${SCRIPTORIUM_DEMO_NAMESPACE:-scriptorium-demo}
 
 for i in operator translation; do

@@ -23,7 +23,7 @@ if ((${#need[@]})); then
 fi
 
 # --- Binaries and images -------------------------------------------------------------------------
-for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy coredns; do
+for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl coredns; do
 	[[ -x $KUBE_BIN/$b ]] || { clog "building the Kubernetes binaries (tools/kube/build.sh --node)"; bash "$cluster_here/../kube/build.sh" --node >/dev/null; break; }
 done
 for i in pause coredns; do
@@ -141,7 +141,7 @@ wait_for() {
 	done
 	die "$what not ready after ${seconds}s (logs: $LOGS)"
 }
-k() { kubectl --kubeconfig "$KUBECONFIG_ADMIN" "$@"; }
+k() { "$KUBECTL" --kubeconfig "$KUBECONFIG_ADMIN" "$@"; }
 # put FILE: write stdin to FILE only when it differs. kube-proxy watches its config file and exits
 # when it is written, even with the same content, so a second cluster-up must leave it untouched.
 put() {
@@ -318,5 +318,5 @@ dns_check() {
 wait_for "cluster DNS (kubernetes.default.svc.$CLUSTER_DOMAIN via $DNS_SVC_IP)" 120 dns_check
 fw_check || die "the egress firewall is not in place"
 
-clog "ready: node $NODE_NAME Ready, cluster DNS answers; kubectl --kubeconfig $KUBECONFIG_ADMIN get pods -A"
+clog "ready: node $NODE_NAME Ready, cluster DNS answers; $KUBECTL --kubeconfig $KUBECONFIG_ADMIN get pods -A"
 echo "$KUBECONFIG_ADMIN"

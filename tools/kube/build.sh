@@ -2,11 +2,11 @@
 # Build (or reuse) the Kubernetes pieces the tests and the chart check need, and print the bin dir.
 #
 #   bash tools/kube/build.sh            # `make kube-bins`
-#   bash tools/kube/build.sh --node     # also kubelet, kube-scheduler, kube-proxy, coredns (tools/cluster)
+#   bash tools/kube/build.sh --node     # also kubelet, kube-scheduler, kube-proxy, kubectl, coredns (tools/cluster)
 #   SCRIPTORIUM_KUBE_JOBS=4 bash tools/kube/build.sh
 #
 # Output: $SCRIPTORIUM_CACHE/kube/$KUBE_VERSION/bin/{etcd,kube-apiserver,kube-controller-manager,helm,kind}
-# and, with --node, {kubelet,kube-scheduler,kube-proxy,coredns} (the local cluster's node pieces).
+# and, with --node, {kubelet,kube-scheduler,kube-proxy,kubectl,coredns} (the local cluster's node pieces).
 # (SCRIPTORIUM_CACHE defaults to ${XDG_CACHE_HOME:-$HOME/.cache}/scriptorium). Versions live in
 # tools/kube/versions.env; packages/kube-testenv/src/binaries.ts computes the same path.
 # Everything Go writes (GOPATH, GOMODCACHE, GOCACHE, the wrapper modules) stays under the cache,
@@ -93,8 +93,9 @@ kube_build() {
 # kube-apiserver and kube-controller-manager (first build: ~30-45 min on 2 cores).
 build_kube() { kube_build kubernetes kubernetes kube-apiserver kube-controller-manager; }
 
-# The node pieces of tools/cluster (`--node`): the kubelet, kube-scheduler and kube-proxy.
-build_kube_node() { kube_build kubernetes-node kubernetes-node kubelet kube-scheduler kube-proxy; }
+# The node pieces of tools/cluster (`--node`): the kubelet, kube-scheduler, kube-proxy, and a kubectl
+# of the same version.
+build_kube_node() { kube_build kubernetes-node kubernetes-node kubelet kube-scheduler kube-proxy kubectl; }
 
 build_etcd() {
 	if has etcd "$ETCD_VERSION"; then return; fi
