@@ -304,7 +304,12 @@ async function reconcileSpec(
     } else {
       progressing = { status: 'False', reason: 'RolloutComplete', message: rollout.message };
     }
-    if (migration !== 'failed' && deps.deferStatus?.(`${namespace}/${ts.metadata.name}`)) return undefined;
+    // A new generation is acknowledged at once; later progress (migration done, replicas) may fold into the next
+    // reconcile's write when one is already queued.
+    const acknowledged = ts.status?.observedGeneration === ts.metadata.generation;
+    if (acknowledged && migration !== 'failed' && deps.deferStatus?.(`${namespace}/${ts.metadata.name}`)) {
+      return undefined;
+    }
     await writeStatus(
       deps,
       ts,
