@@ -97,4 +97,7 @@ if [[ -f $STATE/host-settings ]]; then
 	[[ $brnf == [01] ]] && echo "$brnf" >/proc/sys/net/bridge/bridge-nf-call-iptables
 fi
 rm -rf "$STATE" "$RUN"
+# containerd 1.6 keeps shim sockets and ctr's fifos under /run/containerd whatever its state folder:
+# remove those folders when they are empty (never anything another containerd still uses).
+rmdir /run/containerd/s /run/containerd/fifo /run/containerd/runc/k8s.io /run/containerd/runc /run/containerd 2>/dev/null
 clog "down: processes, mounts, network namespaces, iptables rules, bridge and $STATE removed"
