@@ -63,13 +63,12 @@ let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
-  log.info({ signal }, 'shutting down');
-  const timer = setTimeout(() => {
-    log.error('shutdown took too long; exiting');
-    process.exit(1);
-  }, 20_000);
+  // Arm the deadline before anything that could throw (a log write to a closed stdout), so a
+  // stuck shutdown always ends.
+  const timer = setTimeout(() => process.exit(1), 20_000);
   timer.unref();
   try {
+    log.info({ signal }, 'shutting down');
     await operator.stop();
   } finally {
     client.close();
