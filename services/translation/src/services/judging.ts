@@ -9,7 +9,7 @@ import { judgeTranslations } from '../judge/index.ts';
 import { UpstreamError } from '../providers/index.ts';
 import { estimateJudgeTokens } from '../tokens/index.ts';
 import type { AppContext } from './context.ts';
-import { costMicros, type MeterSubject, reserve, settle } from './meter.ts';
+import { callAndSettle, costMicros, type MeterSubject, reserve } from './meter.ts';
 import type { JudgeSamplePayload } from './translate.ts';
 import { priceOf } from './translate.ts';
 
@@ -40,28 +40,12 @@ export async function meteredJudge(
     if (e instanceof AppError && e.status === 402) return judgeTranslations(ctx.heuristicProvider, input);
     throw e;
   }
-  let result: JudgeResult | null = null;
-  let error: unknown;
-  try {
-    result = await judgeTranslations(ctx.provider, input);
-  } catch (e) {
-    error = e;
-  }
-  const tokensIn = result?.tokensIn ?? 0;
-  const tokensOut = result?.tokensOut ?? 0;
-  const charged = await settle(
+  const { result, error, charged } = await callAndSettle(
     ctx.database,
     reservation,
-    { tokens: tokensIn + tokensOut, costMicros: result ? costMicros(tokensIn, tokensOut, price) : 0 },
-    {
-      apiKeyId,
-      kind,
-      model: result?.model ?? input.model,
-      items: input.items.length,
-      tokensIn,
-      tokensOut,
-      outcome: result ? 'ok' : 'upstream_error',
-    },
+    price,
+    { apiKeyId, kind, model: input.model, items: input.items.length },
+    () => judgeTranslations(ctx.provider, input),
   );
   ctx.metrics.upstreamCalls.inc({ kind: 'judge', outcome: result ? 'ok' : 'error' });
   ctx.metrics.spendMicros.inc({ kind }, charged);

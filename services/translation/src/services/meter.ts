@@ -170,3 +170,45 @@ export async function releaseOrphanedReservations(database: Database, olderThanM
   );
   return Number(row?.n ?? 0);
 }
+
+/** What a metered upstream call gave: its result, or the error it threw, and the micro-units charged. */
+export interface SettledCall<R> {
+  result: R | null;
+  error: unknown;
+  charged: number;
+}
+
+/**
+ * Runs `call` under `reservation`, then settles with the usage it reports (a failed call releases everything).
+ * Never throws what `call` threw: the caller decides between a 502, a fallback or rethrowing.
+ */
+export async function callAndSettle<R extends { tokensIn: number; tokensOut: number; model: string }>(
+  database: Database,
+  reservation: Reservation,
+  price: Price,
+  usage: Pick<UsageRecord, 'apiKeyId' | 'kind' | 'model' | 'items'>,
+  call: () => Promise<R>,
+): Promise<SettledCall<R>> {
+  let result: R | null = null;
+  let error: unknown;
+  try {
+    result = await call();
+  } catch (e) {
+    error = e;
+  }
+  const tokensIn = result?.tokensIn ?? 0;
+  const tokensOut = result?.tokensOut ?? 0;
+  const charged = await settle(
+    database,
+    reservation,
+    { tokens: tokensIn + tokensOut, costMicros: result ? costMicros(tokensIn, tokensOut, price) : 0 },
+    {
+      ...usage,
+      model: result?.model ?? usage.model,
+      tokensIn,
+      tokensOut,
+      outcome: result ? 'ok' : 'upstream_error',
+    },
+  );
+  return { result, error, charged };
+}

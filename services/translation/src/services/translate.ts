@@ -11,13 +11,13 @@ import type { Principal } from './accounts.ts';
 import type { AppContext } from './context.ts';
 import { enqueue } from './jobs.ts';
 import {
+  callAndSettle,
   costMicros,
   type MeterSubject,
   type Price,
   type RateLimitGate,
   type Reservation,
   reserve,
-  settle,
 } from './meter.ts';
 
 export interface ResolvedModel {
@@ -102,29 +102,15 @@ export async function meteredTranslate(
     else if (e instanceof AppError) ctx.metrics.meterRefusals.inc({ reason: e.code });
     throw e;
   }
-  let result: ProviderResult | null = null;
-  let error: unknown;
-  try {
-    result = await ctx.provider.translate(req);
-  } catch (e) {
-    error = e;
-  }
-  const tokensIn = result?.tokensIn ?? 0;
-  const tokensOut = result?.tokensOut ?? 0;
-  const charged = await settle(
+  const { result, error, charged } = await callAndSettle(
     ctx.database,
     reservation,
-    { tokens: tokensIn + tokensOut, costMicros: result ? costMicros(tokensIn, tokensOut, price) : 0 },
-    {
-      apiKeyId,
-      kind,
-      model: result?.model ?? req.model,
-      items: req.items.length,
-      tokensIn,
-      tokensOut,
-      outcome: result ? 'ok' : 'upstream_error',
-    },
+    price,
+    { apiKeyId, kind, model: req.model, items: req.items.length },
+    () => ctx.provider.translate(req),
   );
+  const tokensIn = result?.tokensIn ?? 0;
+  const tokensOut = result?.tokensOut ?? 0;
   ctx.metrics.upstreamCalls.inc({ kind, outcome: result ? 'ok' : 'error' });
   ctx.metrics.tokens.inc({ direction: 'in' }, tokensIn);
   ctx.metrics.tokens.inc({ direction: 'out' }, tokensOut);
