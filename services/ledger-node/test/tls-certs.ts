@@ -18,24 +18,11 @@ function openssl(args: string[], cwd: string): void {
   execFileSync('openssl', args, { cwd, stdio: 'pipe' });
 }
 
+/** openssl arguments for a fresh, unencrypted P-256 key. */
+const NEW_EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+
 function issue(dir: string, name: string, caName: string): void {
-  openssl(
-    [
-      'req',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      `${name}.key`,
-      '-out',
-      `${name}.csr`,
-      '-subj',
-      `/CN=${name}`,
-    ],
-    dir,
-  );
+  openssl(['req', ...NEW_EC_KEY, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`], dir);
   writeFileSync(
     join(dir, `${name}.ext`),
     'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n',
@@ -67,11 +54,7 @@ function makeCa(dir: string, name: string): void {
     [
       'req',
       '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
+      ...NEW_EC_KEY,
       '-keyout',
       `${name}.key`,
       '-out',

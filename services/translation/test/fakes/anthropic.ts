@@ -1,5 +1,6 @@
 import { answer } from './answer.ts';
 import {
+  contentText,
   type FakeKnobs,
   type FakeUpstream,
   type HandlerContext,
@@ -27,17 +28,6 @@ const ERROR_TYPES: Record<number, string> = {
 function failure(status: number, retryAfter: number | null): Reply {
   const r = error(status, ERROR_TYPES[status] ?? 'api_error', 'Simulated failure.');
   return retryAfter !== null ? { ...r, headers: { 'retry-after': String(retryAfter) } } : r;
-}
-
-function text(content: unknown): string | undefined {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    const parts = content.map((p: { type?: unknown; text?: unknown }) =>
-      p && p.type === 'text' && typeof p.text === 'string' ? p.text : undefined,
-    );
-    return parts.every((p) => p !== undefined) ? parts.join('') : undefined;
-  }
-  return undefined;
 }
 
 let sequence = 0;
@@ -80,14 +70,14 @@ function handle(req: SeenRequest, knobs: FakeKnobs, ctx: HandlerContext): Reply 
         `messages.${i}.role: roles must alternate between "user" and "assistant", starting with "user"`,
       );
     }
-    const t = text(m.content);
+    const t = contentText(m.content);
     if (t === undefined)
       return error(400, 'invalid_request_error', `messages.${i}.content: Input should be a valid list`);
     if (m.role === 'user') user += t;
   }
   let system = '';
   if (b.system !== undefined) {
-    const s = text(b.system);
+    const s = contentText(b.system);
     if (s === undefined) return error(400, 'invalid_request_error', 'system: Input should be a valid string');
     system = s;
   }

@@ -1,5 +1,6 @@
 import { answer } from './answer.ts';
 import {
+  contentText,
   type FakeKnobs,
   type FakeUpstream,
   type HandlerContext,
@@ -41,17 +42,6 @@ function failure(status: number, retryAfter: number | null): Reply {
 interface Message {
   role?: unknown;
   content?: unknown;
-}
-
-function contentText(content: unknown): string | undefined {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    const parts = content.map((p: { type?: unknown; text?: unknown }) =>
-      p && p.type === 'text' && typeof p.text === 'string' ? p.text : undefined,
-    );
-    return parts.every((p) => p !== undefined) ? parts.join('') : undefined;
-  }
-  return undefined;
 }
 
 let sequence = 0;

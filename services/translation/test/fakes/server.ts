@@ -103,6 +103,18 @@ function readBody(req: IncomingMessage): Promise<string | null> {
  * A real `node:http` server on 127.0.0.1 and a free port chosen by the OS, running `handler` for every request,
  * with the common knobs (latency, drop connection, malformed body) applied around it.
  */
+/** Text of a message `content`: a string, or an array of `{type: 'text', text}` blocks (both APIs accept either). */
+export function contentText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    const parts = content.map((p: { type?: unknown; text?: unknown }) =>
+      p && p.type === 'text' && typeof p.text === 'string' ? p.text : undefined,
+    );
+    return parts.every((p) => p !== undefined) ? parts.join('') : undefined;
+  }
+  return undefined;
+}
+
 export async function startFake(
   basePath: string,
   handler: Handler,
