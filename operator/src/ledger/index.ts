@@ -1,0 +1,12 @@
+// Operator support for LedgerCluster: the cluster PKI, the HTTP client to ledger nodes and the pure
+// membership planner. The LedgerCluster reconciler is their user.
+export {
+  CLOCK_SKEW_MS,
+  certificateNeedsRenewal,
+  createClusterCa,
+  DEFAULT_CA_VALIDITY_DAYS,
+  DEFAULT_NODE_VALIDITY_DAYS,
+  issueNodeCertificate,
+  type PemPair,
+  PkiError,
+} from './pki.ts';
