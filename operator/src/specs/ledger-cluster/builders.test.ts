@@ -1,0 +1,210 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixture, parsedSpec, testKey } from './fixtures.ts';
+import {
+  clientService,
+  desiredValidatorNames,
+  genesisConfigMap,
+  genesisFileContent,
+  genesisValidators,
+  keySecret,
+  peerList,
+  peersConfigMap,
+  quorumOf,
+  secretValue,
+  selectorString,
+  tokenSecret,
+  validatorEnv,
+  validatorIndex,
+  validatorService,
+  validatorStatefulSet,
+} from './index.ts';
+
+const LEDGER_MAIN = join(import.meta.dirname, '../../../../services/ledger-node/src/main.ts');
+
+describe('validator names', () => {
+  it('are the first N of <cluster>-v0, -v1, … skipping retired names', () => {
+    expect(desiredValidatorNames('ledger', 4)).toEqual(['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3']);
+    expect(desiredValidatorNames('ledger', 4, ['ledger-v1'])).toEqual([
+      'ledger-v0',
+      'ledger-v2',
+      'ledger-v3',
+      'ledger-v4',
+    ]);
+    expect(desiredValidatorNames('ledger', 3, ['ledger-v0', 'ledger-v2', 'other-v1'])).toEqual([
+      'ledger-v1',
+      'ledger-v3',
+      'ledger-v4',
+    ]);
+    expect(desiredValidatorNames('ledger', 0)).toEqual([]);
+    // Scaling down drops the highest names; a retired name never comes back while it is listed.
+    expect(desiredValidatorNames('ledger', 2, ['ledger-v1'])).toEqual(['ledger-v0', 'ledger-v2']);
+  });
+  it('parse back to their index, and nothing else does', () => {
+    expect(validatorIndex('ledger', 'ledger-v12')).toBe(12);
+    expect(validatorIndex('ledger', 'ledger-v01')).toBeUndefined();
+    expect(validatorIndex('ledger', 'ledger-x1')).toBeUndefined();
+    expect(validatorIndex('ledger', 'ledger-v1-0')).toBeUndefined();
+  });
+  it('quorum is n − floor((n − 1) / 3)', () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 10].map(quorumOf)).toEqual([1, 2, 3, 3, 4, 5, 5, 7]);
+  });
+});
+
+describe('secrets', () => {
+  const lc = fixture();
+  it('key Secret holds the keygen file format; the public key is an annotation, the private key only in data', () => {
+    const k = testKey(0);
+    const s = keySecret(lc, 'ledger-v0', k);
+    expect(s.metadata.name).toBe('ledger-v0-key');
+    expect(s.metadata.annotations?.['scriptorium.dev/public-key']).toBe(k.publicKey);
+    expect(JSON.stringify(s.metadata)).not.toContain(k.privateKey);
+    expect(JSON.parse(secretValue(s, 'key.json') ?? '')).toEqual({
+      public_key: k.publicKey,
+      private_key: k.privateKey,
+    });
+    expect(s.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'LedgerCluster', name: 'ledger', controller: true });
+    // A fresh key each time when none is given.
+    expect(keySecret(lc, 'ledger-v0').data['key.json']).not.toBe(keySecret(lc, 'ledger-v0').data['key.json']);
+  });
+  it('token is random and long enough for the node (≥ 32 characters)', () => {
+    const a = secretValue(tokenSecret(lc), 'token') ?? '';
+    expect(a.length).toBeGreaterThanOrEqual(32);
+    expect(secretValue(tokenSecret(lc), 'token')).not.toBe(a);
+  });
+});
+
+describe('genesis', () => {
+  const lc = fixture();
+  const spec = parsedSpec(lc);
+  const validators = [0, 1, 2, 3].map((i) => ({ name: `ledger-v${i}`, publicKey: testKey(i).publicKey }));
+  it('is byte for byte the image genesis command output', () => {
+    const keys = validators.map((v) => v.publicKey);
+    const cli = execFileSync(
+      process.execPath,
+      [LEDGER_MAIN, 'genesis', '--chain-id', 'test-1', '--timestamp', '1700000000000', ...keys],
+      { encoding: 'utf8' },
+    );
+    expect(genesisFileContent(keys, 'test-1', 1_700_000_000_000)).toBe(cli);
+  });
+  it('ConfigMap is immutable and records its validators', () => {
+    const cm = genesisConfigMap(lc, spec, validators, new Date(1_700_000_000_000));
+    expect(cm.immutable).toBe(true);
+    expect(genesisValidators(cm)).toEqual(validators.map((v) => v.name));
+    const block = JSON.parse(cm.data['genesis.json']);
+    expect(block.header.chain_id).toBe('test-1');
+    expect(block.header.height).toBe(0);
+    expect(block.header.timestamp).toBe(1_700_000_000_000);
+    expect(block.validator_changes).toHaveLength(4);
+  });
+  it('uses spec.genesis.time when given', () => {
+    const timed = fixture({ genesis: { chainId: 'c', time: '2026-01-01T00:00:00Z' } });
+    const cm = genesisConfigMap(timed, parsedSpec(timed), validators, new Date());
+    expect(JSON.parse(cm.data['genesis.json']).header.timestamp).toBe(Date.parse('2026-01-01T00:00:00Z'));
+  });
+});
+
+describe('peers', () => {
+  it('lists every validator by Service DNS name with its key, then the external validators', () => {
+    const ext = 'ab'.repeat(32);
+    const lc = fixture({ externalValidators: [{ publicKey: ext, address: 'ledger.partner.example:8000' }] });
+    const list = peerList(lc, parsedSpec(lc), [
+      { name: 'ledger-v0', publicKey: testKey(0).publicKey },
+      { name: 'ledger-v1', publicKey: testKey(1).publicKey },
+    ]).split(',');
+    expect(list).toEqual([
+      `ledger-v0@ledger-v0.chain.svc:8000|${testKey(0).publicKey}`,
+      `ledger-v1@ledger-v1.chain.svc:8000|${testKey(1).publicKey}`,
+      `ext-${ext.slice(0, 12)}@ledger.partner.example:8000|${ext}`,
+    ]);
+    const cm = peersConfigMap(lc, parsedSpec(lc), []);
+    expect(cm.data.peers).toBe(`ext-${ext.slice(0, 12)}@ledger.partner.example:8000|${ext}`);
+  });
+});
+
+describe('services', () => {
+  const lc = fixture();
+  it('per validator: peer traffic reaches a pod before it is ready', () => {
+    const svc = validatorService(lc, 'ledger-v2');
+    expect(svc.metadata.name).toBe('ledger-v2');
+    expect(svc.spec.publishNotReadyAddresses).toBe(true);
+    expect(svc.spec.selector['scriptorium.dev/validator']).toBe('ledger-v2');
+  });
+  it('client Service selects every validator pod, the same selector as status.selector', () => {
+    const svc = clientService(lc);
+    expect(svc.metadata.name).toBe('ledger');
+    expect(svc.spec.publishNotReadyAddresses).toBeUndefined();
+    const fromString = Object.fromEntries(
+      selectorString(lc)
+        .split(',')
+        .map((kv) => kv.split('=')),
+    );
+    expect(svc.spec.selector).toEqual(fromString);
+  });
+});
+
+describe('StatefulSet', () => {
+  it('one replica, its own volume, the pod hardened', () => {
+    const lc = fixture({ storage: { size: '5Gi', storageClassName: 'fast' } });
+    const sts = validatorStatefulSet(lc, parsedSpec(lc), 'ledger-v1');
+    expect(sts.metadata.name).toBe('ledger-v1');
+    expect(sts.spec.replicas).toBe(1);
+    expect(sts.spec.serviceName).toBe('ledger-v1');
+    expect(sts.spec.volumeClaimTemplates[0].spec).toMatchObject({
+      storageClassName: 'fast',
+      resources: { requests: { storage: '5Gi' } },
+    });
+    const pod = sts.spec.template.spec;
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, fsGroup: 1000 });
+    expect(pod.securityContext.seccompProfile).toEqual({ type: 'RuntimeDefault' });
+    expect(pod.terminationGracePeriodSeconds).toBe(15);
+    expect(pod.automountServiceAccountToken).toBe(false);
+    const c = pod.containers[0];
+    expect(c.image).toBe('scriptorium/ledger-node:1.0.0');
+    expect(c.imagePullPolicy).toBe('IfNotPresent');
+    expect(c.securityContext).toMatchObject({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(c.resources.requests).toBeDefined();
+    // Selector matches the pod labels.
+    for (const [k, v] of Object.entries(sts.spec.selector.matchLabels))
+      expect(sts.spec.template.metadata.labels[k]).toBe(v);
+  });
+  it('TLS on: HTTPS probes and the TLS files', () => {
+    const lc = fixture({ tls: { mode: 'mutual', caSecretRef: { name: 'my-ca' } } });
+    const sts = validatorStatefulSet(lc, parsedSpec(lc), 'ledger-v0');
+    const c = sts.spec.template.spec.containers[0];
+    expect(c.readinessProbe.httpGet).toMatchObject({ path: '/ready', scheme: 'HTTPS' });
+    expect(c.livenessProbe.httpGet).toMatchObject({ path: '/health', scheme: 'HTTPS' });
+    const env = Object.fromEntries(c.env.map((e: { name: string; value?: string }) => [e.name, e.value]));
+    expect(env).toMatchObject({ NODE_TLS__ENABLED: 'true', NODE_TLS__MODE: 'mutual' });
+    expect(sts.spec.template.spec.volumes.map((v: { name: string }) => v.name)).toContain('tls');
+  });
+  it('TLS disabled: HTTP probes, no TLS env or volume', () => {
+    const lc = fixture({ tls: { mode: 'disabled' } });
+    const sts = validatorStatefulSet(lc, parsedSpec(lc), 'ledger-v0');
+    const c = sts.spec.template.spec.containers[0];
+    expect(c.readinessProbe.httpGet.scheme).toBe('HTTP');
+    expect(c.env.some((e: { name: string }) => e.name.startsWith('NODE_TLS__'))).toBe(false);
+    expect(sts.spec.template.spec.volumes.map((v: { name: string }) => v.name)).not.toContain('tls');
+  });
+  it('env follows the image contract', () => {
+    const lc = fixture({ consensus: { roundTimeoutBaseMs: 750, blockIntervalMs: 1000, maxRecordsPerBlock: 50_000 } });
+    const env = validatorEnv(lc, parsedSpec(lc), 'ledger-v3');
+    const byName = Object.fromEntries(env.map((e) => [e.name, e]));
+    expect(byName.NODE_ID?.value).toBe('ledger-v3');
+    expect(byName.NODE_CONSENSUS__ADVERTISE?.value).toBe('ledger-v3.chain.svc:8000');
+    expect(byName.NODE_CONSENSUS__ROUND_TIMEOUT_MS?.value).toBe('750');
+    expect(byName.NODE_CONSENSUS__MAX_BLOCK_RECORDS?.value).toBe('10000');
+    expect(byName.NODE_KEY_FILE?.value).toBe('/etc/ledger-node/key/key.json');
+    expect(byName.NODE_GENESIS_FILE?.value).toBe('/etc/ledger-node/genesis/genesis.json');
+    expect(byName.NODE_DATA_DIR?.value).toBe('/var/lib/ledger-node/data');
+    expect(byName.NODE_CLUSTER_TOKEN_FILE?.value).toBe('/etc/ledger-node/token/token');
+    expect(byName.NODE_PEERS?.valueFrom).toEqual({ configMapKeyRef: { name: 'ledger-peers', key: 'peers' } });
+    // No secret value is ever inlined in the environment.
+    expect(env.some((e) => e.name.includes('TOKEN') && e.value && !e.value.startsWith('/'))).toBe(false);
+  });
+});

@@ -1,0 +1,21 @@
+import { keyPairFromSeed } from '@scriptorium/ledger-node/crypto';
+import { type LedgerCluster, type LedgerClusterSpecInput, ledgerClusterSpec } from '../../api/index.ts';
+
+/** A LedgerCluster as the API server would hand it to the operator (test fixture). */
+export function fixture(spec: Partial<LedgerClusterSpecInput> = {}, name = 'ledger'): LedgerCluster {
+  return {
+    apiVersion: 'scriptorium.dev/v1alpha1',
+    kind: 'LedgerCluster',
+    metadata: { name, namespace: 'chain', uid: '7a0c1a2e-0000-4000-8000-000000000002', generation: 1 },
+    spec: { image: 'scriptorium/ledger-node:1.0.0', validators: 4, genesis: { chainId: 'test-1' }, ...spec },
+  };
+}
+
+export function parsedSpec(lc: LedgerCluster) {
+  return ledgerClusterSpec.parse(lc.spec);
+}
+
+/** Deterministic validator keys (seed i+1). */
+export function testKey(i: number) {
+  return keyPairFromSeed(new Uint8Array(32).fill(i + 1));
+}

@@ -1,0 +1,58 @@
+import { buildGenesis } from '@scriptorium/ledger-node/chain';
+import type { LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
+import type { KubeObject } from '../../kube/types.ts';
+import { childMeta, clusterNames, GENESIS_VALIDATORS_ANNOTATION } from './meta.ts';
+
+export const GENESIS_FILE = 'genesis.json';
+
+/**
+ * The genesis file, byte for byte what the image's `genesis --chain-id ID --timestamp MS KEY…` command writes
+ * (the ledger's own `buildGenesis`, pretty-printed with a final newline, as `genesisJson` in the node does).
+ */
+export function genesisFileContent(keys: readonly string[], chainId: string, timestampMs: number): string {
+  return `${JSON.stringify(buildGenesis(keys, chainId, timestampMs), null, 2)}\n`;
+}
+
+/** Chain id of a cluster: `spec.genesis.chainId`, else `<namespace>.<name>`. */
+export function chainIdOf(lc: LedgerCluster, spec: LedgerClusterSpec): string {
+  return spec.genesis?.chainId ?? `${lc.metadata.namespace ?? 'default'}.${lc.metadata.name}`;
+}
+
+/** Genesis time in ms: `spec.genesis.time` (RFC 3339) when set and valid, else `now`. */
+export function genesisTimeMs(spec: LedgerClusterSpec, now: Date): number {
+  const parsed = spec.genesis?.time ? Date.parse(spec.genesis.time) : Number.NaN;
+  return Number.isFinite(parsed) && parsed >= 0 ? parsed : now.getTime();
+}
+
+/**
+ * The genesis ConfigMap, immutable: generated ONCE from the initial validators' public keys. The reconciler only
+ * creates it when absent; a later spec never changes it (the API server refuses changes to an immutable ConfigMap).
+ */
+export function genesisConfigMap(
+  lc: LedgerCluster,
+  spec: LedgerClusterSpec,
+  validators: ReadonlyArray<{ name: string; publicKey: string }>,
+  now: Date,
+): KubeObject {
+  const content = genesisFileContent(
+    validators.map((v) => v.publicKey),
+    chainIdOf(lc, spec),
+    genesisTimeMs(spec, now),
+  );
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      ...childMeta(lc, clusterNames(lc).genesisConfigMap, 'genesis'),
+      annotations: { [GENESIS_VALIDATORS_ANNOTATION]: validators.map((v) => v.name).join(',') },
+    },
+    immutable: true,
+    data: { [GENESIS_FILE]: content },
+  };
+}
+
+/** The validator names recorded on a genesis ConfigMap. */
+export function genesisValidators(cm: KubeObject | undefined): string[] {
+  const value = cm?.metadata.annotations?.[GENESIS_VALIDATORS_ANNOTATION];
+  return value ? value.split(',').filter(Boolean) : [];
+}

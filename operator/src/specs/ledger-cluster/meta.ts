@@ -1,0 +1,116 @@
+import { API_VERSION, LC_KIND, type LedgerCluster } from '../../api/index.ts';
+import type { KubeObjectMeta, OwnerReference } from '../../kube/types.ts';
+
+export const MANAGED_BY = 'scriptorium-operator';
+export const APP_NAME = 'ledger-node';
+/** Every object of one LedgerCluster carries this label (value: the cluster's name). */
+export const CLUSTER_LABEL = 'scriptorium.dev/ledger-cluster';
+/** Per-validator objects (key, TLS, Service, StatefulSet, its pod) carry this label (value: the validator's name). */
+export const VALIDATOR_LABEL = 'scriptorium.dev/validator';
+/** The key Secret of a validator carries its (public) Ed25519 key here, so a metadata-only cache knows it. */
+export const PUBLIC_KEY_ANNOTATION = 'scriptorium.dev/public-key';
+/** The genesis ConfigMap lists the validators it was generated from (comma-separated names). */
+export const GENESIS_VALIDATORS_ANNOTATION = 'scriptorium.dev/genesis-validators';
+/** Label selector of every object the operator creates for a LedgerCluster (informers filter on it). */
+export const MANAGED_SELECTOR = `app.kubernetes.io/managed-by=${MANAGED_BY},app.kubernetes.io/name=${APP_NAME}`;
+
+export type Component = 'validator' | 'client' | 'key' | 'tls' | 'ca' | 'token' | 'genesis' | 'peers';
+
+/** Labels every child carries; per-validator objects add `scriptorium.dev/validator`. */
+export function labels(lc: LedgerCluster, component: Component, validator?: string): Record<string, string> {
+  return {
+    'app.kubernetes.io/name': APP_NAME,
+    'app.kubernetes.io/instance': lc.metadata.name,
+    'app.kubernetes.io/component': component,
+    'app.kubernetes.io/managed-by': MANAGED_BY,
+    'app.kubernetes.io/part-of': 'scriptorium',
+    [CLUSTER_LABEL]: lc.metadata.name,
+    ...(validator ? { [VALIDATOR_LABEL]: validator } : {}),
+  };
+}
+
+/** Labels that select every validator pod of a cluster (client Service, `status.selector`). */
+export function clusterPodSelector(lc: LedgerCluster): Record<string, string> {
+  return {
+    'app.kubernetes.io/name': APP_NAME,
+    'app.kubernetes.io/component': 'validator',
+    [CLUSTER_LABEL]: lc.metadata.name,
+  };
+}
+
+/** Labels that select one validator's pod. */
+export function validatorPodSelector(lc: LedgerCluster, validator: string): Record<string, string> {
+  return { ...clusterPodSelector(lc), [VALIDATOR_LABEL]: validator };
+}
+
+/** `status.selector` (scale subresource): the label selector of the validator pods as a string. */
+export function selectorString(lc: LedgerCluster): string {
+  return Object.entries(clusterPodSelector(lc))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+}
+
+export function ownerReference(lc: LedgerCluster): OwnerReference {
+  return {
+    apiVersion: API_VERSION,
+    kind: LC_KIND,
+    name: lc.metadata.name,
+    uid: lc.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+export function childMeta(lc: LedgerCluster, name: string, component: Component, validator?: string): KubeObjectMeta {
+  return {
+    name,
+    namespace: lc.metadata.namespace ?? 'default',
+    labels: labels(lc, component, validator),
+    ownerReferences: [ownerReference(lc)],
+  };
+}
+
+/**
+ * Names of a cluster's objects. The CRD limits the cluster name to 40 characters, so `<name>-v99-0` (the pod)
+ * plus the StatefulSet's revision-hash label stay within 63.
+ */
+export function clusterNames(lc: LedgerCluster) {
+  const base = lc.metadata.name;
+  return {
+    clientService: base,
+    caSecret: `${base}-ca`,
+    tokenSecret: `${base}-token`,
+    genesisConfigMap: `${base}-genesis`,
+    peersConfigMap: `${base}-peers`,
+  };
+}
+
+/** Names of one validator's objects (the validator's own name is its StatefulSet, Service and NODE_ID). */
+export function validatorNames(validator: string) {
+  return {
+    statefulSet: validator,
+    service: validator,
+    pod: `${validator}-0`,
+    keySecret: `${validator}-key`,
+    tlsSecret: `${validator}-tls`,
+    pvc: `data-${validator}-0`,
+  };
+}
+
+/** Restricted Pod Security Standard. uid 1000 is the `node` user of the ledger image (node:24-bookworm-slim). */
+export const podSecurityContext = {
+  runAsNonRoot: true,
+  runAsUser: 1000,
+  runAsGroup: 1000,
+  fsGroup: 1000,
+  fsGroupChangePolicy: 'OnRootMismatch',
+  seccompProfile: { type: 'RuntimeDefault' },
+};
+
+export const containerSecurityContext = {
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  runAsNonRoot: true,
+  capabilities: { drop: ['ALL'] },
+  seccompProfile: { type: 'RuntimeDefault' },
+};

@@ -1,0 +1,164 @@
+import type { LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
+import type { KubeObject } from '../../kube/types.ts';
+import { GENESIS_FILE } from './genesis.ts';
+import {
+  childMeta,
+  clusterNames,
+  containerSecurityContext,
+  labels,
+  podSecurityContext,
+  validatorNames,
+  validatorPodSelector,
+} from './meta.ts';
+import { NODE_PORT, PEERS_KEY, PORT_NAME, validatorAddress } from './network.ts';
+import { KEY_FILE, TOKEN_FILE } from './secrets.ts';
+
+export const DEFAULT_RESOURCES = { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } };
+/** The node's own cap on records per block. */
+const MAX_BLOCK_RECORDS = 10_000;
+
+/** Where the pod mounts each input (the image's defaults for the key and genesis files). */
+export const PATHS = {
+  keyDir: '/etc/ledger-node/key',
+  genesisDir: '/etc/ledger-node/genesis',
+  tokenDir: '/etc/ledger-node/token',
+  tlsDir: '/etc/ledger-node/tls',
+  dataDir: '/var/lib/ledger-node/data',
+} as const;
+
+type EnvVar = { name: string; value?: string; valueFrom?: object };
+
+/** The container environment, per the image's operator contract (services/ledger-node/README.md). */
+export function validatorEnv(lc: LedgerCluster, spec: LedgerClusterSpec, validator: string): EnvVar[] {
+  const env: EnvVar[] = [
+    { name: 'NODE_ID', value: validator },
+    { name: 'NODE_CONSENSUS__BIND_HOST', value: '0.0.0.0' },
+    { name: 'NODE_CONSENSUS__BIND_PORT', value: String(NODE_PORT) },
+    { name: 'NODE_CONSENSUS__ADVERTISE', value: validatorAddress(lc, validator) },
+    { name: 'NODE_CONSENSUS__ROUND_TIMEOUT_MS', value: String(spec.consensus.roundTimeoutBaseMs) },
+    {
+      name: 'NODE_CONSENSUS__MAX_BLOCK_RECORDS',
+      value: String(Math.min(spec.consensus.maxRecordsPerBlock, MAX_BLOCK_RECORDS)),
+    },
+    { name: 'NODE_KEY_FILE', value: `${PATHS.keyDir}/${KEY_FILE}` },
+    { name: 'NODE_GENESIS_FILE', value: `${PATHS.genesisDir}/${GENESIS_FILE}` },
+    { name: 'NODE_DATA_DIR', value: PATHS.dataDir },
+    { name: 'NODE_CLUSTER_TOKEN_FILE', value: `${PATHS.tokenDir}/${TOKEN_FILE}` },
+    {
+      name: 'NODE_PEERS',
+      valueFrom: { configMapKeyRef: { name: clusterNames(lc).peersConfigMap, key: PEERS_KEY } },
+    },
+  ];
+  if (spec.tls.mode !== 'disabled') {
+    env.push(
+      { name: 'NODE_TLS__ENABLED', value: 'true' },
+      { name: 'NODE_TLS__MODE', value: spec.tls.mode },
+      { name: 'NODE_TLS__CERT_FILE', value: `${PATHS.tlsDir}/tls.crt` },
+      { name: 'NODE_TLS__KEY_FILE', value: `${PATHS.tlsDir}/tls.key` },
+      { name: 'NODE_TLS__CA_FILE', value: `${PATHS.tlsDir}/ca.crt` },
+    );
+  }
+  return env;
+}
+
+/**
+ * One validator's StatefulSet: one replica, its own volume from `spec.storage`, so any single validator can be
+ * retired or replaced. The PVC goes with the StatefulSet when it is deleted (retention policy `Delete`).
+ */
+export function validatorStatefulSet(lc: LedgerCluster, spec: LedgerClusterSpec, validator: string): KubeObject {
+  const n = validatorNames(validator);
+  const tls = spec.tls.mode !== 'disabled';
+  const scheme = tls ? 'HTTPS' : 'HTTP';
+  const secretMode = 0o440; // readable by the node user through fsGroup, by nobody else
+  const volumes: object[] = [
+    { name: 'key', secret: { secretName: n.keySecret, defaultMode: secretMode } },
+    { name: 'genesis', configMap: { name: clusterNames(lc).genesisConfigMap } },
+    { name: 'token', secret: { secretName: clusterNames(lc).tokenSecret, defaultMode: secretMode } },
+    { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
+  ];
+  const mounts: object[] = [
+    { name: 'key', mountPath: PATHS.keyDir, readOnly: true },
+    { name: 'genesis', mountPath: PATHS.genesisDir, readOnly: true },
+    { name: 'token', mountPath: PATHS.tokenDir, readOnly: true },
+    { name: 'data', mountPath: PATHS.dataDir },
+    { name: 'tmp', mountPath: '/tmp' },
+  ];
+  if (tls) {
+    volumes.push({ name: 'tls', secret: { secretName: n.tlsSecret, defaultMode: secretMode } });
+    mounts.push({ name: 'tls', mountPath: PATHS.tlsDir, readOnly: true });
+  }
+  const storage = spec.storage;
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: childMeta(lc, n.statefulSet, 'validator', validator),
+    spec: {
+      replicas: 1,
+      serviceName: n.service,
+      podManagementPolicy: 'Parallel',
+      revisionHistoryLimit: 3,
+      selector: { matchLabels: validatorPodSelector(lc, validator) },
+      updateStrategy: { type: 'RollingUpdate' },
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' },
+      template: {
+        metadata: { labels: labels(lc, 'validator', validator) },
+        spec: {
+          automountServiceAccountToken: false,
+          enableServiceLinks: false,
+          securityContext: podSecurityContext,
+          terminationGracePeriodSeconds: 15,
+          containers: [
+            {
+              name: 'ledger-node',
+              image: spec.image,
+              imagePullPolicy: 'IfNotPresent',
+              args: ['start'],
+              ports: [{ name: PORT_NAME, containerPort: NODE_PORT, protocol: 'TCP' }],
+              env: validatorEnv(lc, spec, validator),
+              resources: DEFAULT_RESOURCES,
+              startupProbe: {
+                httpGet: { path: '/health', port: PORT_NAME, scheme },
+                periodSeconds: 2,
+                failureThreshold: 60,
+              },
+              livenessProbe: {
+                httpGet: { path: '/health', port: PORT_NAME, scheme },
+                periodSeconds: 10,
+                timeoutSeconds: 3,
+                failureThreshold: 3,
+              },
+              readinessProbe: {
+                httpGet: { path: '/ready', port: PORT_NAME, scheme },
+                periodSeconds: 5,
+                timeoutSeconds: 3,
+                failureThreshold: 2,
+              },
+              securityContext: containerSecurityContext,
+              volumeMounts: mounts,
+            },
+          ],
+          volumes,
+        },
+      },
+      volumeClaimTemplates: [
+        {
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          metadata: { name: 'data', labels: labels(lc, 'validator', validator) },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            ...(storage.storageClassName ? { storageClassName: storage.storageClassName } : {}),
+            resources: { requests: { storage: String(storage.size) } },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** What the StatefulSet's status says of its one pod. */
+export function statefulSetReady(sts: KubeObject | undefined): boolean {
+  if (!sts) return false;
+  const s = sts.status ?? {};
+  return (s.observedGeneration ?? 0) >= (sts.metadata.generation ?? 0) && (s.readyReplicas ?? 0) >= 1;
+}
