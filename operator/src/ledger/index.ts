@@ -1,5 +1,17 @@
 // Operator support for LedgerCluster: the cluster PKI, the HTTP client to ledger nodes and the pure
 // membership planner. The LedgerCluster reconciler is their user.
+
+export {
+  type ChainView,
+  DEFAULT_TIMEOUT_MS,
+  LedgerNodeClient,
+  type LedgerNodeClientOptions,
+  LedgerNodeError,
+  type LedgerNodeErrorKind,
+  MAX_RESPONSE_BYTES,
+  parseChainStatus,
+  type ValidatorChange,
+} from './ledger-node-client.ts';
 export {
   CLOCK_SKEW_MS,
   certificateNeedsRenewal,
