@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` runs pure logic beside its code (src/**/*.test.ts, sim/**/*.test.ts);
-// `integration` runs tests that start real processes, servers and PostgreSQL (test/**/*.test.ts).
+// Three projects: `unit` runs pure logic beside its code (src/**/*.test.ts, sim/**/*.test.ts);
+// `integration` runs tests that start real processes, servers and PostgreSQL (test/**/*.test.ts);
+// `e2e` runs deploy/e2e on a real cluster (make e2e-local, make e2e-kind; not part of make test).
 const parts = '{packages/*,services/*,operator}';
 
 export default defineConfig({
@@ -23,6 +24,18 @@ export default defineConfig({
           hookTimeout: 180_000,
           // Each file starts real servers and processes; two cores are shared between them.
           maxWorkers: 2,
+        },
+      },
+      {
+        // The end-to-end suite on a real cluster (KUBECONFIG): make e2e-local / make e2e-kind run it; make test
+        // does not. One journey in one file, steps in order.
+        test: {
+          name: 'e2e',
+          include: ['deploy/e2e/**/*.test.ts'],
+          testTimeout: 900_000,
+          hookTimeout: 900_000,
+          maxWorkers: 1,
+          fileParallelism: false,
         },
       },
     ],
