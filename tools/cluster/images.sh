@@ -2,7 +2,8 @@
 # Build every container image the local cluster needs, without any registry, and export each one
 # as an OCI archive that tools/cluster/up.sh imports into containerd's k8s.io namespace.
 #
-#   bash tools/cluster/images.sh            # base images + the project's three Dockerfiles
+#   bash tools/cluster/images.sh            # base images + the project's three Dockerfiles (rebuilt when
+#                                           # their inputs changed; FORCE=1 rebuilds them anyway)
 #   bash tools/cluster/images.sh --base     # only the base images (node, pause, postgres)
 #
 # Base images (no registry is reachable, so each is built from a local rootfs):
@@ -186,12 +187,39 @@ coredns_image() {
 	echo "$version" >"$out/coredns.stamp"
 }
 
+# inputs_hash DIR...: one hash of what a project image is made of: the node base image, the Dockerfile,
+# the npm manifests and lockfile (the deps stage's `npm ci` sees them all; only node_modules leaves it)
+# and DIR (its src folder, without the *.test.ts files .dockerignore drops). A fresh clone builds its
+# own code; a rerun with nothing changed skips the build.
+inputs_hash() {
+	local dockerfile=$1; shift
+	(
+		cd "$repo"
+		cat "$out/node.stamp"
+		{
+			printf '%s\n' "$dockerfile" package.json package-lock.json .dockerignore
+			compgen -G 'packages/*/package.json' || true
+			compgen -G 'services/*/package.json' || true
+			compgen -G 'operator/package.json' || true
+			find "$@" -type f ! -name '*.test.ts' ! -path '*/node_modules/*'
+		} | LC_ALL=C sort -u | while read -r f; do [[ -f $f ]] && sha256sum "$f"; done
+	) | sha256sum | cut -c1-64
+}
+
 # The project's Dockerfiles, unchanged, with the repository root as context (as `make images` does).
+# Rebuilt only when inputs_hash changed (stamp $out/NAME.stamp) or FORCE=1.
 project_image() {
-	local name=$1 dockerfile=$2 tag="docker.io/scriptorium/$1:dev"
-	log "building $tag from $dockerfile"
+	local name=$1 dockerfile=$2 tag="docker.io/scriptorium/$1:dev" stamp
+	shift 2
+	stamp=$(inputs_hash "$dockerfile" "$@")
+	if [[ ${FORCE:-} != 1 ]] && fresh "$out/$name.stamp" "$stamp" && [[ -f $out/$name.oci.tar ]]; then
+		log "$tag is up to date (inputs $(cut -c1-12 <<<"$stamp"))"
+		return
+	fi
+	log "building $tag from $dockerfile (inputs $(cut -c1-12 <<<"$stamp"))"
 	bah bud --isolation chroot --pull=never -f "$repo/$dockerfile" -t "$tag" "$repo" >&2
 	export_image "$tag" "$name.oci.tar"
+	echo "$stamp" >"$out/$name.stamp"
 }
 
 base_rootfs
@@ -200,8 +228,8 @@ node_image
 postgres_image
 coredns_image
 if [[ $mode == all ]]; then
-	project_image operator operator/Dockerfile
-	project_image translation services/translation/Dockerfile
-	project_image ledger-node services/ledger-node/Dockerfile
+	project_image operator operator/Dockerfile operator/src
+	project_image translation services/translation/Dockerfile services/translation/src
+	project_image ledger-node services/ledger-node/Dockerfile services/ledger-node/src
 fi
 ls -1 "$out"/*.oci.tar

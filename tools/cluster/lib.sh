@@ -18,6 +18,10 @@ PKI="$STATE/pki"
 LOGS="$STATE/logs"
 KUBECONFIG_ADMIN="$STATE/admin.kubeconfig"
 CONTAINERD_SOCK="$RUN/containerd/containerd.sock"
+# The local PersistentVolumes of the default StorageClass `local` (up.sh), one folder each.
+VOLUMES="$STATE/volumes"
+PV_COUNT=${SCRIPTORIUM_CLUSTER_PVS:-16}
+PV_SIZE=2Gi
 
 POD_CIDR=10.244.0.0/24
 SERVICE_CIDR=10.96.0.0/16

@@ -316,6 +316,56 @@ dns_check() {
 	' "$DNS_SVC_IP" "kubernetes.default.svc.$CLUSTER_DOMAIN" "$KUBERNETES_SVC_IP"
 }
 wait_for "cluster DNS (kubernetes.default.svc.$CLUSTER_DOMAIN via $DNS_SVC_IP)" 120 dns_check
+# --- Storage: a default StorageClass `local` and a pool of local PersistentVolumes ---------------
+# No provisioner binary: the class is `kubernetes.io/no-provisioner` with WaitForFirstConsumer, and
+# up.sh keeps a pool of $PV_COUNT local volumes (folders under $VOLUMES). A claim binds one when its
+# pod is scheduled; the reclaim policy is Retain, so a deleted claim leaves its volume Released, and
+# each cluster-up wipes the folder of every Released volume and makes it Available again.
+mkdir -p "$VOLUMES"
+k apply -f - >/dev/null <<EOF
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: local
+  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
+  labels: {app.kubernetes.io/part-of: scriptorium-cluster}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+reclaimPolicy: Retain
+EOF
+for pv in $(k get pv -l app.kubernetes.io/part-of=scriptorium-cluster \
+	-o jsonpath='{range .items[?(@.status.phase=="Released")]}{.metadata.name}{"\n"}{end}'); do
+	rm -rf "${VOLUMES:?}/$pv" && mkdir -m 0777 "$VOLUMES/$pv"
+	k patch pv "$pv" --type=json -p '[{"op":"remove","path":"/spec/claimRef"}]' >/dev/null
+	clog "recycled volume $pv (folder wiped, Available again)"
+done
+existing=" $(k get pv -l app.kubernetes.io/part-of=scriptorium-cluster -o jsonpath='{.items[*].metadata.name}') "
+for ((i = 1; i <= PV_COUNT; i++)); do
+	pv=$(printf 'local-pv-%02d' "$i")
+	[[ $existing == *" $pv "* ]] && continue
+	# 0777: the pods run as various non-root users; the folder's parent is root's 0755 state folder.
+	[[ -d $VOLUMES/$pv ]] || mkdir -m 0777 "$VOLUMES/$pv"
+	k create -f - >/dev/null <<EOF
+apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: $pv
+  labels: {app.kubernetes.io/part-of: scriptorium-cluster}
+spec:
+  capacity: {storage: $PV_SIZE}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: local
+  volumeMode: Filesystem
+  local: {path: $VOLUMES/$pv}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+        - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [$NODE_NAME]}]
+EOF
+done
+clog "storage: default StorageClass local; $(k get pv -l app.kubernetes.io/part-of=scriptorium-cluster --no-headers | grep -c ' Available ') of $PV_COUNT local volumes Available"
+
 fw_check || die "the egress firewall is not in place"
 
 clog "ready: node $NODE_NAME Ready, cluster DNS answers; $KUBECTL --kubeconfig $KUBECONFIG_ADMIN get pods -A"

@@ -1,0 +1,73 @@
+// Settings of the end-to-end suite, from the environment (make e2e-local / make e2e-kind set them).
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface E2eConfig {
+  /** Kubeconfig of the cluster under test (required). */
+  kubeconfig: string;
+  kubectl: string;
+  helm: string;
+  operatorImage: { repository: string; tag: string };
+  translationImage: string;
+  ledgerImage: string;
+  postgresImage: string;
+  /** Image pull policy of every pod the suite creates: the images are preloaded on both clusters. */
+  pullPolicy: 'IfNotPresent' | 'Never';
+  /** Prefix of the suite's namespace and Helm release; a unique suffix is added per run. */
+  namePrefix: string;
+  /** Upper bound of each wait, in milliseconds. */
+  waitMs: number;
+}
+
+/** One clear line naming the variable, as the services do for their configuration. */
+export class E2eConfigError extends Error {}
+
+function splitImage(ref: string, variable: string): { repository: string; tag: string } {
+  const at = ref.lastIndexOf(':');
+  if (at <= ref.lastIndexOf('/') || at === ref.length - 1) {
+    throw new E2eConfigError(`${variable}: expected <repository>:<tag>, got ${JSON.stringify(ref)}`);
+  }
+  return { repository: ref.slice(0, at), tag: ref.slice(at + 1) };
+}
+
+/** The kubectl/helm of tools/kube/build.sh (same versions as the rest of the repo) when built, else PATH. */
+function kubeBin(name: string, env: NodeJS.ProcessEnv): string {
+  const dir = env.SCRIPTORIUM_KUBE_BIN;
+  if (dir && existsSync(join(dir, name))) return join(dir, name);
+  return name;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): E2eConfig {
+  const kubeconfig = env.KUBECONFIG;
+  if (!kubeconfig) throw new E2eConfigError('KUBECONFIG: required (the kubeconfig of the cluster under test)');
+  if (!existsSync(kubeconfig)) throw new E2eConfigError(`KUBECONFIG: no file at ${kubeconfig}`);
+  const tag = env.E2E_IMAGE_TAG ?? 'dev';
+  if (!/^[\w][\w.-]{0,127}$/.test(tag)) throw new E2eConfigError(`E2E_IMAGE_TAG: not a valid image tag: ${tag}`);
+  const pullPolicy = env.E2E_PULL_POLICY ?? 'IfNotPresent';
+  if (pullPolicy !== 'IfNotPresent' && pullPolicy !== 'Never') {
+    throw new E2eConfigError(`E2E_PULL_POLICY: expected IfNotPresent or Never, got ${pullPolicy}`);
+  }
+  const waitSeconds = Number(env.E2E_WAIT_SECONDS ?? '300');
+  if (!Number.isInteger(waitSeconds) || waitSeconds < 10 || waitSeconds > 3600) {
+    throw new E2eConfigError('E2E_WAIT_SECONDS: expected a whole number of seconds between 10 and 3600');
+  }
+  const namePrefix = env.E2E_NAME_PREFIX ?? 'e2e';
+  if (!/^[a-z][a-z0-9-]{0,20}$/.test(namePrefix)) {
+    throw new E2eConfigError('E2E_NAME_PREFIX: lower-case letters, digits and dashes, at most 21 characters');
+  }
+  return {
+    kubeconfig,
+    kubectl: env.E2E_KUBECTL ?? kubeBin('kubectl', env),
+    helm: env.E2E_HELM ?? kubeBin('helm', env),
+    operatorImage: splitImage(env.E2E_OPERATOR_IMAGE ?? `scriptorium/operator:${tag}`, 'E2E_OPERATOR_IMAGE'),
+    translationImage: env.E2E_TRANSLATION_IMAGE ?? `scriptorium/translation:${tag}`,
+    ledgerImage: env.E2E_LEDGER_IMAGE ?? `scriptorium/ledger-node:${tag}`,
+    postgresImage: env.E2E_POSTGRES_IMAGE ?? 'docker.io/library/postgres:17-alpine',
+    pullPolicy,
+    namePrefix,
+    waitMs: waitSeconds * 1000,
+  };
+}

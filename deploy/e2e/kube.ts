@@ -1,0 +1,201 @@
+// The suite's hands on a cluster: the real kubectl and helm (no client library), bounded waits, port-forwards.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { E2eConfig } from './config.ts';
+
+export interface RunOptions {
+  /** Written to the command's stdin (e.g. a manifest for `apply -f -`). */
+  input?: string;
+  timeoutMs?: number;
+}
+
+export class CommandError extends Error {
+  readonly stderr: string;
+  constructor(message: string, stderr: string) {
+    super(message);
+    this.stderr = stderr;
+  }
+}
+
+function run(file: string, args: string[], env: NodeJS.ProcessEnv, options: RunOptions = {}): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const child = execFile(
+      file,
+      args,
+      { env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 32 * 1024 * 1024, killSignal: 'SIGKILL' },
+      (err, stdout, stderr) => {
+        if (err) {
+          // The command line names no secret: secrets are passed through stdin or read inside pods.
+          const what = `${file.split('/').pop()} ${args.join(' ')}`.slice(0, 300);
+          reject(new CommandError(`${what}: ${stderr.trim() || err.message}`, stderr));
+        } else {
+          resolvePromise(stdout);
+        }
+      },
+    );
+    if (options.input !== undefined) child.stdin?.end(options.input);
+  });
+}
+
+export interface Kube {
+  kubectl(args: string[], options?: RunOptions): Promise<string>;
+  /** `kubectl get … -o json`, parsed. */
+  getJson<T = KubeObject>(args: string[]): Promise<T>;
+  helm(args: string[], options?: RunOptions): Promise<string>;
+}
+
+export interface KubeObject {
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    labels?: Record<string, string>;
+    deletionTimestamp?: string;
+  };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+}
+export interface KubeList<T = KubeObject> {
+  items: T[];
+}
+
+export function kube(config: E2eConfig): Kube {
+  const env = { ...process.env, KUBECONFIG: config.kubeconfig };
+  const kubectl = (args: string[], options?: RunOptions) => run(config.kubectl, args, env, options);
+  return {
+    kubectl,
+    async getJson<T>(args: string[]) {
+      return JSON.parse(await kubectl(['get', ...args, '-o', 'json'])) as T;
+    },
+    helm: (args, options) => run(config.helm, args, env, { timeoutMs: 600_000, ...options }),
+  };
+}
+
+/**
+ * Retries `check` until it returns a value other than undefined, at most `timeoutMs`; the last error or
+ * the last `describe()` goes into the failure message.
+ */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  { timeoutMs, intervalMs = 2000, describe }: { timeoutMs: number; intervalMs?: number; describe?: () => string },
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  for (let attempt = 0; attempt < 10_000; attempt++) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+      last = describe?.() ?? '';
+    } catch (err) {
+      last = err instanceof Error ? err.message : String(err);
+    }
+    if (Date.now() + intervalMs > deadline) break;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${last ? `: ${last}` : ''}`);
+}
+
+export interface PortForward {
+  port: number;
+  close(): void;
+}
+
+/** `kubectl port-forward TARGET :REMOTE` on 127.0.0.1; resolves with the local port kubectl chose. */
+export function portForward(
+  config: E2eConfig,
+  namespace: string,
+  target: string,
+  remote: number,
+): Promise<PortForward> {
+  const child: ChildProcess = spawn(
+    config.kubectl,
+    ['-n', namespace, 'port-forward', '--address', '127.0.0.1', target, `:${remote}`],
+    { env: { ...process.env, KUBECONFIG: config.kubeconfig }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const close = () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+  };
+  return new Promise((resolvePromise, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      close();
+      reject(new Error(`port-forward ${target}: no local port after 30 s (${err.trim()})`));
+    }, 30_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /Forwarding from 127\.0\.0\.1:(\d+)/.exec(out);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolvePromise({ port: Number(match[1]), close });
+      }
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`port-forward ${target} exited (${code}): ${err.trim()}`));
+    });
+  });
+}
+
+export interface HttpAnswer {
+  status: number;
+  body: string;
+  json<T = unknown>(): T;
+}
+
+/** One HTTP(S) request to 127.0.0.1:port, bounded in time. For HTTPS, `tls` names the CA and the server name. */
+export function http(
+  port: number,
+  path: string,
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+    tls?: { ca: string; servername: string };
+    timeoutMs?: number;
+  } = {},
+): Promise<HttpAnswer> {
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const headers: Record<string, string> = { ...options.headers };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const request = options.tls ? httpsRequest : httpRequest;
+  return new Promise((resolvePromise, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: options.method ?? 'GET',
+        headers,
+        timeout: options.timeoutMs ?? 15_000,
+        ...(options.tls ? { ca: options.tls.ca, servername: options.tls.servername } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolvePromise({ status: res.statusCode ?? 0, body: text, json: <T>() => JSON.parse(text) as T });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${options.method ?? 'GET'} ${path}: timed out`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A condition of an object's status (`conditions[type]`), or undefined. */
+export function condition(
+  obj: KubeObject,
+  type: string,
+): { status: string; reason?: string; message?: string } | undefined {
+  const conditions = (obj.status?.conditions ?? []) as { type: string; status: string; reason?: string }[];
+  return conditions.find((c) => c.type === type);
+}
