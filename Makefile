@@ -81,14 +81,18 @@ images: ## Build the three container images (needs a Docker engine)
 	docker build -f services/translation/Dockerfile -t scriptorium/translation:dev .
 	docker build -f services/ledger-node/Dockerfile -t scriptorium/ledger-node:dev .
 
-e2e-kind: deps kube-bins ## End-to-end suite on a kind cluster (needs a Docker engine)
+e2e-kind: deps kube-bins ## End-to-end suite (deploy/e2e) on a kind cluster (needs a Docker engine)
 	bash deploy/e2e-kind.sh
+
+e2e-local: deps ## End-to-end suite (deploy/e2e) on the local cluster: cluster-up, images rebuilt when changed (root)
+	@mkdir -p $(RESULTS)
+	bash deploy/e2e-local.sh
 
 clean: ## Remove build output and node_modules (the Node 24 and Go caches stay)
 	rm -rf node_modules */node_modules */*/node_modules coverage .dev $(RESULTS)
 
-.PHONY: cluster-up cluster-down
-cluster-up: ## Start a real single-node Kubernetes cluster on this machine (root; tools/cluster/README.md)
+.PHONY: cluster-up cluster-down e2e-local
+cluster-up: deps ## Start a real single-node Kubernetes cluster with the demo (DEMO=0: without) (root; tools/cluster/README.md)
 	bash tools/cluster/up.sh
 
 cluster-down: ## Remove everything cluster-up made (processes, mounts, iptables rules, bridge, data)
