@@ -3,6 +3,7 @@
 # no registry. etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd (CRI),
 # kubelet (cgroupfs), kube-proxy (iptables) run as host processes; CoreDNS runs as a Deployment;
 # pods sit on a CNI bridge. Idempotent: pieces already running are kept. Prints the kubeconfig path.
+# Then, unless DEMO=0, deploys the demo (tools/cluster/demo.sh: the operator, PostgreSQL, both samples).
 # Undo everything with tools/cluster/down.sh (`make cluster-down`). Root only.
 set -euo pipefail
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
@@ -26,9 +27,15 @@ fi
 for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl coredns; do
 	[[ -x $KUBE_BIN/$b ]] || { clog "building the Kubernetes binaries (tools/kube/build.sh --node)"; bash "$cluster_here/../kube/build.sh" --node >/dev/null; break; }
 done
-for i in pause coredns; do
-	[[ -f $IMAGES/$i.oci.tar ]] || { clog "building the base images (tools/cluster/images.sh --base)"; bash "$cluster_here/images.sh" --base >/dev/null; break; }
-done
+# The demo (below) runs the project's images: images.sh rebuilds those whose inputs changed (a hash check
+# when nothing did). Without the demo, only missing base images are built.
+if [[ ${DEMO:-1} != 0 ]]; then
+	bash "$cluster_here/images.sh" >/dev/null
+else
+	for i in pause coredns; do
+		[[ -f $IMAGES/$i.oci.tar ]] || { clog "building the base images (tools/cluster/images.sh --base)"; bash "$cluster_here/images.sh" --base >/dev/null; break; }
+	done
+fi
 
 mkdir -p "$STATE" "$RUN/pids" "$PKI" "$LOGS"
 exec 8>"$RUN/up.lock"
@@ -368,5 +375,10 @@ clog "storage: default StorageClass local; $(k get pv -l app.kubernetes.io/part-
 
 fw_check || die "the egress firewall is not in place"
 
-clog "ready: node $NODE_NAME Ready, cluster DNS answers; $KUBECTL --kubeconfig $KUBECONFIG_ADMIN get pods -A"
+clog "ready: node $NODE_NAME Ready, cluster DNS answers"
+if [[ ${DEMO:-1} != 0 ]]; then
+	# 8>&-: helm and kubectl must not hold this script's lock.
+	bash "$cluster_here/demo.sh" 8>&-
+fi
+clog "kubectl: $KUBECTL --kubeconfig $KUBECONFIG_ADMIN get pods -A"
 echo "$KUBECONFIG_ADMIN"

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# `make e2e-local`: the end-to-end suite (deploy/e2e, vitest project e2e) on this machine's own cluster.
+#
+#   1. the node binaries (tools/kube/build.sh --node, cached);
+#   2. the images (tools/cluster/images.sh): base images once, the three project images rebuilt when the
+#      hash of their inputs changed, so a fresh clone tests its own code and a rerun rebuilds nothing;
+#   3. the cluster (tools/cluster/up.sh, DEMO=0: idempotent; imports the images that changed);
+#   4. the suite, KUBECONFIG = the cluster's admin kubeconfig; report .test-results/e2e.json;
+#   5. one summary line. The cluster stays up (make cluster-down removes it).
+#
+# Env: E2E_WAIT_SECONDS (300, each wait of the suite), E2E_REPORT (.test-results/e2e.json). Root only.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+source tools/cluster/lib.sh
+report=${E2E_REPORT:-.test-results/e2e.json}
+log() { echo "e2e-local: $*" >&2; }
+start=$(date +%s)
+[[ $(id -u) == 0 ]] || { log "must run as root (the local cluster changes iptables, mounts and sysctls)"; exit 1; }
+mkdir -p "$(dirname "$report")"
+rm -f "$report"
+
+log "binaries"
+bash tools/kube/build.sh --node >/dev/null
+log "images (rebuilt when their inputs changed)"
+bash tools/cluster/images.sh >/dev/null
+log "cluster"
+DEMO=0 bash tools/cluster/up.sh >/dev/null
+ready=$(date +%s)
+
+log "suite (KUBECONFIG=$KUBECONFIG_ADMIN)"
+rc=0
+KUBECONFIG=$KUBECONFIG_ADMIN SCRIPTORIUM_KUBE_BIN=$KUBE_BIN \
+	E2E_POSTGRES_IMAGE=localhost/scriptorium/postgres:15-bookworm E2E_PULL_POLICY=IfNotPresent \
+	vitest run --project e2e --reporter=default --reporter=json --outputFile.json="$report" || rc=$?
+end=$(date +%s)
+summary=$(node tools/test-summary.ts "$report")
+log "$summary (cluster and images $((ready - start)) s, suite $((end - ready)) s; the cluster stays up: make cluster-down)"
+echo "$summary"
+exit "$rc"
