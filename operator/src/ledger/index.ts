@@ -13,6 +13,18 @@ export {
   type ValidatorChange,
 } from './ledger-node-client.ts';
 export {
+  DEFAULT_RESUBMIT_AFTER_MS,
+  type DesiredValidator,
+  type ExternalValidator,
+  isChangeApplied,
+  type MembershipAction,
+  type MembershipInput,
+  type ObservedMember,
+  type PendingChange,
+  planMembership,
+  quorumSize,
+} from './membership.ts';
+export {
   CLOCK_SKEW_MS,
   certificateNeedsRenewal,
   createClusterCa,
