@@ -2,10 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { Gauge } from 'prom-client';
+import type { LedgerCluster, LedgerClusterSpec } from './api/index.ts';
+import { LedgerClusterController, type NodeApi } from './controllers/ledger-cluster/index.ts';
 import { TranslationServiceController } from './controllers/translation-service/index.ts';
 import type { KubeClient } from './kube/client.ts';
 import { EventRecorder } from './kube/events.ts';
 import { LeaderElector } from './kube/leader-election.ts';
+import { LedgerNodeClient } from './ledger/index.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 
 export interface OperatorOptions {
@@ -25,6 +28,14 @@ export interface OperatorOptions {
   /** Port of /healthz, /readyz and /metrics; undefined = no HTTP server (tests). */
   httpPort?: number;
   httpHost?: string;
+  /** Ledger node API client factory (default: LedgerNodeClient, 3 s per call). */
+  ledgerNodeApi?: (opts: {
+    token?: string;
+    caPem?: string;
+    clientCert?: { certPem: string; keyPem: string };
+  }) => NodeApi;
+  /** Base URL of a ledger validator (default: its Service DNS name, `http(s)://<validator>.<ns>.svc:8000`). */
+  ledgerNodeUrl?: (lc: LedgerCluster, spec: LedgerClusterSpec, validator: string) => string;
   /** Called when the Lease is lost; main.ts exits so the pod restarts clean. */
   onLostLeadership?: () => void;
 }
@@ -36,6 +47,7 @@ export interface OperatorOptions {
 export class Operator {
   readonly metrics: Metrics;
   readonly controller: TranslationServiceController;
+  readonly ledger: LedgerClusterController;
   readonly #o: OperatorOptions;
   readonly #elector: LeaderElector | undefined;
   readonly #abort = new AbortController();
@@ -67,6 +79,17 @@ export class Operator {
       concurrency: options.concurrency,
       resyncMs: options.resyncMs,
     });
+    this.ledger = new LedgerClusterController({
+      client: options.client,
+      recorder,
+      log: options.log,
+      metrics: this.metrics,
+      namespace: options.watchNamespace,
+      concurrency: options.concurrency,
+      resyncMs: options.resyncMs,
+      nodeApi: options.ledgerNodeApi ?? ((opts) => new LedgerNodeClient({ ...opts, timeoutMs: 3000 })),
+      nodeUrl: options.ledgerNodeUrl,
+    });
     if (options.leaderElection !== false) {
       this.#elector = new LeaderElector(options.client, {
         namespace: options.leaseNamespace,
@@ -87,7 +110,7 @@ export class Operator {
 
   /** Ready: a passive replica is always ready; a leader once its caches have synced. */
   get ready(): boolean {
-    return !this.#leading || this.controller.synced;
+    return !this.#leading || (this.controller.synced && this.ledger.synced);
   }
 
   get port(): number | undefined {
@@ -100,9 +123,11 @@ export class Operator {
       this.#leading = true;
       this.metrics.leader.set(1);
       this.#started = true;
-      this.controller.start(this.#abort.signal).catch((err) => {
-        if (!this.#abort.signal.aborted) this.#o.log.error({ err: String(err) }, 'controller failed to start');
-      });
+      for (const controller of [this.controller, this.ledger]) {
+        controller.start(this.#abort.signal).catch((err) => {
+          if (!this.#abort.signal.aborted) this.#o.log.error({ err: String(err) }, 'controller failed to start');
+        });
+      }
     };
     if (!this.#elector) {
       lead();
@@ -114,7 +139,7 @@ export class Operator {
         this.#leading = false;
         this.metrics.leader.set(0);
         // Another replica may lead now: stop reconciling at once, then let the owner decide (main.ts exits).
-        void this.controller.stop().finally(() => this.#o.onLostLeadership?.());
+        void Promise.all([this.controller.stop(), this.ledger.stop()]).finally(() => this.#o.onLostLeadership?.());
       },
     });
   }
@@ -145,7 +170,7 @@ export class Operator {
   /** Graceful stop: no new work, in-flight reconciles finish, watches close, the Lease is released. */
   async stop(): Promise<void> {
     this.#abort.abort();
-    if (this.#started) await this.controller.stop();
+    if (this.#started) await Promise.all([this.controller.stop(), this.ledger.stop()]);
     await this.#elector?.stop();
     await this.#electing;
     this.#leading = false;

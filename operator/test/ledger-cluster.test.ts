@@ -1,0 +1,217 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
+import { freePort } from '@scriptorium/test-support';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { FINALIZER, STATEFUL_SET } from '../src/controllers/ledger-cluster/index.ts';
+import { KubeClient } from '../src/kube/client.ts';
+import { RESOURCES, type ResourceType, resourcePath } from '../src/kube/resources.ts';
+import type { KubeObject } from '../src/kube/types.ts';
+import { Operator } from '../src/operator.ts';
+import { condition, create, createNamespace, eventually, get, installCrds, list, quietLog } from './helpers.ts';
+
+// The LedgerCluster reconciler against a real kube-apiserver + kube-controller-manager (StatefulSet controller,
+// garbage collector). No kubelet and no ledger nodes run here: the validators' pods stay Pending and the operator's
+// node client points at a closed loopback port, so these tests cover the objects, their stability and the
+// controller's decisions; real nodes are driven in operator/test/ledger-node-client.test.ts.
+let plane: TestControlPlane;
+let client: KubeClient;
+let operator: Operator;
+let closedPort: number;
+const operators: Operator[] = [];
+
+const SAMPLE = join(import.meta.dirname, '../../deploy/samples/ledger-cluster.yaml');
+
+function startOperator(identity: string): Operator {
+  const op = new Operator({
+    client: new KubeClient(plane.kubeConfig),
+    log: quietLog,
+    identity,
+    leaseNamespace: 'default',
+    leaseName: 'scriptorium-operator-ledger-test',
+    leaseDurationMs: 8000,
+    renewDeadlineMs: 6000,
+    retryPeriodMs: 250,
+    concurrency: 2,
+    resyncMs: 0,
+    ledgerNodeUrl: () => `http://127.0.0.1:${closedPort}`,
+  });
+  operators.push(op);
+  return op;
+}
+
+function sample(namespace: string): KubeObject {
+  const obj = parse(readFileSync(SAMPLE, 'utf8')) as KubeObject;
+  return { ...obj, metadata: { ...obj.metadata, namespace } };
+}
+
+async function snapshot(ns: string) {
+  const objects: KubeObject[] = [
+    ...(await list(client, RESOURCES.LedgerCluster, ns)),
+    ...(await list(client, RESOURCES.Service, ns)),
+    ...(await list(client, STATEFUL_SET, ns)),
+    ...(await list(client, RESOURCES.ConfigMap, ns, 'app.kubernetes.io/name=ledger-node')),
+    ...(await list(client, RESOURCES.Secret, ns)),
+  ];
+  return Object.fromEntries(objects.map((o) => [`${o.kind}/${o.metadata.name}`, o.metadata.resourceVersion]));
+}
+
+beforeAll(async () => {
+  closedPort = await freePort();
+  plane = await startTestControlPlane();
+  client = new KubeClient(plane.kubeConfig);
+  await installCrds(client);
+  operator = startOperator('ledger-operator-a');
+  await operator.start();
+  await eventually('operator leads', () => operator.isLeader && operator.ready);
+});
+
+afterAll(async () => {
+  for (const op of operators) await op.stop().catch(() => {});
+  client?.close();
+  await plane?.stop();
+});
+
+describe('LedgerCluster reconciler', () => {
+  let ns: string;
+
+  it('creates every object of the sample, each owned by the LedgerCluster', async () => {
+    ns = await createNamespace(client, 'lc');
+    await create(client, sample(ns));
+    const lc = await eventually('status with members', async () => {
+      const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
+      return got?.status?.members?.length === 4 ? got : undefined;
+    });
+    expect(lc.metadata.finalizers).toContain(FINALIZER);
+    expect(lc.status.selector).toBe(
+      'app.kubernetes.io/name=ledger-node,app.kubernetes.io/component=validator,scriptorium.dev/ledger-cluster=ledger',
+    );
+    expect(condition(lc, 'Progressing')).toMatchObject({ status: 'True', reason: 'ValidatorsStarting' });
+    expect(condition(lc, 'Ready')?.status).toBe('False');
+    expect(lc.status.members.map((m: { name: string; role: string }) => [m.name, m.role])).toEqual([
+      ['ledger-v0', 'validator'],
+      ['ledger-v1', 'validator'],
+      ['ledger-v2', 'validator'],
+      ['ledger-v3', 'validator'],
+    ]);
+
+    const expected: Array<[ResourceType, string]> = [
+      [RESOURCES.Secret, 'ledger-token'],
+      [RESOURCES.Secret, 'ledger-ca'],
+      [RESOURCES.ConfigMap, 'ledger-genesis'],
+      [RESOURCES.ConfigMap, 'ledger-peers'],
+      [RESOURCES.Service, 'ledger'],
+    ];
+    for (let i = 0; i < 4; i++) {
+      expected.push(
+        [RESOURCES.Secret, `ledger-v${i}-key`],
+        [RESOURCES.Secret, `ledger-v${i}-tls`],
+        [RESOURCES.Service, `ledger-v${i}`],
+        [STATEFUL_SET, `ledger-v${i}`],
+      );
+    }
+    for (const [type, name] of expected) {
+      const obj = await eventually(`${type.kind} ${name}`, () => get(client, type, ns, name));
+      expect(obj.metadata.ownerReferences?.[0], `${type.kind} ${name}`).toMatchObject({
+        kind: 'LedgerCluster',
+        uid: lc.metadata.uid,
+        controller: true,
+      });
+    }
+
+    // Genesis: immutable, the four validators' keys, the sample's chain id.
+    const genesis = await get(client, RESOURCES.ConfigMap, ns, 'ledger-genesis');
+    expect(genesis?.immutable).toBe(true);
+    const block = JSON.parse(genesis?.data['genesis.json']);
+    expect(block.header.chain_id).toBe('scriptorium-demo-1');
+    const keys: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const secret = await get(client, RESOURCES.Secret, ns, `ledger-v${i}-key`);
+      const file = JSON.parse(Buffer.from(secret?.data['key.json'], 'base64').toString('utf8'));
+      expect(file.public_key).toMatch(/^[0-9a-f]{64}$/);
+      expect(file.private_key).toMatch(/^[0-9a-f]{64}$/);
+      expect(secret?.metadata.annotations?.['scriptorium.dev/public-key']).toBe(file.public_key);
+      keys.push(file.public_key);
+    }
+    expect(block.validator_changes.map((c: { validator: string }) => c.validator).sort()).toEqual([...keys].sort());
+    // The status never carries key material.
+    expect(JSON.stringify(lc.status)).not.toMatch(/[0-9a-f]{64}/);
+
+    // The API server accepted the StatefulSet: one replica, the PVC template, and the controller made the pod.
+    const sts = await get(client, STATEFUL_SET, ns, 'ledger-v0');
+    expect(sts?.spec.replicas).toBe(1);
+    expect(sts?.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe('1Gi');
+    await eventually(
+      'pod of ledger-v0',
+      async () => (await get(client, RESOURCES.Pod, ns, 'ledger-v0-0')) !== undefined,
+    );
+    const pod = await get(client, RESOURCES.Pod, ns, 'ledger-v0-0');
+    const env = Object.fromEntries(
+      pod?.spec.containers[0].env.map((e: { name: string; value?: string }) => [e.name, e.value]),
+    );
+    expect(env.NODE_CONSENSUS__ADVERTISE).toBe(`ledger-v0.${ns}.svc:8000`);
+    expect(env.NODE_TLS__MODE).toBe('server');
+    const peers = (await get(client, RESOURCES.ConfigMap, ns, 'ledger-peers'))?.data.peers.split(',');
+    expect(peers).toHaveLength(4);
+    expect(peers[1]).toBe(`ledger-v1@ledger-v1.${ns}.svc:8000|${keys[1]}`);
+
+    // Events were recorded for the creations.
+    const events = await eventually('Created Events', async () => {
+      const all = (await list(client, RESOURCES.Event, ns)).filter((e) => e.regarding?.kind === 'LedgerCluster');
+      return all.some((e) => e.reason === 'Created') ? all : undefined;
+    });
+    expect(events.map((e) => e.note).join(' ')).toContain('StatefulSet ledger-v0');
+  });
+
+  it('a second reconcile writes nothing', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 2000)); // let the StatefulSet controller settle
+    const before = await snapshot(ns);
+    const stats = { ...operator.ledger.stats };
+    operator.ledger.queue.add(`${ns}/ledger`);
+    await eventually('reconciled again', () => operator.ledger.stats.reconciles > stats.reconciles + 1);
+    expect(operator.ledger.stats.writes).toBe(stats.writes);
+    expect(operator.ledger.stats.statusWrites).toBe(stats.statusWrites);
+    expect(await snapshot(ns)).toEqual(before);
+  });
+
+  it('keeps keys, CA, token and genesis across an operator restart, writing nothing', async () => {
+    const before = await snapshot(ns);
+    await operator.stop();
+    const restarted = startOperator('ledger-operator-b');
+    await restarted.start();
+    operator = restarted;
+    await eventually('restarted operator leads', () => restarted.isLeader && restarted.ready);
+    await eventually('reconciled', () => restarted.ledger.stats.reconciles >= 2);
+    expect(restarted.ledger.stats.writes).toBe(0);
+    expect(restarted.ledger.stats.statusWrites).toBe(0);
+    expect(await snapshot(ns)).toEqual(before);
+  });
+
+  it('TLS disabled: no CA or certificates; deletion goes through the finalizer', async () => {
+    const other = await createNamespace(client, 'lc-del');
+    await create(client, {
+      ...sample(other),
+      spec: { ...sample(other).spec, validators: 1, tls: { mode: 'disabled' } },
+    });
+    await eventually('StatefulSet', () => get(client, STATEFUL_SET, other, 'ledger-v0'));
+    expect(await get(client, RESOURCES.Secret, other, 'ledger-ca')).toBeUndefined();
+    expect(await get(client, RESOURCES.Secret, other, 'ledger-v0-tls')).toBeUndefined();
+    await client.request('DELETE', resourcePath(RESOURCES.LedgerCluster, other, 'ledger'));
+    await eventually(
+      'LedgerCluster gone',
+      async () => (await get(client, RESOURCES.LedgerCluster, other, 'ledger')) === undefined,
+    );
+    await eventually(
+      'StatefulSet gone',
+      async () => (await get(client, STATEFUL_SET, other, 'ledger-v0')) === undefined,
+    );
+    await eventually(
+      'owned objects collected',
+      async () =>
+        (await get(client, RESOURCES.ConfigMap, other, 'ledger-genesis')) === undefined &&
+        (await get(client, RESOURCES.Secret, other, 'ledger-v0-key')) === undefined,
+      60_000,
+    );
+  });
+});
