@@ -135,6 +135,8 @@ need=(
 	"create deployments.apps" "delete jobs.batch" "patch cronjobs.batch" "list secrets" "create services"
 	"patch ingresses.networking.k8s.io" "create horizontalpodautoscalers.autoscaling"
 	"create poddisruptionbudgets.policy" "create events.events.k8s.io" "create events"
+	"patch statefulsets.apps" "delete statefulsets.apps" "create configmaps" "patch configmaps"
+	"delete persistentvolumeclaims" "watch pods" "patch ledgerclusters.scriptorium.dev"
 )
 for check in "${need[@]}"; do
 	# shellcheck disable=SC2086 # word splitting is the point: "verb resource"
@@ -148,7 +150,8 @@ deny=(
 	"create pods" "create pods --subresource=exec" "create clusterrolebindings.rbac.authorization.k8s.io"
 	"escalate clusterroles.rbac.authorization.k8s.io" "impersonate users" "create customresourcedefinitions.apiextensions.k8s.io"
 	"delete namespaces" "create serviceaccounts --subresource=token"
-	"update secrets" "delete secrets" "create configmaps" "patch events"
+	"update secrets" "delete secrets" "update configmaps" "delete configmaps" "patch events"
+	"create persistentvolumeclaims" "delete pods" "update statefulsets.apps"
 )
 for check in "${deny[@]}"; do
 	# shellcheck disable=SC2086
