@@ -49,9 +49,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of clients) await c.close();
-  for (const c of clusters) await c.stopAll();
+  // Every cleanup runs even when one fails, so no node process outlives the suite.
+  const results = await Promise.allSettled([...clients.map((c) => c.close()), ...clusters.map((c) => c.stopAll())]);
   if (dir) rmSync(dir, { recursive: true, force: true });
+  for (const c of clusters) rmSync(c.dir, { recursive: true, force: true });
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 });
 
 function tlsFor(mode: 'server' | 'mutual') {
@@ -108,6 +111,7 @@ describe('TLS server mode with the operator PKI', () => {
     expect(String((denied as Error).message)).not.toContain('not-the-cluster-token');
     clusters.splice(clusters.indexOf(cluster), 1);
     await cluster.stopAll(); // free the CPU for the next suite
+    rmSync(cluster.dir, { recursive: true, force: true });
   });
 });
 
