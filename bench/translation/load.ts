@@ -18,5 +18,7 @@ process.stdout.write(
     errors: result.errors,
     timeouts: result.timeouts,
     latencyMs: { p50: l.p50, p90: l.p90, p99: l.p99, max: l.max, mean: l.average },
+    // The load generator's own CPU (user + system), for the bench's CPU split of the machine.
+    cpuMs: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1000),
   })}\n`,
 );

@@ -4,7 +4,7 @@
 // upstream), and the service's RSS. Writes bench/results/translation.json.
 //   BENCH=translation make bench          (DURATION=10 seconds per phase, RATE=1500 req/s for the latency phase)
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -27,6 +27,7 @@ interface Load {
   errors: number;
   timeouts: number;
   latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  cpuMs: number;
 }
 
 async function load(opts: Record<string, unknown>): Promise<Load> {
@@ -41,6 +42,30 @@ async function load(opts: Record<string, unknown>): Promise<Load> {
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+/** CPU seconds of every process of the PostgreSQL server (the postmaster and its children). */
+function postgresCpuSeconds(postmaster: number): number {
+  let total = cpuSeconds(postmaster);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      if (Number(fields[1]) === postmaster) total += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // The process ended between readdir and read.
+    }
+  }
+  return total;
+}
+
+/** Busy and total CPU seconds of the whole machine so far (all cores, from /proc/stat). */
+function machineCpuSeconds(): { busy: number; total: number } {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const t = ticks.map(Number);
+  const total = t.reduce((a, b) => a + b, 0);
+  const idle = (t[3] ?? 0) + (t[4] ?? 0); // idle + iowait
+  return { busy: (total - idle) / 100, total: total / 100 };
 }
 
 function rssMiB(pid: number): { rss: number; peak: number } {
@@ -128,10 +153,34 @@ try {
   console.log(`warm-up ${Math.min(5, DURATION)} s …`);
   await load({ ...translate, connections: CONNECTIONS, duration: Math.min(5, DURATION) });
 
+  // The PostgreSQL server's postmaster: the parent of any backend of this database.
+  const probe = await openDatabase(testDb.url);
+  const [backend] = await probe.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  await probe.close();
+  const postmaster = Number(readFileSync(`/proc/${backend!.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+
   console.log(`throughput: ${DURATION} s, ${CONNECTIONS} connections …`);
   const cpu0 = cpuSeconds(service.pid!);
+  const pg0 = postgresCpuSeconds(postmaster);
+  const self0 = process.cpuUsage();
+  const machine0 = machineCpuSeconds();
   const max = await load({ ...translate, connections: CONNECTIONS, duration: DURATION });
+  const machine1 = machineCpuSeconds();
+  const perRequest = (seconds: number) => Math.round(((seconds * 1000) / Math.max(1, max.total)) * 1000) / 1000;
   const cpuMsPerRequest = ((cpuSeconds(service.pid!) - cpu0) * 1000) / Math.max(1, max.total);
+  const selfUsage = process.cpuUsage(self0);
+  // Where the machine's CPU went during the throughput phase, ms per request: the service, PostgreSQL, the fake
+  // upstream (this process), the load generator, and everything else (other jobs on the shared machine).
+  const split = {
+    service: perRequest((cpuMsPerRequest * max.total) / 1000),
+    postgres: perRequest(postgresCpuSeconds(postmaster) - pg0),
+    upstreamFake: perRequest((selfUsage.user + selfUsage.system) / 1e6),
+    loadGenerator: perRequest(max.cpuMs / 1000),
+    machineBusy: perRequest(machine1.busy - machine0.busy),
+    machineIdleShare:
+      Math.round((1 - (machine1.busy - machine0.busy) / Math.max(0.001, machine1.total - machine0.total)) * 1000) /
+      1000,
+  };
   // Added latency is measured at a rate the service sustains (queueing past saturation is not "added latency"):
   // the target rate when the service reaches it, else 60 % of the measured maximum.
   const rate = Math.round(Math.min(RATE, 0.6 * max.requestsPerSecond));
@@ -145,6 +194,16 @@ try {
   const seq = await load({ ...translate, connections: 1, duration: Math.min(5, DURATION) });
   const seqDirect = await load({ ...upstream, connections: 1, duration: Math.min(5, DURATION) });
   const memory = rssMiB(service.pid!);
+  // Requests per metering statement (group commit), from the service's own histogram.
+  const metricsText = await fetch(`${base}/metrics`).then((r) => r.text());
+  const metric = (name: string, kind: string) =>
+    Number(
+      new RegExp(`^scriptorium_translation_meter_batch_size_${name}\\{kind="${kind}"\\} (\\S+)$`, 'm').exec(
+        metricsText,
+      )?.[1] ?? 0,
+    );
+  const batchSize = (kind: string) => Math.round((metric('sum', kind) / Math.max(1, metric('count', kind))) * 10) / 10;
+  const meterBatches = { admitMeanSize: batchSize('admit'), settleMeanSize: batchSize('settle') };
 
   const added = {
     p50: Math.max(0, atRate.latencyMs.p50 - direct.latencyMs.p50),
@@ -172,6 +231,7 @@ try {
       errors: max.errors,
       latencyMs: max.latencyMs,
       serviceCpuMsPerRequest: Math.round(cpuMsPerRequest * 100) / 100,
+      cpuMsPerRequest: split,
     },
     atRate: {
       targetRate: RATE,
@@ -191,6 +251,7 @@ try {
       },
     },
     serviceMemoryMiB: memory,
+    meterBatches,
     targets: { requestsPerSecond: 1500, addedP99Ms: 15 },
     met: { throughput: max.requestsPerSecond >= 1500, addedP99: added.p99 < 15 },
   };
@@ -200,6 +261,8 @@ try {
       `added p50 ${added.p50} ms, p99 ${added.p99} ms; one connection: added p50 ${seq.latencyMs.p50 - seqDirect.latencyMs.p50} ms, ` +
       `p99 ${seq.latencyMs.p99 - seqDirect.latencyMs.p99} ms; RSS ${memory.rss} MiB (peak ${memory.peak} MiB)`,
   );
+  console.log(`CPU ms per request (throughput phase): ${JSON.stringify(split)}`);
+  console.log(`metering statements (whole run): mean requests per batch ${JSON.stringify(meterBatches)}`);
   writeFileSync(join(here, '..', 'results', 'translation.json'), `${JSON.stringify(result, null, 2)}\n`);
 } finally {
   service?.kill('SIGTERM');

@@ -5,6 +5,7 @@ import type { Database } from './db/index.ts';
 import { createProvider, type TranslationProvider } from './providers/index.ts';
 import { ApiKeyResolver } from './services/accounts.ts';
 import type { AppContext } from './services/context.ts';
+import { enableMeterBatching } from './services/meter.ts';
 import { createMetrics } from './services/metrics.ts';
 import { MemoryRateLimitStore, PostgresRateLimitStore } from './services/rate-limiter.ts';
 
@@ -43,6 +44,18 @@ export function createContext(
     config.rateLimits.store === 'memory' || (config.rateLimits.store === 'auto' && database.kind === 'pglite')
       ? new MemoryRateLimitStore()
       : new PostgresRateLimitStore(database);
+  const metrics = createMetrics(config.metrics);
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  // Concurrent reservations and settlements share statements (group commit); PostgreSQL only.
+  enableMeterBatching(database, {
+    onBatch: (kind, size) => metrics.meterBatchSize.observe({ kind }, size),
+    // The PostgreSQL error code only: a message could quote arguments.
+    onFallback: (kind, error) =>
+      logger.warn(
+        { kind, code: typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'error' },
+        'metering batch failed; ran one by one',
+      ),
+  });
   return {
     config,
     database,
@@ -50,8 +63,8 @@ export function createContext(
     heuristicProvider: createProvider({ kind: 'pseudo', timeoutMs: config.provider.timeoutMs }),
     keys: new ApiKeyResolver(database, config.apiKeyCacheTtlMs),
     rateLimits: store,
-    metrics: createMetrics(config.metrics),
-    logger: opts.logger ?? createLogger(config.logLevel),
+    metrics,
+    logger,
     now: opts.now ?? Date.now,
     random: opts.random ?? Math.random,
   };

@@ -1,8 +1,12 @@
 // Metering: the plan quota (tokens per period) and the daily budget cap (micro-units, priced per model) are
 // reserved atomically in PostgreSQL before an upstream call (`meter_reserve`) and settled after it with the
 // provider's reported usage (`meter_settle`, which also records the usage event, in the same round trip).
+// With batching enabled (`enableMeterBatching`, on PostgreSQL), concurrent admissions and settlements are coalesced:
+// one statement per batch (`meter_admit_batch`, `meter_settle_batch`), each request's outcome exactly as if the
+// batch's requests had come one after the other.
 import type { Database } from '../db/index.ts';
 import { budgetExceeded, playgroundBudgetExceeded, quotaExceeded, rateLimited } from '../errors.ts';
+import { Coalescer } from './coalescer.ts';
 import { decideRateLimit, type RateLimitDecision } from './rate-limiter.ts';
 
 /** Price per million tokens, micro-units. */
@@ -72,30 +76,93 @@ export async function reserve(
 ): Promise<Reservation> {
   const period = periodStart(now, subject.periodDays);
   const day = utcDay(now);
-  const args = [subject.orgId, period, tokens, subject.quotaTokens, subject.scope, day, cost, subject.capMicros];
-  let result: string | undefined;
+  const windowStart = gate ? now - (now % gate.windowMs) : 0;
+  const args: AdmitArgs = [
+    gate?.bucket ?? null,
+    windowStart,
+    gate?.windowMs ?? 0,
+    gate?.limit ?? 0,
+    subject.orgId,
+    period,
+    tokens,
+    subject.quotaTokens,
+    subject.scope,
+    day,
+    cost,
+    subject.capMicros,
+  ];
+  const batcher = batchers.get(database);
+  const row = batcher ? await batcher.admit.submit(args) : await admitOne(database, args);
   if (gate) {
-    const windowStart = now - (now % gate.windowMs);
-    const [row] = await database.query<{ hits: number; result: string }>(
-      'SELECT hits, result FROM meter_admit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
-      [gate.bucket, windowStart, gate.windowMs, gate.limit, ...args],
-      'meter_admit',
-    );
-    const decision = decideRateLimit(Number(row?.hits ?? 0), gate.limit, windowStart, gate.windowMs, now);
+    const decision = decideRateLimit(row.hits, gate.limit, windowStart, gate.windowMs, now);
     gate.onDecision(decision);
     if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
-    result = row?.result;
-  } else {
-    const [row] = await database.query<{ r: string }>(
-      'SELECT meter_reserve($1, $2, $3, $4, $5, $6, $7, $8) AS r',
-      args,
-      'meter_reserve',
-    );
-    result = row?.r;
   }
-  if (result === 'quota') throw quotaExceeded();
-  if (result === 'budget') throw subject.orgId ? budgetExceeded() : playgroundBudgetExceeded();
+  if (row.result === 'quota') throw quotaExceeded();
+  if (row.result === 'budget') throw subject.orgId ? budgetExceeded() : playgroundBudgetExceeded();
   return { subject, period, day, tokens, costMicros: cost };
+}
+
+/** meter_admit's arguments: bucket (null: no rate limit), window start, window ms, limit, then meter_reserve's. */
+type AdmitArgs = [
+  bucket: string | null,
+  windowStart: number,
+  windowMs: number,
+  limit: number,
+  orgId: string | null,
+  period: string,
+  tokens: number,
+  quotaTokens: number,
+  scope: string,
+  day: string,
+  cost: number,
+  capMicros: number,
+];
+
+interface AdmitRow {
+  /** Hits counted in the rate-limit window (0 without a rate limit). */
+  hits: number;
+  /** ok, quota, budget or rate_limited. */
+  result: string;
+}
+
+async function admitOne(database: Database, args: AdmitArgs): Promise<AdmitRow> {
+  if (args[0] !== null) {
+    const [row] = await database.query<{ hits: number; result: string }>(
+      'SELECT hits, result FROM meter_admit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+      args,
+      'meter_admit',
+    );
+    return { hits: Number(row?.hits ?? 0), result: row?.result ?? '' };
+  }
+  const [row] = await database.query<{ r: string }>(
+    'SELECT meter_reserve($1, $2, $3, $4, $5, $6, $7, $8) AS r',
+    args.slice(4),
+    'meter_reserve',
+  );
+  return { hits: 0, result: row?.r ?? '' };
+}
+
+const ADMIT_BATCH_SQL = `SELECT hits, result FROM meter_admit_batch($1::text[], $2::bigint[], $3::int[], $4::int[],
+  $5::text[], $6::date[], $7::bigint[], $8::bigint[], $9::text[], $10::date[], $11::bigint[], $12::bigint[])`;
+
+async function admitMany(database: Database, calls: AdmitArgs[]): Promise<AdmitRow[]> {
+  const rows = await database.query<{ hits: number; result: string }>(
+    ADMIT_BATCH_SQL,
+    columns(calls, 12),
+    'meter_admit_batch',
+  );
+  return rows.map((r) => ({ hits: Number(r.hits), result: r.result }));
+}
+
+/** Calls as rows of arguments → one array per argument (the batch functions take arrays). */
+function columns(calls: unknown[][], n: number): unknown[][] {
+  const out: unknown[][] = Array.from({ length: n }, () => new Array(calls.length));
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i]!;
+    for (let j = 0; j < n; j++) out[j]![i] = call[j];
+  }
+  return out;
 }
 
 export interface UsageRecord {
@@ -114,6 +181,27 @@ INSERT INTO usage_events (org_id, api_key_id, kind, model, items, tokens_in, tok
 SELECT $11, $12, $13, $14, $15, $16, $17, s.charged_micros, $18 FROM s
 RETURNING cost_micros`;
 
+/** meter_settle's ten arguments, then the usage event's (the organization is the first argument). */
+type SettleArgs = [
+  orgId: string | null,
+  period: string,
+  reservedTokens: number,
+  tokens: number,
+  quotaTokens: number,
+  scope: string,
+  day: string,
+  reservedCost: number,
+  cost: number,
+  capMicros: number,
+  apiKeyId: string | null,
+  kind: string,
+  model: string,
+  items: number,
+  tokensIn: number,
+  tokensOut: number,
+  outcome: string,
+];
+
 /**
  * Releases `reservation` and charges the actual usage (0 releases everything), recording one usage event.
  * The charge never exceeds the headroom under the cap. Returns the micro-units charged.
@@ -125,7 +213,7 @@ export async function settle(
   usage: UsageRecord,
 ): Promise<number> {
   const s = reservation.subject;
-  const params = [
+  const args: SettleArgs = [
     s.orgId,
     reservation.period,
     reservation.tokens,
@@ -136,7 +224,6 @@ export async function settle(
     reservation.costMicros,
     actual.costMicros,
     s.capMicros,
-    s.orgId,
     usage.apiKeyId,
     usage.kind,
     usage.model,
@@ -145,6 +232,12 @@ export async function settle(
     usage.tokensOut,
     usage.outcome,
   ];
+  const batcher = batchers.get(database);
+  return batcher ? batcher.settle.submit(args) : settleOne(database, args);
+}
+
+async function settleOne(database: Database, args: SettleArgs): Promise<number> {
+  const params = [...args.slice(0, 10), args[0], ...args.slice(10)]; // $11: the usage event's org_id
   // A settlement that cannot be written leaves the reservation held (limits stay safe, capacity shrinks):
   // retry briefly before giving up.
   for (let attempt = 1; ; attempt++) {
@@ -156,6 +249,62 @@ export async function settle(
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
     }
   }
+}
+
+const SETTLE_BATCH_SQL = `SELECT charged_micros FROM meter_settle_batch($1::text[], $2::date[], $3::bigint[],
+  $4::bigint[], $5::bigint[], $6::text[], $7::date[], $8::bigint[], $9::bigint[], $10::bigint[], $11::text[],
+  $12::text[], $13::text[], $14::int[], $15::int[], $16::int[], $17::text[])`;
+
+async function settleMany(database: Database, calls: SettleArgs[]): Promise<number[]> {
+  const rows = await database.query<{ charged_micros: number }>(
+    SETTLE_BATCH_SQL,
+    columns(calls, 17),
+    'meter_settle_batch',
+  );
+  return rows.map((r) => Number(r.charged_micros));
+}
+
+const batchers = new WeakMap<
+  Database,
+  { admit: Coalescer<AdmitArgs, AdmitRow>; settle: Coalescer<SettleArgs, number> }
+>();
+
+/**
+ * Coalesces concurrent reservations and settlements on `database` (PostgreSQL only; a no-op on PGlite, which
+ * has one connection). At most `maxInFlight` batches of each kind are in flight; a batch of one uses the single
+ * statements. `onBatch` sees the size of every batch sent; `onFallback` each batch that failed as a whole (its calls
+ * then run one by one, so one bad call cannot fail the others).
+ */
+export function enableMeterBatching(
+  database: Database,
+  opts: {
+    maxInFlight?: number;
+    maxBatch?: number;
+    onBatch?(kind: 'admit' | 'settle', size: number): void;
+    onFallback?(kind: 'admit' | 'settle', error: unknown): void;
+  } = {},
+): void {
+  if (database.kind !== 'postgres' || batchers.has(database)) return;
+  const maxInFlight = opts.maxInFlight ?? 2;
+  const maxBatch = opts.maxBatch ?? 256;
+  batchers.set(database, {
+    admit: new Coalescer<AdmitArgs, AdmitRow>({
+      batch: (calls) => admitMany(database, calls),
+      single: (call) => admitOne(database, call),
+      maxInFlight,
+      maxBatch,
+      onBatch: (size) => opts.onBatch?.('admit', size),
+      onFallback: (error) => opts.onFallback?.('admit', error),
+    }),
+    settle: new Coalescer<SettleArgs, number>({
+      batch: (calls) => settleMany(database, calls),
+      single: (call) => settleOne(database, call),
+      maxInFlight,
+      maxBatch,
+      onBatch: (size) => opts.onBatch?.('settle', size),
+      onFallback: (error) => opts.onFallback?.('settle', error),
+    }),
+  });
 }
 
 /**

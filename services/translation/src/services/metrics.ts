@@ -11,6 +11,7 @@ export interface Metrics {
   meterRefusals: Counter<'reason'>;
   rateLimited: Counter<'route'>;
   jobs: Counter<'kind' | 'outcome'>;
+  meterBatchSize: Histogram<'kind'>;
 }
 
 export function createMetrics(collectDefaults: boolean): Metrics {
@@ -66,6 +67,13 @@ export function createMetrics(collectDefaults: boolean): Metrics {
       name: `${p}jobs_total`,
       help: 'Jobs run by kind and outcome',
       labelNames: ['kind', 'outcome'],
+      registers: [registry],
+    }),
+    meterBatchSize: new Histogram({
+      name: `${p}meter_batch_size`,
+      help: 'Requests per metering statement (admit: rate limit + reservation; settle), group commit',
+      labelNames: ['kind'],
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
       registers: [registry],
     }),
   };
