@@ -128,6 +128,21 @@ describe('certificateNeedsRenewal', () => {
     expect(certificateNeedsRenewal(node.certPem, { now: NOW, dnsNames: [...NAMES, 'extra.svc'] })).toBe(true);
   });
 
+  it('IPv6 SANs compare in any notation', async () => {
+    const v6 = ['::1', 'fd00::10', 'ledger.ns.svc'];
+    const leaf = await issueNodeCertificate(ca, { commonName: 'v6', dnsNames: v6, now: NOW });
+    const cert = new X509Certificate(leaf.certPem);
+    expect(cert.checkIP('::1')).toBe('::1');
+    expect(cert.checkIP('fd00::10')).toBe('fd00::10');
+    expect(certificateNeedsRenewal(leaf.certPem, { now: NOW, dnsNames: v6 })).toBe(false);
+    expect(
+      certificateNeedsRenewal(leaf.certPem, { now: NOW, dnsNames: ['0:0:0:0:0:0:0:1', 'FD00::0:10', 'ledger.ns.svc'] }),
+    ).toBe(false);
+    expect(certificateNeedsRenewal(leaf.certPem, { now: NOW, dnsNames: ['::2', 'fd00::10', 'ledger.ns.svc'] })).toBe(
+      true,
+    );
+  });
+
   it('a certificate from another CA, or an unreadable one, needs renewal', async () => {
     const other = await createClusterCa({ commonName: 'other', now: NOW });
     expect(certificateNeedsRenewal(node.certPem, { now: NOW, dnsNames: NAMES, caPem: ca.certPem })).toBe(false);

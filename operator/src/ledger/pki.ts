@@ -46,9 +46,14 @@ function checkCommonName(commonName: string): void {
     throw new PkiError(`commonName must be 1-64 characters without control characters or , + " \\ < > ; =`);
 }
 
-/** Normalized SAN entries: DNS names lower-cased, IP literals kept as `ip:<address>`. */
+/** An IP literal in one canonical form (IPv6 compressed, lower case: node prints SANs as `FD00:0:…:10`). */
+function canonicalIp(address: string): string {
+  return isIP(address) === 6 ? new URL(`http://[${address}]/`).hostname.slice(1, -1) : address;
+}
+
+/** Normalized SAN entries: DNS names lower-cased as `dns:<name>`, IP literals canonical as `ip:<address>`. */
 function normalizeNames(names: readonly string[]): string[] {
-  return [...new Set(names.map((n) => (isIP(n) ? `ip:${n}` : `dns:${n.toLowerCase()}`)))].sort();
+  return [...new Set(names.map((n) => (isIP(n) ? `ip:${canonicalIp(n)}` : `dns:${n.toLowerCase()}`)))].sort();
 }
 
 function checkDnsNames(dnsNames: readonly string[]): void {
