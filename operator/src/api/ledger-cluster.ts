@@ -136,8 +136,14 @@ export const ledgerClusterStatus = z.object({
     )
     .optional(),
   pendingChange: z
-    .object({ kind: z.enum(['ADD', 'REMOVE']), validator: z.string(), since: z.string().optional() })
-    .optional(),
+    .object({
+      kind: z.enum(['ADD', 'REMOVE']),
+      validator: z.string().describe('Validator name (operator-run) or public key (external).'),
+      since: z.string().optional().describe('When the change was submitted (RFC 3339).'),
+      via: z.string().optional().describe('Validator the change was submitted through.'),
+    })
+    .optional()
+    .describe('The membership change submitted and not finalized yet (one at a time).'),
 });
 
 export type LedgerClusterSpecInput = z.input<typeof ledgerClusterSpec>;

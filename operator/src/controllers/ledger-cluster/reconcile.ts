@@ -12,6 +12,7 @@ import {
   clientService,
   clusterNames,
   desiredValidators,
+  externalNodeId,
   genesisConfigMap,
   genesisValidators,
   keySecret,
@@ -23,6 +24,7 @@ import {
   secretValue,
   selectorString,
   statefulSetReady,
+  TOKEN_FILE,
   tlsSecret,
   tokenSecret,
   VALIDATOR_LABEL,
@@ -35,8 +37,9 @@ import {
 } from '../../specs/ledger-cluster/index.ts';
 import { setCondition } from '../../status/conditions.ts';
 import { type Status, updateStatus } from '../../status/status-writer.ts';
+import { type PendingStatus, pendingFromStatus, pendingSettled, planStep } from './membership-step.ts';
 import { type ClusterObservation, type NodeApi, observeNodes } from './observe.ts';
-import { STATEFUL_SET } from './resources.ts';
+import { PVC, STATEFUL_SET } from './resources.ts';
 
 /** Keeps a LedgerCluster alive until the operator has stopped its validators. */
 export const FINALIZER = 'scriptorium.dev/cleanup';
@@ -61,7 +64,9 @@ export interface LedgerReconcileDeps {
   log: Logger;
   stats: ReconcileStats;
   /** Node API client for one cluster (its token and CA). */
-  nodeApi: (opts: { token?: string; caPem?: string }) => NodeApi;
+  nodeApi: (opts: { token?: string; caPem?: string; clientCert?: Pem }) => NodeApi;
+  /** Resubmit a membership change that has not taken effect after this long (planner default 60 s). */
+  resubmitAfterMs?: number;
   /** Base URL of a validator's API; the cluster DNS name by default (tests point it at loopback). */
   nodeUrl?: (lc: LedgerCluster, spec: LedgerClusterSpec, validator: string) => string;
   now?: () => Date;
@@ -212,7 +217,7 @@ async function ensureKey(ctx: ApplyContext, deps: LedgerReconcileDeps, lc: Ledge
 
 /** The CA that signs validator certificates: a referenced Secret, or the operator-managed one (created once). */
 async function clusterCa(
-  ctx: ApplyContext,
+  ctx: ApplyContext | undefined,
   deps: LedgerReconcileDeps,
   lc: LedgerCluster,
   spec: LedgerClusterSpec,
@@ -221,7 +226,7 @@ async function clusterCa(
   const namespace = lc.metadata.namespace ?? '';
   const ref = spec.tls.caSecretRef?.name;
   const name = ref ?? clusterNames(lc).caSecret;
-  if (!ref && !deps.lookup(RESOURCES.Secret, namespace, name)) {
+  if (ctx && !ref && !deps.lookup(RESOURCES.Secret, namespace, name)) {
     const now = deps.now?.() ?? new Date();
     const ca = await createClusterCa({ commonName: `${lc.metadata.name}.${namespace} ledger CA`.slice(0, 64), now });
     await createIfAbsent(ctx, RESOURCES.Secret, caSecret(lc, ca));
@@ -289,7 +294,11 @@ async function reconcileSpec(deps: LedgerReconcileDeps, lcObj: KubeObject, ctx: 
     // 2. Genesis: once, from the validators desired when the cluster is first reconciled; immutable afterwards.
     let genesis = deps.lookup(RESOURCES.ConfigMap, namespace, names.genesisConfigMap);
     if (!genesis) {
-      const initial = desired.map((v) => ({ name: v, publicKey: keys.get(v) ?? '' }));
+      // External validators present at creation are part of the genesis set too.
+      const initial = [
+        ...desired.map((v) => ({ name: v, publicKey: keys.get(v) ?? '' })),
+        ...spec.externalValidators.map((e) => ({ name: externalNodeId(e.publicKey), publicKey: e.publicKey })),
+      ];
       if (initial.length === 0) throw new OperatorError('NO_VALIDATORS', 'genesis needs at least one validator');
       await createIfAbsent(ctx, RESOURCES.ConfigMap, genesisConfigMap(lc, spec, initial, deps.now?.() ?? new Date()));
       genesis = deps.lookup(RESOURCES.ConfigMap, namespace, names.genesisConfigMap);
@@ -345,8 +354,20 @@ async function reconcileSpec(deps: LedgerReconcileDeps, lcObj: KubeObject, ctx: 
       await api.close?.();
     }
 
-    // 6. Status.
-    return await reportStatus(deps, lcObj, spec, { desired, members, keys, genesisSet, podReady, observation });
+    // 6. Membership: one change at a time, planned by the pure planner from what the nodes said.
+    const membership = await membershipStep(deps, ctx, lc, spec, { desired, keys, observation });
+    const remaining = membership.deleted ? members.filter((v) => v !== membership.deleted) : members;
+
+    // 7. Status.
+    return await reportStatus(deps, lcObj, spec, {
+      desired,
+      members: remaining,
+      keys,
+      genesisSet,
+      podReady,
+      observation,
+      membership,
+    });
   } catch (err) {
     await reportFailure(deps, lcObj, err);
     throw err;
@@ -375,6 +396,160 @@ interface Snapshot {
   genesisSet: Set<string>;
   podReady: Map<string, boolean>;
   observation: ClusterObservation;
+  membership: MembershipOutcome;
+}
+
+interface MembershipOutcome {
+  pending: PendingStatus | undefined;
+  /** Why no change could be made now (planner `wait`, or a failed submission). */
+  waiting: string | undefined;
+  /** A retired validator whose workload this reconcile deleted. */
+  deleted: string | undefined;
+}
+
+/** The name of a public key among this cluster's validators (key Secrets in the cache), else the key itself. */
+function nameOfKey(deps: LedgerReconcileDeps, lc: LedgerCluster, keys: Map<string, string>) {
+  const byKey = new Map<string, string>();
+  for (const secret of deps.list(RESOURCES.Secret, lc.metadata.namespace ?? '')) {
+    const key = secret.metadata.annotations?.[PUBLIC_KEY_ANNOTATION];
+    const validator = secret.metadata.labels?.[VALIDATOR_LABEL];
+    if (key && validator && controllerOf(secret)?.uid === lc.metadata.uid) byKey.set(key, validator);
+  }
+  for (const [name, key] of keys) byKey.set(key, name);
+  return byKey;
+}
+
+async function membershipStep(
+  deps: LedgerReconcileDeps,
+  ctx: ApplyContext,
+  lc: LedgerCluster,
+  spec: LedgerClusterSpec,
+  s: { desired: string[]; keys: Map<string, string>; observation: ClusterObservation },
+): Promise<MembershipOutcome> {
+  const namespace = lc.metadata.namespace ?? '';
+  const now = deps.now?.() ?? new Date();
+  const names = nameOfKey(deps, lc, s.keys);
+  const keyOf = new Map([...names].map(([key, name]) => [name, key]));
+  const label = (key: string) => names.get(key) ?? key;
+  let recorded = lc.status?.pendingChange;
+  let pending = pendingFromStatus(recorded, (name) => keyOf.get(name));
+  if (pending && pendingSettled(pending, s.observation)) {
+    await deps.recorder.record(lc, {
+      type: 'Normal',
+      reason: 'MembershipChangeFinalized',
+      action: 'Reconcile',
+      note: `${pending.change.action} ${label(pending.change.validator)} is final: the chain's active set has ${s.observation.activeKeys?.length ?? 0} validators`,
+    });
+    recorded = undefined;
+    pending = undefined;
+  }
+  const action = planStep({
+    desired: s.desired.map((name) => ({ name, publicKey: s.keys.get(name) ?? '' })),
+    externalKeys: spec.externalValidators.map((e) => e.publicKey),
+    observation: s.observation,
+    pending,
+    now,
+    ...(deps.resubmitAfterMs !== undefined ? { resubmitAfterMs: deps.resubmitAfterMs } : {}),
+  });
+  switch (action.type) {
+    case 'none':
+      return { pending: recorded, waiting: undefined, deleted: undefined };
+    case 'wait':
+      return { pending: recorded, waiting: action.reason, deleted: undefined };
+    case 'deleteWorkload': {
+      const n = validatorNames(action.name);
+      await apply(ctx, STATEFUL_SET, namespace, n.statefulSet, null);
+      await apply(ctx, RESOURCES.Service, namespace, n.service, null);
+      await deletePvc(deps, namespace, n.pvc);
+      await deps.recorder.record(lc, {
+        type: 'Normal',
+        reason: 'ValidatorRetired',
+        action: 'Delete',
+        note: `${action.name} is no longer in the chain's active set: its StatefulSet, Service and volume are deleted`,
+      });
+      return { pending: recorded, waiting: undefined, deleted: action.name };
+    }
+    case 'submit': {
+      const what = `${action.change.action} ${label(action.change.validator)}`;
+      try {
+        await submitChange(deps, lc, spec, action.via, action.change);
+      } catch (err) {
+        const message = `${what} through ${action.via} failed: ${err instanceof Error ? err.message.slice(0, 300) : 'error'}`;
+        await deps.recorder.record(lc, {
+          type: 'Warning',
+          reason: 'MembershipChangeFailed',
+          action: 'Reconcile',
+          note: message,
+        });
+        return { pending: recorded, waiting: message, deleted: undefined };
+      }
+      await deps.recorder.record(lc, {
+        type: 'Normal',
+        reason: 'MembershipChangeSubmitted',
+        action: 'Update',
+        note: `${what} submitted through ${action.via}${action.resubmission ? ' (resubmitted: the first submission did not take effect)' : ''}`,
+      });
+      return {
+        pending: {
+          kind: action.change.action,
+          validator: label(action.change.validator),
+          since: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+          via: action.via,
+        },
+        waiting: undefined,
+        deleted: undefined,
+      };
+    }
+  }
+}
+
+async function deletePvc(deps: LedgerReconcileDeps, namespace: string, name: string): Promise<void> {
+  try {
+    await deps.client.request('DELETE', resourcePath(PVC, namespace, name), {
+      body: { propagationPolicy: 'Background' },
+    });
+    deps.stats.writes++;
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}
+
+/**
+ * POST /membership through one validator, with the cluster token (and, in mutual TLS, a short-lived client
+ * certificate from the cluster CA, held in memory only).
+ */
+async function submitChange(
+  deps: LedgerReconcileDeps,
+  lc: LedgerCluster,
+  spec: LedgerClusterSpec,
+  via: string,
+  change: { action: 'ADD' | 'REMOVE'; validator: string },
+): Promise<void> {
+  const namespace = lc.metadata.namespace ?? '';
+  const token = secretValue(await readSecret(deps, namespace, clusterNames(lc).tokenSecret), TOKEN_FILE);
+  if (!token) throw new OperatorError('TOKEN_NOT_FOUND', `Secret ${clusterNames(lc).tokenSecret} has no token`);
+  let caPem: string | undefined;
+  let clientCert: Pem | undefined;
+  if (spec.tls.mode !== 'disabled') {
+    caPem = await readCaCert(deps, lc, spec);
+    if (spec.tls.mode === 'mutual') {
+      const ca = await clusterCa(undefined, deps, lc, spec, true);
+      if (ca) {
+        clientCert = await issueNodeCertificate(ca, {
+          commonName: 'scriptorium-operator',
+          dnsNames: ['scriptorium-operator'],
+          now: deps.now?.() ?? new Date(),
+          validityDays: 1,
+        });
+      }
+    }
+  }
+  const api = deps.nodeApi({ token, ...(caPem ? { caPem } : {}), ...(clientCert ? { clientCert } : {}) });
+  try {
+    await api.submitMembership((deps.nodeUrl ?? validatorUrl)(lc, spec, via), change);
+  } finally {
+    await api.close?.();
+  }
 }
 
 async function reportStatus(
@@ -426,6 +601,15 @@ async function reportStatus(
       reason: 'ValidatorsStarting',
       message: `${readyCount}/${s.desired.length} validators ready (waiting for ${notReady.slice(0, 5).join(', ')}${notReady.length > 5 ? ', …' : ''})`,
     };
+  } else if (s.membership.pending) {
+    const p = s.membership.pending;
+    progressing = {
+      status: 'True',
+      reason: 'MembershipChange',
+      message: `${p.kind} ${p.validator} submitted${p.via ? ` through ${p.via}` : ''} at ${p.since ?? '?'}; waiting until it is final`,
+    };
+  } else if (s.membership.waiting) {
+    progressing = { status: 'True', reason: 'MembershipWaiting', message: s.membership.waiting.slice(0, 1000) };
   } else if (s.members.length > s.desired.length) {
     progressing = {
       status: 'True',
@@ -449,6 +633,7 @@ async function reportStatus(
       activeValidators: activeCount,
       quorum,
       members,
+      pendingChange: s.membership.pending,
     }),
   );
   return { requeueAfterMs: progressing.status === 'True' ? PROGRESS_MS : RESYNC_MS };

@@ -1,0 +1,63 @@
+// The membership step of a LedgerCluster reconcile: H2b's pure planner decides, this module acts (submit through
+// one validator's POST /membership, or delete a retired validator's workload) and keeps status.pendingChange.
+import type { LedgerClusterStatus } from '../../api/index.ts';
+import { isChangeApplied, type MembershipAction, type PendingChange, planMembership } from '../../ledger/index.ts';
+import type { ClusterObservation } from './observe.ts';
+
+export type PendingStatus = NonNullable<LedgerClusterStatus['pendingChange']>;
+
+/** The pending change recorded in status, in the planner's terms (names → public keys). */
+export function pendingFromStatus(
+  status: PendingStatus | undefined,
+  keyOf: (name: string) => string | undefined,
+): PendingChange | undefined {
+  if (!status) return undefined;
+  const key = keyOf(status.validator) ?? (/^[0-9a-f]{64}$/.test(status.validator) ? status.validator : undefined);
+  const since = status.since ? Date.parse(status.since) : Number.NaN;
+  if (!key || !Number.isFinite(since)) return undefined;
+  return {
+    change: { action: status.kind, validator: key },
+    ...(status.via ? { via: status.via } : {}),
+    submittedAt: new Date(since),
+  };
+}
+
+export interface MembershipPlanInput {
+  desired: ReadonlyArray<{ name: string; publicKey: string }>;
+  externalKeys: readonly string[];
+  observation: ClusterObservation;
+  pending: PendingChange | undefined;
+  now: Date;
+  resubmitAfterMs?: number;
+}
+
+/** Plan the next membership step from what the reconcile observed (pure). */
+export function planStep(input: MembershipPlanInput): MembershipAction {
+  const { observation } = input;
+  return planMembership({
+    desired: input.desired,
+    external: input.externalKeys.map((publicKey) => ({ publicKey })),
+    members: observation.members.map((m) => ({
+      name: m.name,
+      publicKey: m.publicKey,
+      ready: m.ready,
+      height: m.height,
+    })),
+    chain:
+      observation.height !== undefined && observation.activeKeys
+        ? { height: observation.height, validators: observation.activeKeys }
+        : undefined,
+    pending: input.pending,
+    now: input.now,
+    ...(input.resubmitAfterMs !== undefined ? { resubmitAfterMs: input.resubmitAfterMs } : {}),
+  });
+}
+
+/** Whether the recorded pending change has taken effect on the observed chain. */
+export function pendingSettled(pending: PendingChange | undefined, observation: ClusterObservation): boolean {
+  return (
+    pending !== undefined &&
+    observation.activeKeys !== undefined &&
+    isChangeApplied(pending.change, observation.activeKeys)
+  );
+}

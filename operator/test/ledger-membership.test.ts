@@ -1,0 +1,236 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
+import { freePort } from '@scriptorium/test-support';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STATEFUL_SET } from '../src/controllers/ledger-cluster/index.ts';
+import { KubeClient } from '../src/kube/client.ts';
+import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
+import type { KubeObject } from '../src/kube/types.ts';
+import { Operator } from '../src/operator.ts';
+import { condition, create, createNamespace, eventually, get, installCrds, list, quietLog } from './helpers.ts';
+
+// The LedgerCluster reconciler driving REAL ledger nodes. The test plays the kubelet: for each validator
+// StatefulSet the operator creates, it starts `ledger-node start` on loopback with the pod's own environment
+// (the operator's key Secret, genesis ConfigMap, token Secret and peers ConfigMap written to files, the Service
+// DNS names mapped to loopback ports), and it reports the pod Ready exactly when the node's /ready says so.
+// Then it retires a validator and watches the operator: a replacement is started as a follower, ADDed once
+// caught up, the retired one REMOVEd, and its workload deleted only after the chain no longer lists it.
+const MAIN = join(import.meta.dirname, '../../services/ledger-node/src/main.ts');
+const NAMES = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3', 'ledger-v4'];
+
+let plane: TestControlPlane;
+let client: KubeClient;
+let operator: Operator;
+let ns: string;
+let dir: string;
+const ports = new Map<string, number>();
+const nodes = new Map<string, ChildProcess>();
+
+function decode(secret: KubeObject | undefined, key: string): string {
+  return Buffer.from(secret?.data?.[key] ?? '', 'base64').toString('utf8');
+}
+
+/** Start the node of one validator from what the operator created, as its pod would run. */
+async function startValidator(name: string): Promise<void> {
+  const sts = await get(client, STATEFUL_SET, ns, name);
+  const container = sts?.spec.template.spec.containers[0];
+  const key = await get(client, RESOURCES.Secret, ns, `${name}-key`);
+  const token = await get(client, RESOURCES.Secret, ns, 'ledger-token');
+  const genesis = await get(client, RESOURCES.ConfigMap, ns, 'ledger-genesis');
+  const peers = await get(client, RESOURCES.ConfigMap, ns, 'ledger-peers');
+  const home = join(dir, name);
+  mkdirSync(join(home, 'data'), { recursive: true });
+  const files = {
+    '/etc/ledger-node/key/key.json': join(home, 'key.json'),
+    '/etc/ledger-node/genesis/genesis.json': join(home, 'genesis.json'),
+    '/etc/ledger-node/token/token': join(home, 'token'),
+    '/var/lib/ledger-node/data': join(home, 'data'),
+  };
+  writeFileSync(files['/etc/ledger-node/key/key.json'], decode(key, 'key.json'), { mode: 0o600 });
+  writeFileSync(files['/etc/ledger-node/genesis/genesis.json'], genesis?.data['genesis.json']);
+  writeFileSync(files['/etc/ledger-node/token/token'], decode(token, 'token'));
+  const loopback = (text: string) =>
+    text.replace(/([a-z0-9-]+)\.[a-z0-9-]+\.svc:8000/g, (_m, v: string) => `127.0.0.1:${ports.get(v)}`);
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' };
+  for (const e of container.env as Array<{ name: string; value?: string; valueFrom?: unknown }>) {
+    if (e.name === 'NODE_PEERS') env[e.name] = loopback(peers?.data.peers ?? '');
+    else if (e.value !== undefined) env[e.name] = files[e.value as keyof typeof files] ?? loopback(e.value);
+  }
+  env.NODE_CONSENSUS__BIND_HOST = '127.0.0.1';
+  env.NODE_CONSENSUS__BIND_PORT = String(ports.get(name));
+  env.NODE_PEERS__ANNOUNCE_INTERVAL_MS = '1000';
+  env.NODE_SYNC__INTERVAL_MS = '500';
+  const child = spawn(process.execPath, [MAIN, ...container.args], { env, stdio: 'ignore' });
+  nodes.set(name, child);
+}
+
+function stopValidator(name: string): void {
+  nodes.get(name)?.kill('SIGKILL');
+  nodes.delete(name);
+}
+
+async function nodeReady(name: string): Promise<boolean> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${ports.get(name)}/ready`, { signal: AbortSignal.timeout(1000) });
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/** The kubelet's readiness probe, played by the test: the pod's Ready condition follows the node's /ready. */
+async function syncPodReadiness(name: string): Promise<boolean> {
+  const ready = await nodeReady(name);
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const status = ready ? 'True' : 'False';
+  await client
+    .request('PATCH', resourcePath(RESOURCES.Pod, ns, `${name}-0`, 'status'), {
+      contentType: 'application/merge-patch+json',
+      body: {
+        status: {
+          phase: 'Running',
+          conditions: [
+            { type: 'Ready', status, lastTransitionTime: now },
+            { type: 'ContainersReady', status, lastTransitionTime: now },
+          ],
+        },
+      },
+    })
+    .catch(() => undefined);
+  return ready;
+}
+
+beforeAll(async () => {
+  for (const name of NAMES) ports.set(name, await freePort());
+  dir = mkdtempSync(join(tmpdir(), 'scriptorium-ledger-op-'));
+  plane = await startTestControlPlane();
+  client = new KubeClient(plane.kubeConfig);
+  await installCrds(client);
+  operator = new Operator({
+    client: new KubeClient(plane.kubeConfig),
+    log: quietLog,
+    identity: 'ledger-membership',
+    leaseNamespace: 'default',
+    leaderElection: false,
+    concurrency: 2,
+    resyncMs: 0,
+    ledgerNodeUrl: (_lc, _spec, validator) => `http://127.0.0.1:${ports.get(validator)}`,
+  });
+  await operator.start();
+  await eventually('operator ready', () => operator.ready);
+});
+
+afterAll(async () => {
+  for (const name of [...nodes.keys()]) stopValidator(name);
+  await operator?.stop().catch(() => {});
+  client?.close();
+  await plane?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('LedgerCluster membership with real ledger nodes', () => {
+  it('runs the genesis validators from the operator-made keys and genesis: status from the nodes, Ready', async () => {
+    ns = await createNamespace(client, 'lcm');
+    await create(client, {
+      apiVersion: 'scriptorium.dev/v1alpha1',
+      kind: 'LedgerCluster',
+      metadata: { name: 'ledger', namespace: ns },
+      spec: {
+        image: 'scriptorium/ledger-node:test',
+        validators: 4,
+        genesis: { chainId: 'membership-test' },
+        consensus: { roundTimeoutBaseMs: 500 },
+        tls: { mode: 'disabled' },
+      },
+    });
+    for (const name of NAMES.slice(0, 4)) {
+      await eventually(`pod of ${name}`, () => get(client, RESOURCES.Pod, ns, `${name}-0`));
+      await startValidator(name);
+    }
+    await eventually('all four nodes ready', async () => {
+      const ready = await Promise.all(NAMES.slice(0, 4).map(syncPodReadiness));
+      return ready.every(Boolean);
+    });
+    const lc = await eventually('Ready with height', async () => {
+      const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
+      return condition(got, 'Ready')?.status === 'True' && got?.status?.activeValidators === 4 ? got : undefined;
+    });
+    expect(lc.status.quorum).toBe(3);
+    expect(lc.status.validators).toBe(4);
+    expect(lc.status.height).toBeGreaterThanOrEqual(0);
+    expect(lc.status.members.every((m: { role: string }) => m.role === 'validator')).toBe(true);
+    expect(lc.status.pendingChange).toBeUndefined();
+  });
+
+  it('retiring ledger-v1: ledger-v4 joins as a follower and is ADDed when caught up; v1 is REMOVEd, then deleted', async () => {
+    await client.request('PATCH', resourcePath(RESOURCES.LedgerCluster, ns, 'ledger'), {
+      contentType: 'application/merge-patch+json',
+      body: { spec: { retire: ['ledger-v1'] } },
+    });
+    await eventually('pod of ledger-v4', () => get(client, RESOURCES.Pod, ns, 'ledger-v4-0'));
+    await startValidator('ledger-v4');
+    // Play the kubelet until the operator has deleted ledger-v1's StatefulSet.
+    await eventually(
+      'ledger-v1 retired',
+      async () => {
+        await Promise.all(['ledger-v0', 'ledger-v2', 'ledger-v3', 'ledger-v4'].map(syncPodReadiness));
+        return (await get(client, STATEFUL_SET, ns, 'ledger-v1')) === undefined;
+      },
+      90_000,
+    );
+    stopValidator('ledger-v1'); // the kubelet would stop the pod now
+
+    const lc = await eventually('status settles on the new set', async () => {
+      const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
+      const names = (got?.status?.members ?? []).map((m: { name: string }) => m.name);
+      return got?.status?.activeValidators === 4 && !names.includes('ledger-v1') && !got?.status?.pendingChange
+        ? got
+        : undefined;
+    });
+    expect(lc.status.members.map((m: { name: string; role: string }) => [m.name, m.role])).toEqual([
+      ['ledger-v0', 'validator'],
+      ['ledger-v2', 'validator'],
+      ['ledger-v3', 'validator'],
+      ['ledger-v4', 'validator'],
+    ]);
+    // The order of what the operator did, from its Events.
+    const notes = (await list(client, RESOURCES.Event, ns))
+      .filter((e) => e.regarding?.kind === 'LedgerCluster')
+      .sort((a, b) => String(a.eventTime).localeCompare(String(b.eventTime)))
+      .map((e) => `${e.reason}: ${e.note}`);
+    const at = (re: RegExp) => notes.findIndex((n) => re.test(n));
+    const addSubmitted = at(/^MembershipChangeSubmitted: ADD ledger-v4/);
+    const addFinal = at(/^MembershipChangeFinalized: ADD ledger-v4/);
+    const removeSubmitted = at(/^MembershipChangeSubmitted: REMOVE ledger-v1/);
+    const removeFinal = at(/^MembershipChangeFinalized: REMOVE ledger-v1/);
+    const retired = at(/^ValidatorRetired: ledger-v1/);
+    const log = notes.join('\n');
+    expect(addSubmitted, log).toBeGreaterThanOrEqual(0);
+    expect(addFinal, log).toBeGreaterThan(addSubmitted);
+    expect(removeSubmitted, log).toBeGreaterThanOrEqual(0);
+    expect(removeFinal, log).toBeGreaterThan(removeSubmitted);
+    // Its workload went only after the REMOVE was final.
+    expect(retired, log).toBeGreaterThan(removeFinal);
+    // One change at a time: no submission while another one is open.
+    const [first, second] = addSubmitted < removeSubmitted ? [addFinal, removeSubmitted] : [removeFinal, addSubmitted];
+    expect(second, log).toBeGreaterThan(first);
+    // The retired validator's Service went with it; its key Secret stays (a name is never reused).
+    expect(await get(client, RESOURCES.Service, ns, 'ledger-v1')).toBeUndefined();
+    expect(await get(client, RESOURCES.Secret, ns, 'ledger-v1-key')).toBeDefined();
+    // And the chain itself agrees: ask a node.
+    const chain = (await (await fetch(`http://127.0.0.1:${ports.get('ledger-v0')}/chain`)).json()) as {
+      validators: number;
+      validator_keys: string[];
+    };
+    const v1Key = (await get(client, RESOURCES.Secret, ns, 'ledger-v1-key'))?.metadata.annotations?.[
+      'scriptorium.dev/public-key'
+    ];
+    expect(chain.validators).toBe(4);
+    // Both changes were finalized in blocks.
+    expect(lc.status.height).toBeGreaterThanOrEqual(2);
+    expect(chain.validator_keys).not.toContain(v1Key);
+  });
+});
