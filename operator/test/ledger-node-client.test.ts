@@ -170,7 +170,7 @@ describe('membership end to end in mutual TLS', () => {
         chain,
         pending,
         now: new Date(),
-        resubmitAfterMs: 20_000,
+        resubmitAfterMs: 30_000,
       });
       log.push({ action, chain, members });
       if (action.type === 'none') return log;
@@ -198,10 +198,11 @@ describe('membership end to end in mutual TLS', () => {
     await cluster.start(fifth, { NODE_PEERS: (cluster.nodes[0] as LocalNode).peerSpec });
     const log = await reconcileUntilDone(cluster.nodes, 90_000);
 
+    // One change only (a resubmission after the timeout, on a slow machine, is the same change).
     const submits = log.filter((l) => l.action.type === 'submit');
-    expect(submits.map((l) => (l.action.type === 'submit' ? l.action.change : undefined))).toEqual([
-      { action: 'ADD', validator: fifth.keys.publicKey },
-    ]);
+    expect(submits.length).toBeGreaterThanOrEqual(1);
+    for (const l of submits)
+      expect(l.action).toMatchObject({ change: { action: 'ADD', validator: fifth.keys.publicKey } });
     const atSubmit = submits[0];
     const v4 = atSubmit?.members.find((m) => m.name === 'v4');
     expect(v4?.ready).toBe(true);
@@ -219,11 +220,12 @@ describe('membership end to end in mutual TLS', () => {
     const desired = cluster.nodes.filter((n) => n !== v1);
     const log = await reconcileUntilDone(desired, 90_000);
 
-    const kinds = log.map((l) => l.action.type).filter((t) => t !== 'wait');
+    const kinds = [...new Set(log.map((l) => l.action.type).filter((t) => t !== 'wait'))];
     expect(kinds).toEqual(['submit', 'deleteWorkload', 'none']);
-    const submit = log.find((l) => l.action.type === 'submit');
-    expect(submit?.action).toMatchObject({ change: { action: 'REMOVE', validator: v1.keys.publicKey } });
-    expect(submit?.action.type === 'submit' && submit.action.via).not.toBe('v1');
+    for (const l of log.filter((x) => x.action.type === 'submit')) {
+      expect(l.action).toMatchObject({ change: { action: 'REMOVE', validator: v1.keys.publicKey } });
+      expect(l.action.type === 'submit' && l.action.via).not.toBe('v1');
+    }
     const del = log.find((l) => l.action.type === 'deleteWorkload');
     expect(del?.action).toEqual({ type: 'deleteWorkload', name: 'v1' });
     expect(del?.chain?.validators).not.toContain(v1.keys.publicKey);
