@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
+import { createPrivateKey, createPublicKey, webcrypto, X509Certificate } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   CLOCK_SKEW_MS,
@@ -126,6 +126,33 @@ describe('certificateNeedsRenewal', () => {
     expect(certificateNeedsRenewal(node.certPem, { now: NOW, dnsNames: [...same, NAMES[0] as string] })).toBe(false);
     expect(certificateNeedsRenewal(node.certPem, { now: NOW, dnsNames: NAMES.slice(1) })).toBe(true);
     expect(certificateNeedsRenewal(node.certPem, { now: NOW, dnsNames: [...NAMES, 'extra.svc'] })).toBe(true);
+  });
+
+  it('a certificate for one side only (serverAuth without clientAuth) needs renewal', async () => {
+    const caCert = new x509.X509Certificate(ca.certPem);
+    const issuerKey = createPrivateKey(ca.keyPem).toCryptoKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']);
+    const keys = await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
+    const serverOnly = await x509.X509CertificateGenerator.create(
+      {
+        subject: 'CN=server-only',
+        issuer: caCert.subject,
+        notBefore: new Date(NOW.getTime() - DAY),
+        notAfter: new Date(NOW.getTime() + 90 * DAY),
+        signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
+        publicKey: keys.publicKey,
+        signingKey: issuerKey,
+        extensions: [
+          new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+          new x509.SubjectAlternativeNameExtension(
+            NAMES.map((n) => ({ type: n.includes(':') || /^\d/.test(n) ? 'ip' : 'dns', value: n })),
+          ),
+        ],
+      },
+      webcrypto,
+    );
+    const pem = serverOnly.toString('pem');
+    expect(certificateNeedsRenewal(pem, { now: NOW, dnsNames: NAMES, caPem: ca.certPem })).toBe(true);
+    expect(certificateNeedsRenewal(node.certPem, { now: NOW, dnsNames: NAMES, caPem: ca.certPem })).toBe(false);
   });
 
   it('IPv6 SANs compare in any notation', async () => {

@@ -199,9 +199,13 @@ function certificateNames(cert: NodeX509Certificate): string[] {
   return normalizeNames(names);
 }
 
+const EKU_SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
+const EKU_CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
+
 /**
  * True when the certificate should be replaced: it is unreadable, not yet valid, within the last third of its
- * lifetime (or expired), its SANs differ from `dnsNames`, or (when `caPem` is given) that CA did not issue it.
+ * lifetime (or expired), its SANs differ from `dnsNames`, its extended key usages leave out serverAuth or
+ * clientAuth, or (when `caPem` is given) that CA did not issue it.
  * @example if (certificateNeedsRenewal(secretPem, { now: new Date(), dnsNames })) issue a new one
  */
 export function certificateNeedsRenewal(
@@ -219,6 +223,9 @@ export function certificateNeedsRenewal(
   const now = opts.now.getTime();
   if (!(now >= from) || !(to > from)) return true;
   if (now >= to - (to - from) / 3) return true;
+  // Both ends of a peer call present this certificate: an EKU list without serverAuth or clientAuth breaks one.
+  const eku = cert.keyUsage;
+  if (eku !== undefined && !(eku.includes(EKU_SERVER_AUTH) && eku.includes(EKU_CLIENT_AUTH))) return true;
   const want = normalizeNames(opts.dnsNames);
   const have = certificateNames(cert);
   if (want.length !== have.length || want.some((n, i) => n !== have[i])) return true;
