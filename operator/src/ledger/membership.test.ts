@@ -112,6 +112,15 @@ describe('planMembership', () => {
       { type: 'submit', change: { action: 'REMOVE', validator: key(3) }, via: 'v0', resubmission: false },
     ],
     [
+      'a stalled chain (3 healthy of 5, quorum 4): no change, even one that would restore a quorum',
+      {
+        desired: desired(0, 1, 2),
+        chain: chain(0, 1, 2, 3, 4),
+        members: [0, 1, 2, 3, 4].map((i) => member(i, i >= 3 ? { ready: false } : {})),
+      },
+      /3 healthy of 5 validators \(quorum 4\): no change can be finalized/,
+    ],
+    [
       'two to remove: the unhealthy one goes first',
       {
         desired: desired(0, 1, 2),
@@ -175,14 +184,14 @@ describe('planMembership', () => {
       { type: 'submit', change: { action: 'REMOVE', validator: key(1) }, via: 'v0', resubmission: false },
     ],
     [
-      'external unhealthy + v2 down: retiring v1 would leave 2 of 4 → wait',
+      'external unhealthy + v2 down: 3 healthy of 5 is below quorum 4 → wait',
       {
         desired: desired(0, 2, 3),
         external: [{ publicKey: EXT }],
         chain: { height: H, validators: [...chain(0, 1, 2, 3).validators, EXT] },
         members: [0, 1, 2, 3].map((i) => member(i, i === 2 ? { ready: false } : {})),
       },
-      /would leave 2 healthy of 4 validators \(quorum 3\)/,
+      /3 healthy of 5 validators \(quorum 4\): no change can be finalized/,
     ],
     [
       'external validator missing from the chain and observed ready → ADD',
@@ -195,12 +204,22 @@ describe('planMembership', () => {
       /external eeeeeeee…: not ready/,
     ],
     [
-      'no healthy operator-run validator to submit through → wait',
+      'every validator down, only the new node healthy → wait',
       {
         desired: desired(0, 1, 2, 3, 4),
         members: [0, 1, 2, 3, 4].map((i) => member(i, i < 4 ? { ready: false } : {})),
       },
-      /adding v4 would leave 1 healthy of 5/,
+      /0 healthy of 4 validators/,
+    ],
+    [
+      'no healthy operator-run validator to submit through (only externals healthy) → wait',
+      {
+        desired: desired(0, 1, 2, 3, 4),
+        external: [{ publicKey: EXT, ready: true, height: H }],
+        chain: { height: H, validators: [EXT] },
+        members: [0, 1, 2, 3, 4].map((i) => member(i, i === 4 ? {} : { ready: false })),
+      },
+      /no healthy operator-run validator to submit through/,
     ],
     [
       'an unknown key in the active set is left alone (and counts as unhealthy)',
@@ -265,6 +284,7 @@ function checkPlan(input: MembershipInput, action: MembershipAction): void {
     const after = new Set(active);
     if (change.action === 'ADD') after.add(change.validator);
     else after.delete(change.validator);
+    expect([...active].filter((k) => healthy.has(k)).length).toBeGreaterThanOrEqual(quorumSize(active.size));
     const healthyAfter = [...after].filter((k) => healthy.has(k)).length;
     expect(healthyAfter).toBeGreaterThanOrEqual(quorumSize(after.size));
     expect(after.size).toBeGreaterThan(0);

@@ -3,7 +3,8 @@
 //   - one change at a time: while a submitted change has not taken effect, wait (resubmit after a timeout);
 //   - ADD a new validator only once it runs, is ready and is caught up (height within 1 of the chain);
 //   - REMOVE first; delete a retired validator's workload only once the chain no longer lists it;
-//   - never a change that would leave fewer than a quorum (N − floor((N−1)/3)) of healthy validators;
+//   - never a change that would leave fewer than a quorum (N − floor((N−1)/3)) of healthy validators, and none
+//     while the current set lacks a healthy quorum (it could not be finalized);
 //   - external validators count in the active set and in health, and their workloads are never deleted.
 // No I/O, no clock: `now` is an input.
 import type { ValidatorChange } from './ledger-node-client.ts';
@@ -130,6 +131,14 @@ function submitOrWait(
   input: MembershipInput,
   resubmission: boolean,
 ): MembershipAction {
+  // The change itself must be finalized by the current set: without a healthy quorum it would only sit in mempools.
+  const healthyNow = [...v.active].filter((k) => v.healthy.has(k)).length;
+  const quorumNow = quorumSize(v.active.size);
+  if (healthyNow < quorumNow)
+    return {
+      type: 'wait',
+      reason: `the chain has ${healthyNow} healthy of ${v.active.size} validators (quorum ${quorumNow}): no change can be finalized`,
+    };
   const guard = quorumAfter(change, v);
   if (!guard.ok) return { type: 'wait', reason: describeGuard(change, name, guard) };
   // Through another node than the one the change is about, and on resubmission than the one that lost it.
