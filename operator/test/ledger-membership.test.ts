@@ -233,4 +233,48 @@ describe('LedgerCluster membership with real ledger nodes', () => {
     expect(lc.status.height).toBeGreaterThanOrEqual(2);
     expect(chain.validator_keys).not.toContain(v1Key);
   });
+
+  it('a new image rolls out one validator at a time', async () => {
+    const live = ['ledger-v0', 'ledger-v2', 'ledger-v3', 'ledger-v4'];
+    await client.request('PATCH', resourcePath(RESOURCES.LedgerCluster, ns, 'ledger'), {
+      contentType: 'application/merge-patch+json',
+      body: { spec: { image: 'scriptorium/ledger-node:test-2' } },
+    });
+    let mostAtOnce = 0;
+    await eventually(
+      'every validator on the new image and Ready',
+      async () => {
+        // The kubelet's part: a deleted pod goes away (the node process stands in for the new pod), readiness.
+        for (const pod of await list(client, RESOURCES.Pod, ns, 'scriptorium.dev/ledger-cluster=ledger')) {
+          if (pod.metadata.deletionTimestamp)
+            await client
+              .request('DELETE', resourcePath(RESOURCES.Pod, ns, pod.metadata.name), {
+                body: { gracePeriodSeconds: 0 },
+              })
+              .catch(() => undefined);
+        }
+        await Promise.all(live.map(syncPodReadiness));
+        const sets = await list(client, STATEFUL_SET, ns);
+        const rolling = sets.filter(
+          (sts) =>
+            sts.spec.template.spec.containers[0].image.endsWith(':test-2') &&
+            (sts.status?.readyReplicas !== 1 || sts.status?.updateRevision !== sts.status?.currentRevision),
+        );
+        mostAtOnce = Math.max(mostAtOnce, rolling.length);
+        const done = sets.filter(
+          (sts) =>
+            sts.spec.template.spec.containers[0].image.endsWith(':test-2') &&
+            sts.status?.readyReplicas === 1 &&
+            sts.status?.updateRevision === sts.status?.currentRevision,
+        );
+        return done.length === live.length;
+      },
+      90_000,
+    );
+    expect(mostAtOnce).toBe(1);
+    await eventually('Ready again', async () => {
+      const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
+      return condition(got, 'Ready')?.status === 'True';
+    });
+  });
 });

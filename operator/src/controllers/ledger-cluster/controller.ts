@@ -61,6 +61,7 @@ export class LedgerClusterController {
       [STATEFUL_SET, false],
       [RESOURCES.Service, false],
       [RESOURCES.ConfigMap, false],
+      [RESOURCES.PodDisruptionBudget, false],
       // Metadata only: Secret data (keys, the CA key, the token) never enters the cache.
       [RESOURCES.Secret, true],
     ];

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { type LedgerCluster, type LedgerClusterSpec, ledgerClusterSpec } from '../../api/index.ts';
 import { isConflict, isNotFound, KubeApiError, NotOwnedError, OperatorError } from '../../errors.ts';
-import { type ApplyContext, apply, createIfAbsent } from '../../kube/apply.ts';
+import { type ApplyContext, apply, createIfAbsent, decide } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { EventBatch, type EventRecorder } from '../../kube/events.ts';
 import { RESOURCES, type ResourceType, resourcePath } from '../../kube/resources.ts';
@@ -19,6 +19,7 @@ import {
   type Pem,
   PUBLIC_KEY_ANNOTATION,
   peersConfigMap,
+  podDisruptionBudget,
   quorumOf,
   randomClusterToken,
   secretValue,
@@ -27,6 +28,7 @@ import {
   TOKEN_FILE,
   tlsSecret,
   tokenSecret,
+  updateAllowed,
   VALIDATOR_LABEL,
   validatorDnsNames,
   validatorIndex,
@@ -326,11 +328,25 @@ async function reconcileSpec(deps: LedgerReconcileDeps, lcObj: KubeObject, ctx: 
     // 4. Peers (every validator with a workload, plus the external ones), then each validator's workload.
     const peers = members.map((v) => ({ name: v, publicKey: keys.get(v) ?? '' }));
     await apply(ctx, RESOURCES.ConfigMap, namespace, names.peersConfigMap, peersConfigMap(lc, spec, peers));
+    // A changed StatefulSet (new image or settings) rolls one validator at a time (updateAllowed).
+    const statefulSets = new Map(members.map((v) => [v, deps.lookup(STATEFUL_SET, namespace, v)]));
+    const updating = new Set<string>();
+    const heldBack: string[] = [];
     for (const v of members) {
       await apply(ctx, RESOURCES.Service, namespace, validatorNames(v).service, validatorService(lc, v));
-      await apply(ctx, STATEFUL_SET, namespace, validatorNames(v).statefulSet, validatorStatefulSet(lc, spec, v));
+      const desiredSts = validatorStatefulSet(lc, spec, v);
+      const current = statefulSets.get(v);
+      if (decide(desiredSts, current, lcObj.metadata.uid ?? '').action === 'update') {
+        if (!updateAllowed(v, statefulSets, updating)) {
+          heldBack.push(v);
+          continue;
+        }
+        if (statefulSetReady(current)) updating.add(v);
+      }
+      await apply(ctx, STATEFUL_SET, namespace, validatorNames(v).statefulSet, desiredSts);
     }
     await apply(ctx, RESOURCES.Service, namespace, names.clientService, clientService(lc));
+    await apply(ctx, RESOURCES.PodDisruptionBudget, namespace, names.pdb, podDisruptionBudget(lc, desired.length));
 
     // 5. What the nodes say.
     const url = deps.nodeUrl ?? validatorUrl;
@@ -367,6 +383,7 @@ async function reconcileSpec(deps: LedgerReconcileDeps, lcObj: KubeObject, ctx: 
       podReady,
       observation,
       membership,
+      heldBack,
     });
   } catch (err) {
     await reportFailure(deps, lcObj, err);
@@ -397,6 +414,8 @@ interface Snapshot {
   podReady: Map<string, boolean>;
   observation: ClusterObservation;
   membership: MembershipOutcome;
+  /** Validators whose changed StatefulSet waits for another validator's rollout. */
+  heldBack: string[];
 }
 
 interface MembershipOutcome {
@@ -600,6 +619,12 @@ async function reportStatus(
       status: 'True',
       reason: 'ValidatorsStarting',
       message: `${readyCount}/${s.desired.length} validators ready (waiting for ${notReady.slice(0, 5).join(', ')}${notReady.length > 5 ? ', …' : ''})`,
+    };
+  } else if (s.heldBack.length > 0) {
+    progressing = {
+      status: 'True',
+      reason: 'RollingOut',
+      message: `Updating one validator at a time; waiting: ${s.heldBack.slice(0, 5).join(', ')}${s.heldBack.length > 5 ? ', …' : ''}`,
     };
   } else if (s.membership.pending) {
     const p = s.membership.pending;

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../kube/types.ts';
 import { fixture, parsedSpec, testKey } from './fixtures.ts';
 import {
   clientService,
@@ -11,10 +12,12 @@ import {
   keySecret,
   peerList,
   peersConfigMap,
+  podDisruptionBudget,
   quorumOf,
   secretValue,
   selectorString,
   tokenSecret,
+  updateAllowed,
   validatorEnv,
   validatorIndex,
   validatorService,
@@ -206,5 +209,45 @@ describe('StatefulSet', () => {
     expect(byName.NODE_PEERS?.valueFrom).toEqual({ configMapKeyRef: { name: 'ledger-peers', key: 'peers' } });
     // No secret value is ever inlined in the environment.
     expect(env.some((e) => e.name.includes('TOKEN') && e.value && !e.value.startsWith('/'))).toBe(false);
+  });
+});
+
+describe('rollout, one validator at a time', () => {
+  const sts = (ready: boolean, settled = true): KubeObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: 'x', generation: 2 },
+    status: {
+      observedGeneration: 2,
+      readyReplicas: ready ? 1 : 0,
+      currentRevision: 'a',
+      updateRevision: settled ? 'a' : 'b',
+    },
+  });
+  it('updates a healthy validator only when every other one is settled and none is updating', () => {
+    const all = new Map([
+      ['v0', sts(true)],
+      ['v1', sts(true)],
+      ['v2', sts(true)],
+    ]);
+    expect(updateAllowed('v0', all, new Set())).toBe(true);
+    expect(updateAllowed('v1', all, new Set(['v0']))).toBe(false);
+    expect(updateAllowed('v1', new Map([...all, ['v0', sts(true, false)]]), new Set())).toBe(false);
+    expect(updateAllowed('v1', new Map([...all, ['v0', sts(false)]]), new Set())).toBe(false);
+  });
+  it('always updates a validator that is down (its fix must not wait)', () => {
+    const all = new Map([
+      ['v0', sts(false)],
+      ['v1', sts(false)],
+    ]);
+    expect(updateAllowed('v0', all, new Set(['v1']))).toBe(true);
+    expect(updateAllowed('v2', new Map([['v2', undefined]]), new Set())).toBe(true);
+  });
+  it('the PodDisruptionBudget allows f = floor((n − 1) / 3) voluntary disruptions, at least 1', () => {
+    const lc = fixture();
+    expect(podDisruptionBudget(lc, 4).spec.maxUnavailable).toBe(1);
+    expect(podDisruptionBudget(lc, 7).spec.maxUnavailable).toBe(2);
+    expect(podDisruptionBudget(lc, 1).spec.maxUnavailable).toBe(1);
+    expect(podDisruptionBudget(lc, 4).spec.selector.matchLabels).toEqual(clientService(lc).spec.selector);
   });
 });

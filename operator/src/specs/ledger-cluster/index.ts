@@ -31,6 +31,7 @@ export {
   peerList,
   peerSpec,
   peersConfigMap,
+  podDisruptionBudget,
   validatorAddress,
   validatorHost,
   validatorService,
@@ -48,5 +49,13 @@ export {
   tokenSecret,
   validatorDnsNames,
 } from './secrets.ts';
-export { DEFAULT_RESOURCES, PATHS, statefulSetReady, validatorEnv, validatorStatefulSet } from './statefulset.ts';
+export {
+  DEFAULT_RESOURCES,
+  PATHS,
+  rolloutSettled,
+  statefulSetReady,
+  updateAllowed,
+  validatorEnv,
+  validatorStatefulSet,
+} from './statefulset.ts';
 export { desiredValidatorNames, desiredValidators, quorumOf, validatorIndex, validatorName } from './validators.ts';

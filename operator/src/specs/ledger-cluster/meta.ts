@@ -78,6 +78,7 @@ export function clusterNames(lc: LedgerCluster) {
   const base = lc.metadata.name;
   return {
     clientService: base,
+    pdb: base,
     caSecret: `${base}-ca`,
     tokenSecret: `${base}-token`,
     genesisConfigMap: `${base}-genesis`,

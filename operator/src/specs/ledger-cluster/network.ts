@@ -56,6 +56,22 @@ export function clientService(lc: LedgerCluster): KubeObject {
   };
 }
 
+/**
+ * The validators' PodDisruptionBudget: voluntary disruptions (drains) take at most f = floor((n − 1) / 3) validator
+ * pods at once (at least 1, so a cluster of fewer than 4 can still be drained), the faults the chain tolerates.
+ */
+export function podDisruptionBudget(lc: LedgerCluster, validators: number): KubeObject {
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: childMeta(lc, clusterNames(lc).pdb, 'validator'),
+    spec: {
+      maxUnavailable: Math.max(1, Math.floor((validators - 1) / 3)),
+      selector: { matchLabels: clusterPodSelector(lc) },
+    },
+  };
+}
+
 /** A peer spec `<node_id>@<host>:<port>|<public_key>`. */
 export function peerSpec(nodeId: string, address: string, publicKey: string): string {
   return `${nodeId}@${address}|${publicKey}`;

@@ -162,3 +162,27 @@ export function statefulSetReady(sts: KubeObject | undefined): boolean {
   const s = sts.status ?? {};
   return (s.observedGeneration ?? 0) >= (sts.metadata.generation ?? 0) && (s.readyReplicas ?? 0) >= 1;
 }
+
+/** The StatefulSet has observed its spec, rolled its pod to the current revision, and the pod is Ready. */
+export function rolloutSettled(sts: KubeObject | undefined): boolean {
+  if (!sts || !statefulSetReady(sts)) return false;
+  const s = sts.status ?? {};
+  return !s.updateRevision || s.updateRevision === s.currentRevision;
+}
+
+/**
+ * Whether a changed StatefulSet may be updated now: one validator at a time, so a rollout (a new image, new
+ * settings) never takes down a healthy validator while another one is unavailable. A validator that is itself
+ * not Ready may always be updated (it is down anyway, and its fix must not wait on the others).
+ * @example updateAllowed('v1', stsByName, new Set()) // false while v0 is still rolling
+ */
+export function updateAllowed(
+  validator: string,
+  statefulSets: ReadonlyMap<string, KubeObject | undefined>,
+  updatingNow: ReadonlySet<string>,
+): boolean {
+  if (!statefulSetReady(statefulSets.get(validator))) return true;
+  if (updatingNow.size > 0) return false;
+  for (const [name, sts] of statefulSets) if (name !== validator && !rolloutSettled(sts)) return false;
+  return true;
+}
