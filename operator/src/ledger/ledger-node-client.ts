@@ -2,7 +2,7 @@
 // "Integrity Ledger Node", sections 2, 4 and 5). Every call is bounded in time and in body size; a body that
 // does not match the contract is a typed error, never a crash. The token is sent only as the bearer header
 // of POST /membership and never appears in an error message.
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { z } from 'zod';
 import { OperatorError } from '../errors.ts';
 
@@ -115,7 +115,8 @@ interface Answer {
 export class LedgerNodeClient {
   private readonly token: string | undefined;
   private readonly timeoutMs: number;
-  private readonly agent: Agent;
+  private readonly agentOptions: Agent.Options;
+  private agent: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
 
   constructor(opts: LedgerNodeClientOptions = {}) {
     const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -125,7 +126,7 @@ export class LedgerNodeClient {
       throw new OperatorError('LEDGER_CLIENT_OPTIONS', 'token must be non-empty and on one line');
     this.token = opts.token;
     this.timeoutMs = timeoutMs;
-    this.agent = new Agent({
+    this.agentOptions = {
       connections: 8,
       keepAliveTimeout: 10_000,
       headersTimeout: timeoutMs,
@@ -136,7 +137,16 @@ export class LedgerNodeClient {
         ...(opts.clientCert ? { cert: opts.clientCert.certPem, key: opts.clientCert.keyPem } : {}),
         rejectUnauthorized: true,
       },
-    });
+    };
+  }
+
+  // undici is loaded, and the pool made, on the first call (~30 MB of RSS an operator without ledgers never pays).
+  private pool(): Promise<{ agent: Agent; request: typeof import('undici').request }> {
+    this.agent ??= import('undici').then((undici) => ({
+      agent: new undici.Agent(this.agentOptions),
+      request: undici.request,
+    }));
+    return this.agent;
   }
 
   /** GET /chain: height, active validator keys, quorum. */
@@ -177,7 +187,9 @@ export class LedgerNodeClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    const pool = this.agent;
+    this.agent = undefined;
+    if (pool) await (await pool).agent.close();
   }
 
   private async call(method: 'GET' | 'POST', url: string, body?: string): Promise<Answer> {
@@ -188,12 +200,13 @@ export class LedgerNodeClient {
     }
     let status: number;
     let text: string;
+    const { agent, request } = await this.pool();
     try {
       const res = await request(url, {
         method,
         headers,
         body,
-        dispatcher: this.agent,
+        dispatcher: agent,
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       status = res.statusCode;

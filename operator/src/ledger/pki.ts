@@ -5,7 +5,14 @@
 import { createPrivateKey, X509Certificate as NodeX509Certificate, randomBytes, webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';
 import { OperatorError } from '../errors.ts';
-import * as x509 from './x509.ts';
+import type * as X509 from './x509.ts';
+
+// Loaded on first use: the library and its ASN.1 schemas cost ~40 MB of RSS, and only clusters with TLS need them.
+let x509Module: Promise<typeof X509> | undefined;
+const loadX509 = (): Promise<typeof X509> => {
+  x509Module ??= import('./x509.ts');
+  return x509Module;
+};
 
 export interface PemPair {
   certPem: string;
@@ -83,6 +90,7 @@ async function newKeyPair(): Promise<CryptoKeyPair> {
 }
 
 async function keyToPem(key: CryptoKey): Promise<string> {
+  const x509 = await loadX509();
   const der = await crypto.subtle.exportKey('pkcs8', key);
   return x509.PemConverter.encode(der, 'PRIVATE KEY');
 }
@@ -98,6 +106,7 @@ export async function createClusterCa(opts: {
 }): Promise<PemPair> {
   checkCommonName(opts.commonName);
   const days = checkValidity(opts.validityDays, DEFAULT_CA_VALIDITY_DAYS);
+  const x509 = await loadX509();
   const keys = await newKeyPair();
   const cert = await x509.X509CertificateGenerator.createSelfSigned(
     {
@@ -117,8 +126,9 @@ export async function createClusterCa(opts: {
   return { certPem: cert.toString('pem'), keyPem: await keyToPem(keys.privateKey) };
 }
 
-async function loadCa(ca: PemPair): Promise<{ cert: x509.X509Certificate; signingKey: CryptoKey }> {
-  let cert: x509.X509Certificate;
+async function loadCa(ca: PemPair): Promise<{ cert: X509.X509Certificate; signingKey: CryptoKey }> {
+  const x509 = await loadX509();
+  let cert: X509.X509Certificate;
   let nodeCert: NodeX509Certificate;
   let signingKey: CryptoKey;
   try {
@@ -153,6 +163,7 @@ export async function issueNodeCertificate(
   checkCommonName(opts.commonName);
   checkDnsNames(opts.dnsNames);
   const days = checkValidity(opts.validityDays, DEFAULT_NODE_VALIDITY_DAYS);
+  const x509 = await loadX509();
   const issuer = await loadCa(ca);
   const keys = await newKeyPair();
   const sans = normalizeNames(opts.dnsNames).map((entry) =>
