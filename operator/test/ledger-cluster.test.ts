@@ -102,6 +102,7 @@ describe('LedgerCluster reconciler', () => {
       [RESOURCES.ConfigMap, 'ledger-genesis'],
       [RESOURCES.ConfigMap, 'ledger-peers'],
       [RESOURCES.Service, 'ledger'],
+      [RESOURCES.PodDisruptionBudget, 'ledger'],
     ];
     for (let i = 0; i < 4; i++) {
       expected.push(
