@@ -232,7 +232,7 @@ export class LedgerNodeClient {
       text = Buffer.concat(chunks).toString('utf8');
     } catch (err) {
       if (err instanceof LedgerNodeError) throw err;
-      throw new LedgerNodeError('unreachable', url, `${method} ${url}: ${describe(err, this.timeoutMs)}`, {
+      throw new LedgerNodeError('unreachable', url, `${method} ${url}: ${describeFailure(err, this.timeoutMs)}`, {
         cause: err,
       });
     }
@@ -267,7 +267,7 @@ function httpError(method: string, url: string, answer: Answer): LedgerNodeError
   });
 }
 
-function describe(err: unknown, timeoutMs: number): string {
+function describeFailure(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e?.name === 'TimeoutError' || e?.code === 'UND_ERR_HEADERS_TIMEOUT' || e?.code === 'UND_ERR_BODY_TIMEOUT')
     return `timed out after ${timeoutMs} ms`;

@@ -175,6 +175,11 @@ describe('planMembership', () => {
       /ADD v4 lapsed and is no longer wanted/,
     ],
     [
+      'lapsed ADD no longer wanted whose workload is gone → none',
+      { pending: { change: { action: 'ADD', validator: key(4) }, submittedAt: ago(120_000) } },
+      { type: 'none' },
+    ],
+    [
       'external validator not probed counts as unhealthy: retiring v1 still leaves 3 of 4',
       {
         desired: desired(0, 2, 3),

@@ -209,7 +209,7 @@ export function planMembership(input: MembershipInput): MembershipAction {
   }
   const inFlightAdd = pendingOpen && pending?.change.action === 'ADD' ? pending.change.validator : undefined;
   const waits: string[] = [];
-  if (inFlightAdd !== undefined && !wanted(inFlightAdd))
+  if (inFlightAdd !== undefined && !wanted(inFlightAdd) && memberByKey.has(inFlightAdd))
     waits.push(
       `ADD ${name(inFlightAdd)} lapsed and is no longer wanted: its workload stays until the chain settles it`,
     );
