@@ -20,9 +20,9 @@ export function createLogger(level: Config['logLevel'], destination?: pino.Desti
         censor: '[redacted]',
       },
     },
-    // Asynchronous stdout: lines written while a write is in flight are coalesced (fewer syscalls under load,
-    // no delay when idle). `handleSignals` flushes before exiting.
-    destination ?? pino.destination({ dest: 1, sync: false }),
+    // Asynchronous, buffered stdout: lines are written 4 KiB at a time under load (one syscall per ~20 request
+    // lines), and at least every 250 ms when idle. pino flushes synchronously on exit; `handleSignals` flushes too.
+    destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 }),
   );
 }
 

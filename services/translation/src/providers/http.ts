@@ -40,11 +40,53 @@ interface RawReply {
   text: string;
 }
 
-/** One POST over node:http(s); rejects with the raw error (mapped by postJson). Redirects are not followed. */
-function send(url: URL, headers: Record<string, string>, payload: string, signal: AbortSignal): Promise<RawReply> {
+/** Why a call was cut short by the caller's signal or the provider's timeout (set before the request is destroyed). */
+interface Cut {
+  reason: 'timeout' | 'aborted' | null;
+}
+
+// Parsed upstream URLs (a provider calls one or two URLs): node:http takes ready options instead of a URL each call.
+const targets = new Map<string, { isHttps: boolean; options: http.RequestOptions }>();
+
+function target(url: string): { isHttps: boolean; options: http.RequestOptions } {
+  let t = targets.get(url);
+  if (!t) {
+    const u = new URL(url);
+    const isHttps = u.protocol === 'https:';
+    t = {
+      isHttps,
+      options: {
+        protocol: u.protocol,
+        hostname: u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname,
+        port: u.port || (isHttps ? 443 : 80),
+        path: `${u.pathname}${u.search}`,
+        ...(u.username || u.password
+          ? { auth: `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` }
+          : {}),
+      },
+    };
+    if (targets.size >= 64) targets.clear();
+    targets.set(url, t);
+  }
+  return t;
+}
+
+/**
+ * One POST over node:http(s); rejects with the raw error (mapped by postJson). Redirects are not followed.
+ * A plain timer bounds the whole call (cheaper per call than AbortSignal.timeout + AbortSignal.any).
+ */
+function send(
+  url: string,
+  headers: Record<string, string>,
+  payload: string,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  cut: Cut,
+): Promise<RawReply> {
   return new Promise<RawReply>((resolve, reject) => {
-    const isHttps = url.protocol === 'https:';
-    const req = (isHttps ? https : http).request(url, {
+    const { isHttps, options } = target(url);
+    const req = (isHttps ? https : http).request({
+      ...options,
       method: 'POST',
       agent: isHttps ? agents['https:'] : agents['http:'],
       headers: {
@@ -53,9 +95,24 @@ function send(url: URL, headers: Record<string, string>, payload: string, signal
         'content-length': String(Buffer.byteLength(payload)),
         ...headers,
       },
-      signal,
     });
-    req.once('error', reject);
+    const stop = (reason: 'timeout' | 'aborted') => {
+      cut.reason ??= reason;
+      req.destroy(new Error(`upstream call ${reason}`));
+    };
+    const timer = setTimeout(() => stop('timeout'), timeoutMs);
+    timer.unref();
+    const onAbort = () => stop('aborted');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const fail = (error: unknown) => {
+      done();
+      reject(error);
+    };
+    req.once('error', fail);
     req.once('response', (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -67,12 +124,13 @@ function send(url: URL, headers: Record<string, string>, payload: string, signal
         }
         chunks.push(chunk);
       });
-      res.once('error', reject);
-      // Destroyed before the end (connection dropped, aborted): settle the promise either way.
+      res.once('error', fail);
+      // Destroyed before the end (connection dropped, aborted, timed out): settle the promise either way.
       res.once('close', () => {
-        if (!res.complete) reject(new Error('upstream connection closed mid-reply'));
+        if (!res.complete) fail(new Error('upstream connection closed mid-reply'));
       });
       res.once('end', () => {
+        done();
         const retry = res.headers['retry-after'];
         resolve({
           status: res.statusCode ?? 0,
@@ -81,7 +139,8 @@ function send(url: URL, headers: Record<string, string>, payload: string, signal
         });
       });
     });
-    req.end(payload);
+    if (signal?.aborted) stop('aborted');
+    else req.end(payload);
   });
 }
 
@@ -98,12 +157,11 @@ export async function postJson(
   timeoutMs: number,
   signal: AbortSignal | undefined,
 ): Promise<unknown> {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  const cut: Cut = { reason: null };
   const failure = (e: unknown): UpstreamError => {
     if (e instanceof UpstreamError) return e;
-    if (timeout.aborted) return new UpstreamError('timeout', `upstream did not answer within ${timeoutMs} ms`);
-    if (signal?.aborted) return new UpstreamError('aborted', 'upstream call aborted by the caller');
+    if (cut.reason === 'timeout') return new UpstreamError('timeout', `upstream did not answer within ${timeoutMs} ms`);
+    if (cut.reason === 'aborted') return new UpstreamError('aborted', 'upstream call aborted by the caller');
     const code = (e as { code?: unknown }).code ?? (e as { cause?: { code?: unknown } }).cause?.code;
     return new UpstreamError('network', `upstream unreachable${typeof code === 'string' ? ` (${code})` : ''}`, {
       cause: e,
@@ -111,7 +169,7 @@ export async function postJson(
   };
   let reply: RawReply;
   try {
-    reply = await send(new URL(url), headers, JSON.stringify(body), combined);
+    reply = await send(url, headers, JSON.stringify(body), timeoutMs, signal, cut);
   } catch (e) {
     throw failure(e);
   }

@@ -14,8 +14,18 @@ function clean<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '')) as Partial<T>;
 }
 
+/**
+ * The user message in pieces: `user === head + items.join(',') + tail` (the items array is the document's last
+ * field). Lets the token estimate count each item on its own (and remember it) instead of the whole document.
+ */
+export interface PromptParts {
+  head: string;
+  items: string[];
+  tail: string;
+}
+
 // The reservation estimate and the provider call build the prompt of the same request object: build it once.
-const built = new WeakMap<ProviderRequest, { key: readonly unknown[]; prompt: BuiltPrompt }>();
+const built = new WeakMap<ProviderRequest, { key: readonly unknown[]; prompt: BuiltPrompt; parts: PromptParts }>();
 const promptKey = (req: ProviderRequest): unknown[] => [
   req.sourceLocale,
   req.targetLocale,
@@ -26,6 +36,15 @@ const promptKey = (req: ProviderRequest): unknown[] => [
   req.feedback,
 ];
 
+function memoized(req: ProviderRequest): { prompt: BuiltPrompt; parts: PromptParts } {
+  const key = promptKey(req);
+  const known = built.get(req);
+  if (known?.key.every((v, i) => v === key[i])) return known;
+  const entry = { key, ...buildPrompt(req) };
+  built.set(req, entry);
+  return entry;
+}
+
 /**
  * The prompt for a translate call (memoized per request object: the same object with the same fields gives the
  * same prompt without rebuilding it; item objects are not expected to change once handed to a provider). The system message carries the rules; the user message is ONE JSON document
@@ -33,15 +52,15 @@ const promptKey = (req: ProviderRequest): unknown[] => [
  * The model must answer `{"translations": {"<id>": "<text>", …}}`.
  */
 export function buildTranslationPrompt(req: ProviderRequest): BuiltPrompt {
-  const key = promptKey(req);
-  const known = built.get(req);
-  if (known?.key.every((v, i) => v === key[i])) return known.prompt;
-  const prompt = buildPrompt(req);
-  built.set(req, { key, prompt });
-  return prompt;
+  return memoized(req).prompt;
 }
 
-function buildPrompt(req: ProviderRequest): BuiltPrompt {
+/** The user message of `buildTranslationPrompt(req)` in pieces (see PromptParts). */
+export function translationPromptParts(req: ProviderRequest): PromptParts {
+  return memoized(req).parts;
+}
+
+function buildPrompt(req: ProviderRequest): { prompt: BuiltPrompt; parts: PromptParts } {
   const cardinal = pluralCategories(req.targetLocale, 'cardinal') ?? ['other'];
   const ordinal = pluralCategories(req.targetLocale, 'ordinal') ?? ['other'];
   const hasIcu = req.items.some((i) => i.isIcu);
@@ -73,7 +92,10 @@ function buildPrompt(req: ProviderRequest): BuiltPrompt {
       req.feedback && req.feedback.length > 0
         ? req.feedback.map((f) => clean({ id: f.itemId, code: f.code, message: f.message }))
         : undefined,
-    items: req.items.map((i) =>
+    items: [],
+  });
+  const items = req.items.map((i) =>
+    JSON.stringify(
       clean({
         id: i.id,
         text: i.text,
@@ -83,8 +105,11 @@ function buildPrompt(req: ProviderRequest): BuiltPrompt {
         examples: i.examples && i.examples.length > 0 ? i.examples : undefined,
       }),
     ),
-  });
-  return { system: rules.join('\n'), user: JSON.stringify(task) };
+  );
+  // `items` is the last field: the document is everything before its `[]`, the items, then `]}`.
+  const empty = JSON.stringify(task);
+  const parts = { head: empty.slice(0, -2), items, tail: empty.slice(-2) };
+  return { prompt: { system: rules.join('\n'), user: parts.head + items.join(',') + parts.tail }, parts };
 }
 
 /** The reply the prompt asks for, as the pseudo provider and the fakes write it. */

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 
 /** The tokenizer every count uses: OpenAI's o200k_base BPE, bundled in the package (no download at run time). */
@@ -36,5 +37,22 @@ function countSystemTokens(system: string): number {
   const n = countTokens(system);
   if (systemCounts.size >= 256) systemCounts.clear();
   systemCounts.set(system, n);
+  return n;
+}
+
+// Counts of recently seen strings (items, prompt heads), keyed by a SHA-256 digest so no customer text stays in
+// memory. Bounded: cleared when full.
+const MAX_REMEMBERED = 16_384;
+const remembered = new Map<string, number>();
+
+/** `countTokens(text)`, remembered per distinct text (by digest) for repeated strings. */
+export function countTokensRemembered(text: string): number {
+  if (text.length < 16) return countTokens(text);
+  const key = hash('sha256', text, 'base64');
+  const known = remembered.get(key);
+  if (known !== undefined) return known;
+  const n = countTokens(text);
+  if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+  remembered.set(key, n);
   return n;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatTranslationReply } from '../providers/prompt.ts';
+import { buildTranslationPrompt, formatTranslationReply } from '../providers/prompt.ts';
 import { pseudoTranslate } from '../providers/pseudo.ts';
 import { pseudoLocalize } from '../providers/pseudo-transform.ts';
 import type { ProviderRequest } from '../providers/types.ts';
@@ -36,12 +36,51 @@ describe('estimateRequestTokens', () => {
     const actual = pseudoTranslate(r);
     expect(estimateRequestTokens(r, 'pseudo')).toEqual({ tokensIn: actual.tokensIn, maxTokensOut: actual.tokensOut });
   });
-  it('counts the same prompt for LLM kinds and bounds the output', () => {
+  it('bounds the same prompt for LLM kinds from above, tightly, and bounds the output', () => {
     const r = req(['Open the settings']);
     const e = estimateRequestTokens(r, 'openai');
-    expect(e.tokensIn).toBe(pseudoTranslate(r).tokensIn);
+    const exact = pseudoTranslate(r).tokensIn;
+    expect(e.tokensIn).toBeGreaterThanOrEqual(exact);
+    expect(e.tokensIn).toBeLessThanOrEqual(exact + 4);
     expect(e.maxTokensOut).toBe(16 + 12 + countTokens('k0') + 4 * countTokens('Open the settings'));
     expect(estimateRequestTokens(r, 'anthropic')).toEqual(e);
+  });
+  it('never counts fewer prompt tokens than the exact count of the prompt sent, and at most 2 more per item + 2', () => {
+    // Texts from every script and punctuation the pieces could meet on (quotes, braces, brackets, slashes, newlines).
+    const word = fc.oneof(
+      fc.constantFrom('Open', 'the', "file's", '%s', '{name}', 'Übersicht', '日本語', '<b>x</b>', '"q"', '/', '\\n'),
+      fc.constantFrom('{', '}', '[', ']', ',', ':', '"', "'", '/', '\n', '\t', ' ', '\\', '},{', '"}]'),
+      fc.string({ unit: 'grapheme', maxLength: 12 }),
+      fc.string({ unit: 'binary', maxLength: 8 }),
+    );
+    const text = fc.array(word, { minLength: 0, maxLength: 12 }).map((w) => w.join(''));
+    const item = fc.record(
+      {
+        id: fc.oneof(fc.string({ minLength: 1, maxLength: 10 }), fc.constantFrom('a', '/x', '{', '"', '1')),
+        text,
+        isIcu: fc.boolean(),
+        context: text,
+        neighbors: fc.array(text, { maxLength: 2 }),
+      },
+      { requiredKeys: ['id', 'text'] },
+    );
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(item, { minLength: 1, maxLength: 8, selector: (i) => i.id }),
+        fc.record({ tone: fc.option(text, { nil: undefined }) }),
+        fc.array(fc.record({ term: text, target: fc.option(text, { nil: null }), neverTranslate: fc.boolean() }), {
+          maxLength: 2,
+        }),
+        (items, style, glossary) => {
+          const r: ProviderRequest = { sourceLocale: 'en', targetLocale: 'ja', model: 'm', style, glossary, items };
+          const exact = countPromptTokens(buildTranslationPrompt(r));
+          const bound = estimateRequestTokens(r, 'openai').tokensIn;
+          expect(bound).toBeGreaterThanOrEqual(exact);
+          expect(bound).toBeLessThanOrEqual(exact + 2 * items.length + 2);
+        },
+      ),
+      { numRuns: 120, seed: 11 },
+    );
   });
   it('caps the output bound', () => {
     const long = req(['word '.repeat(5000)]);

@@ -1,12 +1,16 @@
 import { buildJudgePrompt } from '../judge/prompt.ts';
 import type { JudgeInput } from '../judge/types.ts';
-import { buildTranslationPrompt } from '../providers/prompt.ts';
+import { buildTranslationPrompt, translationPromptParts } from '../providers/prompt.ts';
 import { pseudoTranslate } from '../providers/pseudo.ts';
 import type { ProviderKind, ProviderRequest, TranslateItem } from '../providers/types.ts';
-import { countPromptTokens, countTokens } from './count.ts';
+import { countPromptTokens, countTokens, countTokensRemembered, PROMPT_OVERHEAD_TOKENS } from './count.ts';
 
 export interface TokenEstimate {
-  /** Tokens of the prompt that will be sent (system + user + chat framing), counted with o200k_base. */
+  /**
+   * Tokens of the prompt that will be sent (system + user + chat framing), counted with o200k_base: exact for
+   * judge prompts and pseudo; for translate prompts on an LLM a bound a few tokens above the exact count (see
+   * `translatePromptTokensBound`).
+   */
   tokensIn: number;
   /**
    * Upper bound on output tokens. For openai/anthropic it is sent upstream as `max_tokens`, so the upstream cannot
@@ -35,9 +39,23 @@ const itemCounts = new WeakMap<TranslateItem, { id: string; text: string; n: num
 function itemTokens(item: TranslateItem): number {
   const known = itemCounts.get(item);
   if (known && known.id === item.id && known.text === item.text) return known.n;
-  const n = countTokens(item.id) + 4 * countTokens(item.text);
+  const n = countTokensRemembered(item.id) + 4 * countTokensRemembered(item.text);
   itemCounts.set(item, { id: item.id, text: item.text, n });
   return n;
+}
+
+/**
+ * Prompt tokens of a translate call, counted piece by piece: the system message, the user document's head, each
+ * item's JSON, one per comma between items, and the closing `]}` — each count remembered per distinct string, so
+ * repeated items and configurations are not tokenized again. The pieces meet only inside runs of JSON punctuation
+ * (`":[{"`, `"},{"`, `"}]}`), which the o200k pre-tokenizer keeps in one piece when whole: counted apart they take
+ * as many tokens or a few more (≤ 2 per item boundary, see estimate.test.ts), never fewer.
+ */
+export function translatePromptTokensBound(req: ProviderRequest, system: string): number {
+  const parts = translationPromptParts(req);
+  let n = countTokensRemembered(system) + countTokensRemembered(parts.head) + countTokens(parts.tail);
+  for (const item of parts.items) n += countTokensRemembered(item);
+  return n + Math.max(0, parts.items.length - 1) + PROMPT_OVERHEAD_TOKENS;
 }
 
 /** Output bound of a judge call: 64 + 160 per item (the prompt allows at most 3 short errors per item), capped. */
@@ -46,9 +64,10 @@ export function judgeMaxTokensOut(input: JudgeInput, cap = DEFAULT_MAX_OUTPUT_TO
 }
 
 /**
- * Tokens to reserve before a translate call. `tokensIn` is exact for the prompt that will be sent (the same
- * `buildTranslationPrompt`); the upstream's own tokenizer may count a little differently, and settlement uses
- * its usage report. `maxTokensOut` is a hard bound (see `translateMaxTokensOut`); for `pseudo` both are exact.
+ * Tokens to reserve before a translate call. `tokensIn` bounds the prompt that will be sent (the same
+ * `buildTranslationPrompt`) from above, a few tokens over the exact o200k count (`translatePromptTokensBound`);
+ * the upstream's own tokenizer may count a little differently, and settlement uses its usage report.
+ * `maxTokensOut` is a hard bound (see `translateMaxTokensOut`); for `pseudo` both are exact.
  *
  * @example const { tokensIn, maxTokensOut } = estimateRequestTokens(req, provider.name);
  */
@@ -62,7 +81,7 @@ export function estimateRequestTokens(
     return { tokensIn: r.tokensIn, maxTokensOut: r.tokensOut };
   }
   return {
-    tokensIn: countPromptTokens(buildTranslationPrompt(req)),
+    tokensIn: translatePromptTokensBound(req, buildTranslationPrompt(req).system),
     maxTokensOut: translateMaxTokensOut(req, maxOutputTokens),
   };
 }

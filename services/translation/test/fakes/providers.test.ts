@@ -2,9 +2,14 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { judgeTranslations } from '../../src/judge/index.ts';
 import { createProvider, type ProviderRequest, UpstreamError } from '../../src/providers/index.ts';
-import { formatTranslationReply } from '../../src/providers/prompt.ts';
+import { buildTranslationPrompt, formatTranslationReply } from '../../src/providers/prompt.ts';
 import { pseudoLocalize } from '../../src/providers/pseudo-transform.ts';
-import { countTokens, estimateRequestTokens, translateMaxTokensOut } from '../../src/tokens/index.ts';
+import {
+  countPromptTokens,
+  countTokens,
+  estimateRequestTokens,
+  translateMaxTokensOut,
+} from '../../src/tokens/index.ts';
 import { validateBatch } from '../../src/validators/index.ts';
 import { DEFAULT_KNOBS, FAKE_API_KEY, type FakeUpstream, startFakeAnthropic, startFakeOpenAI } from './index.ts';
 
@@ -58,7 +63,7 @@ describe.each([
     fake.set(DEFAULT_KNOBS);
   });
 
-  it('translates every item and reports the upstream usage, equal to the estimate', async () => {
+  it('translates every item and reports the upstream usage, within the estimate', async () => {
     const r = await provider().translate(req);
     expect(r.translations).toEqual(
       req.items.map((i) => ({
@@ -73,7 +78,9 @@ describe.each([
     );
     expect(r.model).toBe('model-x');
     const estimate = estimateRequestTokens(req, kind);
-    expect(r.tokensIn).toBe(estimate.tokensIn);
+    // The estimate bounds the exact count the fakes report, a few tokens above it (2 per item + 2 at most).
+    expect(r.tokensIn).toBeLessThanOrEqual(estimate.tokensIn);
+    expect(r.tokensIn).toBeGreaterThanOrEqual(estimate.tokensIn - 2 * req.items.length - 2);
     expect(r.tokensOut).toBeGreaterThan(0);
     expect(r.tokensOut).toBeLessThanOrEqual(estimate.maxTokensOut);
     expect(
@@ -250,7 +257,8 @@ describe('OpenAI-compatible server that reports no usage', () => {
     try {
       const p = createProvider({ kind: 'openai', baseUrl: fake.url, apiKey: FAKE_API_KEY, timeoutMs: 2_000 });
       const r = await p.translate(req);
-      expect(r.tokensIn).toBe(estimateRequestTokens(req, 'openai').tokensIn);
+      expect(r.tokensIn).toBe(countPromptTokens(buildTranslationPrompt(req)));
+      expect(r.tokensIn).toBeLessThanOrEqual(estimateRequestTokens(req, 'openai').tokensIn);
       expect(r.tokensOut).toBe(countTokens(formatTranslationReply(r.translations)));
     } finally {
       await fake.close();
@@ -315,7 +323,7 @@ describe('invalidReplies knob', () => {
 });
 
 describe('round-trip property', () => {
-  it('random batches come back complete, valid, and with usage equal to the estimate', async () => {
+  it('random batches come back complete, valid, and with usage within the estimate', async () => {
     const fake = await startFakeAnthropic();
     try {
       const p = createProvider({ kind: 'anthropic', baseUrl: fake.url, apiKey: FAKE_API_KEY, timeoutMs: 5_000 });
@@ -351,7 +359,10 @@ describe('round-trip property', () => {
             };
             const r = await p.translate(batch);
             expect(r.translations.map((t) => t.id)).toEqual(batch.items.map((i) => i.id));
-            expect(r.tokensIn).toBe(estimateRequestTokens(batch, 'anthropic').tokensIn);
+            // The reservation bound is never below the reported count, and at most 2 tokens per item + 2 above it.
+            const bound = estimateRequestTokens(batch, 'anthropic').tokensIn;
+            expect(r.tokensIn).toBeLessThanOrEqual(bound);
+            expect(r.tokensIn).toBeGreaterThanOrEqual(bound - 2 * batch.items.length - 2);
             const checked = r.translations.map((t, n) => ({
               id: t.id,
               source: batch.items[n]!.text,
