@@ -315,7 +315,9 @@ describe('LedgerNodeClient against hostile servers', () => {
   });
 
   it('bad, wrong-shaped and oversized bodies are bad-body errors; a hang is a bounded timeout; statuses are typed', async () => {
-    const c = client({ token: 'cluster-token-for-tests', timeoutMs: 800 });
+    // A generous bound for answers that do come (the machine may be loaded); a short one for the hang.
+    const c = client({ token: 'cluster-token-for-tests', timeoutMs: 15_000 });
+    const impatient = client({ timeoutMs: 500 });
     const kindOf = (p: Promise<unknown>) =>
       p.then(
         () => 'ok',
@@ -325,11 +327,9 @@ describe('LedgerNodeClient against hostile servers', () => {
     expect(await kindOf(c.chain(`${base}/wrong`))).toBe('bad-body');
     expect(await kindOf(c.chain(`${base}/huge`))).toBe('bad-body');
     expect(await kindOf(c.chain(`${base}/chunked-huge`))).toBe('bad-body');
-    const started = Date.now();
-    const hang = await c.chain(`${base}/hang`).catch((e: unknown) => e);
+    const hang = await impatient.chain(`${base}/hang`).catch((e: unknown) => e);
     expect(hang).toMatchObject({ kind: 'unreachable' });
     expect((hang as Error).message).toMatch(/timed out/);
-    expect(Date.now() - started).toBeLessThan(30_000); // bounded (generous: shared machine)
     expect(await c.ready(`${base}/notready`)).toBe(false);
     expect(await c.ready(`${base}/fail`).catch((e: unknown) => e)).toMatchObject({ kind: 'http', status: 500 });
     expect(await kindOf(c.submitMembership(`${base}/odd`, { action: 'ADD', validator: 'a'.repeat(64) }))).toBe(
