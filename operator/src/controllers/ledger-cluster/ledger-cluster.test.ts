@@ -129,7 +129,36 @@ describe('membership step', () => {
       pending: undefined,
       now: new Date(),
     });
-    // ledger-v4 has no workload observed yet, so the step is the REMOVE of ledger-v1 (a quorum stays healthy).
-    expect(known).toMatchObject({ type: 'submit', change: { action: 'REMOVE', validator: key(1) } });
+    // A replacement adds first: ledger-v4 is desired and not active yet, so the healthy ledger-v1 stays for now.
+    expect(known).toMatchObject({ type: 'wait' });
+    expect(known.type === 'wait' && known.reason).toContain('REMOVE ledger-v1 waits until ledger-v4');
+    // An unhealthy retiring validator goes at once (the rest hold a quorum).
+    const down = planStep({
+      desired,
+      externalKeys: [],
+      observation: {
+        members: [member(0, 10), member(1, undefined), member(2, 10), member(3, 10)],
+        height: 10,
+        activeKeys: [0, 1, 2, 3].map(key),
+        unreachable: ['ledger-v1'],
+      },
+      pending: undefined,
+      now: new Date(),
+    });
+    expect(down).toMatchObject({ type: 'submit', change: { action: 'REMOVE', validator: key(1) } });
+    // A plain scale-down (nobody joining) removes a healthy validator.
+    const shrink = planStep({
+      desired: desired.slice(0, 3).filter((d) => d.name !== 'ledger-v4'),
+      externalKeys: [],
+      observation: {
+        members: [0, 1, 2, 3].map((i) => member(i, 10)),
+        height: 10,
+        activeKeys: [0, 1, 2, 3].map(key),
+        unreachable: [],
+      },
+      pending: undefined,
+      now: new Date(),
+    });
+    expect(shrink).toMatchObject({ type: 'submit', change: { action: 'REMOVE' } });
   });
 });

@@ -31,8 +31,27 @@ export interface MembershipPlanInput {
   resubmitAfterMs?: number;
 }
 
-/** Plan the next membership step from what the reconcile observed (pure). */
+/**
+ * Plan the next membership step from what the reconcile observed (pure): H2b's planner, plus one policy of the
+ * reconciler: during a replacement (a desired validator not in the active set yet), a healthy validator is removed
+ * only after the newcomer has joined, so the set never shrinks below its fault tolerance on the way
+ * (4 → 5 → 4 rather than 4 → 3 → 4). An unhealthy one is removed at once (that helps liveness).
+ */
 export function planStep(input: MembershipPlanInput): MembershipAction {
+  const action = planner(input);
+  const active = input.observation.activeKeys;
+  if (action.type !== 'submit' || action.change.action !== 'REMOVE' || !active) return action;
+  const leaving = input.observation.members.find((m) => m.publicKey === action.change.validator);
+  if (!leaving?.ready) return action;
+  const joining = input.desired.filter((d) => !active.includes(d.publicKey));
+  if (joining.length === 0) return action;
+  return {
+    type: 'wait',
+    reason: `REMOVE ${leaving.name} waits until ${joining.map((d) => d.name).join(', ')} has joined (a replacement first adds, then removes)`,
+  };
+}
+
+function planner(input: MembershipPlanInput): MembershipAction {
   const { observation } = input;
   return planMembership({
     desired: input.desired,
