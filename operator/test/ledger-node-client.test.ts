@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalCluster, type LocalNode } from '@scriptorium/ledger-node/cluster';
 import { freePort } from '@scriptorium/test-support';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type ChainView,
@@ -268,6 +269,8 @@ describe('LedgerNodeClient against hostile servers', () => {
   let server: Server;
   let base: string;
   const hanging = new Set<import('node:http').ServerResponse>();
+  /** What /fuzz/chain answers next (set by the property test). */
+  let fuzzAnswer: { status: number; body: string } = { status: 200, body: '{}' };
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -296,6 +299,9 @@ describe('LedgerNodeClient against hostile servers', () => {
           return;
         case '/notready/ready':
           res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"not synced"}');
+          return;
+        case '/fuzz/chain':
+          res.writeHead(fuzzAnswer.status, { 'content-type': 'application/json' }).end(fuzzAnswer.body);
           return;
         case '/odd/membership':
           res.writeHead(200, { 'content-type': 'application/json' }).end('["accepted"]');
@@ -340,5 +346,43 @@ describe('LedgerNodeClient against hostile servers', () => {
     expect(await c.chain(`http://127.0.0.1:${closed}`).catch((e: unknown) => e)).toMatchObject({
       kind: 'unreachable',
     });
+  });
+
+  it('fuzz over HTTP: any status and body gives a ChainView or a typed LedgerNodeError, never a crash', async () => {
+    const c = client({ timeoutMs: 15_000 });
+    const valid = {
+      node_id: 'n',
+      height: 3,
+      latest_hash: 'ab',
+      validators: 1,
+      quorum: 1,
+      is_validator: true,
+      validator_keys: ['a'.repeat(64)],
+    };
+    const body = fc.oneof(
+      fc.string({ maxLength: 200 }),
+      fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+      fc
+        .record({
+          height: fc.oneof(fc.integer(), fc.double(), fc.string()),
+          validators: fc.integer({ min: -1, max: 2 }),
+        })
+        .map((over) => JSON.stringify({ ...valid, ...over })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(200, 200, 200, 404, 500, 503), body, async (status, text) => {
+        fuzzAnswer = { status, body: text };
+        try {
+          const view = await c.chain(`${base}/fuzz`);
+          expect(status).toBe(200);
+          expect(Number.isInteger(view.height)).toBe(true);
+          for (const k of view.validators) expect(k).toMatch(/^[0-9a-f]{64}$/);
+        } catch (err) {
+          expect(err).toBeInstanceOf(LedgerNodeError);
+          expect(['bad-body', 'http']).toContain((err as LedgerNodeError).kind);
+        }
+      }),
+      { numRuns: 150, seed: 5 },
+    );
   });
 });
