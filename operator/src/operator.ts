@@ -36,6 +36,8 @@ export interface OperatorOptions {
   }) => NodeApi;
   /** Base URL of a ledger validator (default: its Service DNS name, `http(s)://<validator>.<ns>.svc:8000`). */
   ledgerNodeUrl?: (lc: LedgerCluster, spec: LedgerClusterSpec, validator: string) => string;
+  /** Clock of the LedgerCluster reconciler (certificate issue and renewal, genesis time); tests move it. */
+  ledgerNow?: () => Date;
   /** Called when the Lease is lost; main.ts exits so the pod restarts clean. */
   onLostLeadership?: () => void;
 }
@@ -89,6 +91,7 @@ export class Operator {
       resyncMs: options.resyncMs,
       nodeApi: options.ledgerNodeApi ?? ((opts) => new LedgerNodeClient({ ...opts, timeoutMs: 3000 })),
       nodeUrl: options.ledgerNodeUrl,
+      now: options.ledgerNow,
     });
     if (options.leaderElection !== false) {
       this.#elector = new LeaderElector(options.client, {

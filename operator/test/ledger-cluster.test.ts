@@ -23,7 +23,7 @@ const operators: Operator[] = [];
 
 const SAMPLE = join(import.meta.dirname, '../../deploy/samples/ledger-cluster.yaml');
 
-function startOperator(identity: string): Operator {
+function startOperator(identity: string, ledgerNow?: () => Date): Operator {
   const op = new Operator({
     client: new KubeClient(plane.kubeConfig),
     log: quietLog,
@@ -36,6 +36,7 @@ function startOperator(identity: string): Operator {
     concurrency: 2,
     resyncMs: 0,
     ledgerNodeUrl: () => `http://127.0.0.1:${closedPort}`,
+    ...(ledgerNow ? { ledgerNow } : {}),
   });
   operators.push(op);
   return op;
@@ -187,6 +188,41 @@ describe('LedgerCluster reconciler', () => {
     expect(restarted.ledger.stats.writes).toBe(0);
     expect(restarted.ledger.stats.statusWrites).toBe(0);
     expect(await snapshot(ns)).toEqual(before);
+  });
+
+  it('renews certificates in the last third of their lifetime: a new Secret generation, the StatefulSet moves to it', async () => {
+    await operator.stop();
+    const later = Date.now() + 300 * 86_400_000;
+    const moved = startOperator('ledger-operator-c', () => new Date(later));
+    await moved.start();
+    operator = moved;
+    await eventually('operator c leads', () => moved.isLeader && moved.ready);
+    for (let i = 0; i < 4; i++) {
+      const renewed = await eventually(`ledger-v${i}-tls-1`, () =>
+        get(client, RESOURCES.Secret, ns, `ledger-v${i}-tls-1`),
+      );
+      expect(renewed.metadata.annotations?.['scriptorium.dev/tls-generation']).toBe('1');
+      expect(Date.parse(renewed.metadata.annotations?.['scriptorium.dev/not-before'] ?? '')).toBeGreaterThan(
+        Date.now(),
+      );
+      // Pods are not Ready here (no kubelet), so every StatefulSet may move at once.
+      await eventually(`StatefulSet ledger-v${i} on the new Secret`, async () => {
+        const sts = await get(client, STATEFUL_SET, ns, `ledger-v${i}`);
+        const tls = sts?.spec.template.spec.volumes.find((v: { name: string }) => v.name === 'tls');
+        return tls?.secret.secretName === `ledger-v${i}-tls-1`;
+      });
+    }
+    const events = await eventually('CertificateRenewed Events', async () => {
+      const all = (await list(client, RESOURCES.Event, ns)).filter((e) => e.reason === 'CertificateRenewed');
+      return all.length >= 4 ? all : undefined;
+    });
+    expect(events[0]?.note).toContain('New certificate for');
+    // Renewed once, not again on the next reconciles.
+    const count = (await list(client, RESOURCES.Secret, ns)).length;
+    const reconciles = moved.ledger.stats.reconciles;
+    operator.ledger.queue.add(`${ns}/ledger`);
+    await eventually('reconciled again', () => moved.ledger.stats.reconciles > reconciles);
+    expect((await list(client, RESOURCES.Secret, ns)).length).toBe(count);
   });
 
   it('TLS disabled: no CA or certificates; deletion goes through the finalizer', async () => {

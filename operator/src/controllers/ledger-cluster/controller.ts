@@ -26,6 +26,8 @@ export interface LedgerControllerOptions {
   nodeApi: (opts: { token?: string; caPem?: string }) => NodeApi;
   /** Base URL of a validator (default: its Service DNS name; tests point it at loopback). */
   nodeUrl?: (lc: LedgerCluster, spec: LedgerClusterSpec, validator: string) => string;
+  /** Clock (tests). */
+  now?: () => Date;
 }
 
 /**
@@ -116,6 +118,7 @@ export class LedgerClusterController {
       stats: this.stats,
       nodeApi: this.#o.nodeApi,
       nodeUrl: this.#o.nodeUrl,
+      ...(this.#o.now ? { now: this.#o.now } : {}),
     };
     log.info({ controller: name }, 'caches synced; workers start');
     this.#workers = this.queue.run(

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type LedgerCluster, type LedgerClusterSpec, ledgerClusterSpec } from '../../api/index.ts';
 import { isConflict, isNotFound, KubeApiError, NotOwnedError, OperatorError } from '../../errors.ts';
@@ -11,6 +12,7 @@ import {
   caSecret,
   clientService,
   clusterNames,
+  currentTlsSecret,
   desiredValidators,
   externalNodeId,
   genesisConfigMap,
@@ -26,6 +28,8 @@ import {
   selectorString,
   statefulSetReady,
   TOKEN_FILE,
+  tlsGeneration,
+  tlsRenewalDue,
   tlsSecret,
   tokenSecret,
   updateAllowed,
@@ -309,19 +313,49 @@ async function reconcileSpec(deps: LedgerReconcileDeps, lcObj: KubeObject, ctx: 
     }
     const genesisSet = new Set(genesisValidators(genesis));
 
-    // 3. TLS: the CA, and a certificate per validator (issued when its Secret is absent).
+    // 3. TLS: the CA, and a certificate per validator: issued when it has none, renewed (a new Secret generation)
+    //    in the last third of its lifetime or when its DNS names changed.
+    const tlsNames = new Map<string, string>();
     if (spec.tls.mode !== 'disabled') {
-      const missing = members.filter((v) => !deps.lookup(RESOURCES.Secret, namespace, validatorNames(v).tlsSecret));
-      const ca = await clusterCa(ctx, deps, lc, spec, missing.length > 0);
-      for (const v of missing) {
+      const now = deps.now?.() ?? new Date();
+      const secrets = deps.list(RESOURCES.Secret, namespace).filter((x) => controllerOf(x)?.uid === lcObj.metadata.uid);
+      const toIssue: Array<{ validator: string; generation: number; renewal: boolean }> = [];
+      for (const v of members) {
+        const current = currentTlsSecret(secrets, v);
+        if (current && !tlsRenewalDue(current, now, validatorDnsNames(lc, v))) {
+          tlsNames.set(v, current.metadata.name ?? '');
+        } else {
+          const generation = current ? tlsGeneration(current) + 1 : 0;
+          toIssue.push({ validator: v, generation, renewal: current !== undefined });
+        }
+      }
+      const ca = await clusterCa(ctx, deps, lc, spec, toIssue.length > 0);
+      for (const item of toIssue) {
         if (!ca) break;
+        const dnsNames = validatorDnsNames(lc, item.validator);
         const cert = await issueNodeCertificate(ca, {
-          commonName: v,
-          dnsNames: validatorDnsNames(lc, v),
-          now: deps.now?.() ?? new Date(),
+          commonName: item.validator,
+          dnsNames,
+          now,
           validityDays: NODE_CERT_DAYS,
         });
-        await createIfAbsent(ctx, RESOURCES.Secret, tlsSecret(lc, v, cert, ca.certPem));
+        const x509 = new X509Certificate(cert.certPem);
+        const secret = tlsSecret(lc, item.validator, cert, ca.certPem, {
+          generation: item.generation,
+          notBefore: new Date(x509.validFrom),
+          notAfter: new Date(x509.validTo),
+          dnsNames,
+        });
+        await createIfAbsent(ctx, RESOURCES.Secret, secret);
+        tlsNames.set(item.validator, secret.metadata.name ?? '');
+        if (item.renewal) {
+          await deps.recorder.record(lcObj, {
+            type: 'Normal',
+            reason: 'CertificateRenewed',
+            action: 'Create',
+            note: `New certificate for ${item.validator} in Secret ${secret.metadata.name}; its pod moves to it in the next rollout step`,
+          });
+        }
       }
     }
 
@@ -334,7 +368,7 @@ async function reconcileSpec(deps: LedgerReconcileDeps, lcObj: KubeObject, ctx: 
     const heldBack: string[] = [];
     for (const v of members) {
       await apply(ctx, RESOURCES.Service, namespace, validatorNames(v).service, validatorService(lc, v));
-      const desiredSts = validatorStatefulSet(lc, spec, v);
+      const desiredSts = validatorStatefulSet(lc, spec, v, tlsNames.get(v));
       const current = statefulSets.get(v);
       if (decide(desiredSts, current, lcObj.metadata.uid ?? '').action === 'update') {
         if (!updateAllowed(v, statefulSets, updating)) {

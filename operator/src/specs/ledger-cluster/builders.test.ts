@@ -5,6 +5,7 @@ import type { KubeObject } from '../../kube/types.ts';
 import { fixture, parsedSpec, testKey } from './fixtures.ts';
 import {
   clientService,
+  currentTlsSecret,
   desiredValidatorNames,
   genesisConfigMap,
   genesisFileContent,
@@ -16,6 +17,9 @@ import {
   quorumOf,
   secretValue,
   selectorString,
+  tlsRenewalDue,
+  tlsSecret,
+  tlsSecretName,
   tokenSecret,
   updateAllowed,
   validatorEnv,
@@ -249,5 +253,48 @@ describe('rollout, one validator at a time', () => {
     expect(podDisruptionBudget(lc, 7).spec.maxUnavailable).toBe(2);
     expect(podDisruptionBudget(lc, 1).spec.maxUnavailable).toBe(1);
     expect(podDisruptionBudget(lc, 4).spec.selector.matchLabels).toEqual(clientService(lc).spec.selector);
+  });
+});
+
+describe('TLS Secret generations and renewal', () => {
+  const lc = fixture();
+  const dns = ['ledger-v0', 'ledger-v0.chain', 'ledger-v0.chain.svc', 'ledger-v0.chain.svc.cluster.local'];
+  const day = 86_400_000;
+  const t0 = new Date('2026-01-01T00:00:00Z');
+  const secret = (generation: number, days = 365, names = dns) =>
+    tlsSecret(lc, 'ledger-v0', { certPem: 'C', keyPem: 'K' }, 'CA', {
+      generation,
+      notBefore: t0,
+      notAfter: new Date(t0.getTime() + days * day),
+      dnsNames: names,
+    });
+  it('names generations <v>-tls, <v>-tls-1, … and picks the newest of a validator', () => {
+    expect(tlsSecretName('ledger-v0', 0)).toBe('ledger-v0-tls');
+    expect(tlsSecretName('ledger-v0', 2)).toBe('ledger-v0-tls-2');
+    const other = tlsSecret(lc, 'ledger-v1', { certPem: 'C', keyPem: 'K' }, 'CA', {
+      generation: 7,
+      notBefore: t0,
+      notAfter: t0,
+      dnsNames: [],
+    });
+    expect(currentTlsSecret([secret(0), secret(2), secret(1), other], 'ledger-v0')?.metadata.name).toBe(
+      'ledger-v0-tls-2',
+    );
+    expect(currentTlsSecret([other], 'ledger-v0')).toBeUndefined();
+    expect(secret(1).immutable).toBe(true);
+  });
+  it('renews in the last third of the lifetime, when not yet valid, or when the DNS names changed', () => {
+    expect(tlsRenewalDue(secret(0), new Date(t0.getTime() + 200 * day), dns)).toBe(false);
+    expect(tlsRenewalDue(secret(0), new Date(t0.getTime() + 244 * day), dns)).toBe(true);
+    expect(tlsRenewalDue(secret(0), new Date(t0.getTime() - day), dns)).toBe(true);
+    expect(tlsRenewalDue(secret(0, 365, dns.slice(1)), new Date(t0.getTime() + day), dns)).toBe(true);
+    const bare = { ...secret(0), metadata: { ...secret(0).metadata, annotations: {} } };
+    expect(tlsRenewalDue(bare, t0, dns)).toBe(true);
+  });
+  it('the StatefulSet mounts the current generation', () => {
+    const tls = fixture({ tls: { mode: 'server' } });
+    const sts = validatorStatefulSet(tls, parsedSpec(tls), 'ledger-v0', 'ledger-v0-tls-3');
+    const volume = sts.spec.template.spec.volumes.find((v: { name: string }) => v.name === 'tls');
+    expect(volume.secret.secretName).toBe('ledger-v0-tls-3');
   });
 });

@@ -39,13 +39,21 @@ export {
 } from './network.ts';
 export {
   caSecret,
+  currentTlsSecret,
   KEY_FILE,
   keySecret,
   type Pem,
   randomClusterToken,
   secretValue,
+  TLS_DNS_NAMES_ANNOTATION,
+  TLS_GENERATION_ANNOTATION,
+  TLS_NOT_AFTER_ANNOTATION,
+  TLS_NOT_BEFORE_ANNOTATION,
   TOKEN_FILE,
+  tlsGeneration,
+  tlsRenewalDue,
   tlsSecret,
+  tlsSecretName,
   tokenSecret,
   validatorDnsNames,
 } from './secrets.ts';

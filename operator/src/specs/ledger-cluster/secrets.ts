@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { generateKeyPair, type KeyPair } from '@scriptorium/ledger-node/crypto';
 import type { LedgerCluster } from '../../api/index.ts';
 import type { KubeObject } from '../../kube/types.ts';
-import { childMeta, clusterNames, PUBLIC_KEY_ANNOTATION, validatorNames } from './meta.ts';
+import { childMeta, clusterNames, PUBLIC_KEY_ANNOTATION, VALIDATOR_LABEL, validatorNames } from './meta.ts';
 
 /** File names inside the Secrets, as the pod mounts them. */
 export const KEY_FILE = 'key.json';
@@ -67,19 +67,88 @@ export function caSecret(lc: LedgerCluster, ca: Pem): KubeObject {
   };
 }
 
+/** Annotations of a TLS Secret: what the metadata-only cache needs to decide a renewal. */
+export const TLS_GENERATION_ANNOTATION = 'scriptorium.dev/tls-generation';
+export const TLS_NOT_BEFORE_ANNOTATION = 'scriptorium.dev/not-before';
+export const TLS_NOT_AFTER_ANNOTATION = 'scriptorium.dev/not-after';
+export const TLS_DNS_NAMES_ANNOTATION = 'scriptorium.dev/dns-names';
+
+/**
+ * Name of a validator's TLS Secret of one generation: `<v>-tls`, then `<v>-tls-1`, `<v>-tls-2`… A renewal is a new
+ * Secret (the operator never rewrites a Secret); the StatefulSet moves to it, one validator at a time.
+ */
+export function tlsSecretName(validator: string, generation: number): string {
+  return generation === 0
+    ? validatorNames(validator).tlsSecret
+    : `${validatorNames(validator).tlsSecret}-${generation}`;
+}
+
 /** A validator's TLS Secret: its certificate and key, and the cluster CA certificate (`ca.crt`). */
-export function tlsSecret(lc: LedgerCluster, validator: string, cert: Pem, caCertPem: string): KubeObject {
+export function tlsSecret(
+  lc: LedgerCluster,
+  validator: string,
+  cert: Pem,
+  caCertPem: string,
+  info: { generation: number; notBefore: Date; notAfter: Date; dnsNames: readonly string[] },
+): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { ...childMeta(lc, validatorNames(validator).tlsSecret, 'tls', validator), annotations: GENERATED },
+    metadata: {
+      ...childMeta(lc, tlsSecretName(validator, info.generation), 'tls', validator),
+      annotations: {
+        ...GENERATED,
+        [TLS_GENERATION_ANNOTATION]: String(info.generation),
+        [TLS_NOT_BEFORE_ANNOTATION]: info.notBefore.toISOString(),
+        [TLS_NOT_AFTER_ANNOTATION]: info.notAfter.toISOString(),
+        [TLS_DNS_NAMES_ANNOTATION]: info.dnsNames.join(','),
+      },
+    },
     type: 'kubernetes.io/tls',
+    immutable: true,
     data: {
       'tls.crt': Buffer.from(cert.certPem).toString('base64'),
       'tls.key': Buffer.from(cert.keyPem).toString('base64'),
       'ca.crt': Buffer.from(caCertPem).toString('base64'),
     },
   };
+}
+
+/** The newest TLS Secret of a validator among `secrets` (metadata is enough), or undefined. */
+export function currentTlsSecret(secrets: readonly KubeObject[], validator: string): KubeObject | undefined {
+  let best: KubeObject | undefined;
+  let bestGeneration = -1;
+  for (const secret of secrets) {
+    const labels = secret.metadata.labels ?? {};
+    if (labels[VALIDATOR_LABEL] !== validator || labels['app.kubernetes.io/component'] !== 'tls') continue;
+    const generation = Number(secret.metadata.annotations?.[TLS_GENERATION_ANNOTATION] ?? 0);
+    if (Number.isSafeInteger(generation) && generation > bestGeneration) {
+      best = secret;
+      bestGeneration = generation;
+    }
+  }
+  return best;
+}
+
+/** The generation number of a TLS Secret (0 for the first). */
+export function tlsGeneration(secret: KubeObject): number {
+  const generation = Number(secret.metadata.annotations?.[TLS_GENERATION_ANNOTATION] ?? 0);
+  return Number.isSafeInteger(generation) && generation >= 0 ? generation : 0;
+}
+
+/**
+ * Whether a validator's certificate must be renewed (the rule of `certificateNeedsRenewal`, from the Secret's
+ * annotations): in the last third of its lifetime, not valid now, its DNS names differ, or unknown validity.
+ */
+export function tlsRenewalDue(secret: KubeObject, now: Date, dnsNames: readonly string[]): boolean {
+  const a = secret.metadata.annotations ?? {};
+  const notBefore = Date.parse(a[TLS_NOT_BEFORE_ANNOTATION] ?? '');
+  const notAfter = Date.parse(a[TLS_NOT_AFTER_ANNOTATION] ?? '');
+  if (!Number.isFinite(notBefore) || !Number.isFinite(notAfter) || notAfter <= notBefore) return true;
+  const t = now.getTime();
+  if (t < notBefore || t >= notBefore + ((notAfter - notBefore) * 2) / 3) return true;
+  const have = new Set((a[TLS_DNS_NAMES_ANNOTATION] ?? '').split(',').filter(Boolean));
+  return have.size !== new Set(dnsNames).size || dnsNames.some((n) => !have.has(n));
 }
 
 /** DNS names a validator is reached by (the certificate's SANs): `<v>`, `<v>.<ns>`, `<v>.<ns>.svc`, `….cluster.local`. */

@@ -65,7 +65,12 @@ export function validatorEnv(lc: LedgerCluster, spec: LedgerClusterSpec, validat
  * One validator's StatefulSet: one replica, its own volume from `spec.storage`, so any single validator can be
  * retired or replaced. The PVC goes with the StatefulSet when it is deleted (retention policy `Delete`).
  */
-export function validatorStatefulSet(lc: LedgerCluster, spec: LedgerClusterSpec, validator: string): KubeObject {
+export function validatorStatefulSet(
+  lc: LedgerCluster,
+  spec: LedgerClusterSpec,
+  validator: string,
+  tlsSecretName: string = validatorNames(validator).tlsSecret,
+): KubeObject {
   const n = validatorNames(validator);
   const tls = spec.tls.mode !== 'disabled';
   const scheme = tls ? 'HTTPS' : 'HTTP';
@@ -84,7 +89,7 @@ export function validatorStatefulSet(lc: LedgerCluster, spec: LedgerClusterSpec,
     { name: 'tmp', mountPath: '/tmp' },
   ];
   if (tls) {
-    volumes.push({ name: 'tls', secret: { secretName: n.tlsSecret, defaultMode: secretMode } });
+    volumes.push({ name: 'tls', secret: { secretName: tlsSecretName, defaultMode: secretMode } });
     mounts.push({ name: 'tls', mountPath: PATHS.tlsDir, readOnly: true });
   }
   const storage = spec.storage;
