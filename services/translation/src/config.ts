@@ -41,6 +41,7 @@ const defaultBaseUrls: Record<string, string | undefined> = {
 const envSchema = z.object({
   PORT: int(3000, 0).pipe(z.number().max(65535)),
   HOST: z.string().min(1).default('0.0.0.0'),
+  REUSE_PORT: bool(false),
   DATABASE_URL: z
     .string()
     .regex(/^(postgres(ql)?:\/\/|pglite:)/, 'must start with postgres://, postgresql:// or pglite:')
@@ -129,6 +130,8 @@ const envSchema = z.object({
 export interface Config {
   port: number;
   host: string;
+  /** Listen with SO_REUSEPORT: several processes on one host share the port (the kernel spreads connections). */
+  reusePort: boolean;
   databaseUrl: string | undefined;
   databasePoolMax: number;
   workerSecret: string | undefined;
@@ -204,6 +207,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     port: e.PORT,
     host: e.HOST,
+    reusePort: e.REUSE_PORT,
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE__POOL_MAX,
     workerSecret: e.WORKER_SECRET,

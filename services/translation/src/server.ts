@@ -41,7 +41,12 @@ export async function startServer(
   await syncPlans(database, config.plans);
   const ctx = createContext(config, database, opts.ctx ?? {});
   const { app } = await buildApp(ctx);
-  const url = await app.listen({ port: config.port, host: config.host });
+  // reusePort (Node ≥ 22.12, Linux): replicas on one host bind the same port; fastify hands it to server.listen.
+  const url = await app.listen({
+    port: config.port,
+    host: config.host,
+    ...(config.reusePort ? { reusePort: true } : {}),
+  });
   let closing: Promise<void> | undefined;
   return {
     app,

@@ -31,7 +31,8 @@ export function countPromptTokens(prompt: { system: string; user: string }): num
 // System prompts are a handful of fixed texts (per locale pair): remember their counts.
 const systemCounts = new Map<string, number>();
 
-function countSystemTokens(system: string): number {
+/** `countTokens` of a system prompt (a handful of fixed texts, remembered by text). */
+export function countSystemTokens(system: string): number {
   const known = systemCounts.get(system);
   if (known !== undefined) return known;
   const n = countTokens(system);
@@ -43,16 +44,24 @@ function countSystemTokens(system: string): number {
 // Counts of recently seen strings (items, prompt heads), keyed by a SHA-256 digest so no customer text stays in
 // memory. Bounded: cleared when full.
 const MAX_REMEMBERED = 16_384;
-const remembered = new Map<string, number>();
+const remembered = new Map<string, number[]>();
 
-/** `countTokens(text)`, remembered per distinct text (by digest) for repeated strings. */
-export function countTokensRemembered(text: string): number {
-  if (text.length < 16) return countTokens(text);
+/**
+ * `compute(text)`, remembered per distinct `text` (by digest): several numbers derived from one string, computed
+ * once for repeated strings.
+ */
+export function rememberCounts(text: string, compute: (text: string) => number[]): number[] {
   const key = hash('sha256', text, 'base64');
   const known = remembered.get(key);
   if (known !== undefined) return known;
-  const n = countTokens(text);
+  const counts = compute(text);
   if (remembered.size >= MAX_REMEMBERED) remembered.clear();
-  remembered.set(key, n);
-  return n;
+  remembered.set(key, counts);
+  return counts;
+}
+
+/** `countTokens(text)`, remembered per distinct text (by digest). */
+export function countTokensRemembered(text: string): number {
+  if (text.length < 16) return countTokens(text);
+  return rememberCounts(text, (t) => [countTokens(t)])[0]!;
 }

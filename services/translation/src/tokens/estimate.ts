@@ -3,7 +3,14 @@ import type { JudgeInput } from '../judge/types.ts';
 import { buildTranslationPrompt, translationPromptParts } from '../providers/prompt.ts';
 import { pseudoTranslate } from '../providers/pseudo.ts';
 import type { ProviderKind, ProviderRequest, TranslateItem } from '../providers/types.ts';
-import { countPromptTokens, countTokens, countTokensRemembered, PROMPT_OVERHEAD_TOKENS } from './count.ts';
+import {
+  countPromptTokens,
+  countSystemTokens,
+  countTokens,
+  countTokensRemembered,
+  PROMPT_OVERHEAD_TOKENS,
+  rememberCounts,
+} from './count.ts';
 
 export interface TokenEstimate {
   /**
@@ -36,10 +43,12 @@ export function translateMaxTokensOut(req: ProviderRequest, cap = DEFAULT_MAX_OU
 // Estimate (reservation) and translate both need the item counts of the same request: count each item once.
 const itemCounts = new WeakMap<TranslateItem, { id: string; text: string; n: number }>();
 
+const outputTokens = (item: TranslateItem) => countTokens(item.id) + 4 * countTokens(item.text);
+
 function itemTokens(item: TranslateItem): number {
   const known = itemCounts.get(item);
   if (known && known.id === item.id && known.text === item.text) return known.n;
-  const n = countTokensRemembered(item.id) + 4 * countTokensRemembered(item.text);
+  const n = outputTokens(item);
   itemCounts.set(item, { id: item.id, text: item.text, n });
   return n;
 }
@@ -47,14 +56,20 @@ function itemTokens(item: TranslateItem): number {
 /**
  * Prompt tokens of a translate call, counted piece by piece: the system message, the user document's head, each
  * item's JSON, one per comma between items, and the closing `]}` — each count remembered per distinct string, so
- * repeated items and configurations are not tokenized again. The pieces meet only inside runs of JSON punctuation
- * (`":[{"`, `"},{"`, `"}]}`), which the o200k pre-tokenizer keeps in one piece when whole: counted apart they take
- * as many tokens or a few more (≤ 2 per item boundary, see estimate.test.ts), never fewer.
+ * repeated items and configurations are not tokenized again (an item's output bound is remembered with its JSON).
+ * The pieces meet only inside runs of JSON punctuation (`":[{"`, `"},{"`, `"}]}`), which the o200k pre-tokenizer
+ * keeps in one piece when whole: counted apart they take as many tokens or a few more (≤ 2 per item boundary, see
+ * estimate.test.ts), never fewer.
  */
 export function translatePromptTokensBound(req: ProviderRequest, system: string): number {
   const parts = translationPromptParts(req);
-  let n = countTokensRemembered(system) + countTokensRemembered(parts.head) + countTokens(parts.tail);
-  for (const item of parts.items) n += countTokensRemembered(item);
+  let n = countSystemTokens(system) + countTokensRemembered(parts.head) + countTokens(parts.tail);
+  for (let i = 0; i < parts.items.length; i++) {
+    const item = req.items[i]!;
+    const [json, out] = rememberCounts(parts.items[i]!, (t) => [countTokens(t), outputTokens(item)]);
+    n += json!;
+    itemCounts.set(item, { id: item.id, text: item.text, n: out! });
+  }
   return n + Math.max(0, parts.items.length - 1) + PROMPT_OVERHEAD_TOKENS;
 }
 
