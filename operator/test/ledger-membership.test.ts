@@ -156,11 +156,13 @@ describe('LedgerCluster membership with real ledger nodes', () => {
     });
     const lc = await eventually('Ready with height', async () => {
       const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
-      return condition(got, 'Ready')?.status === 'True' && got?.status?.activeValidators === 4 ? got : undefined;
+      // Idle validators finalize empty heartbeat blocks, so the height the operator reports keeps rising.
+      return condition(got, 'Ready')?.status === 'True' && got?.status?.activeValidators === 4 && got.status.height >= 2
+        ? got
+        : undefined;
     });
     expect(lc.status.quorum).toBe(3);
     expect(lc.status.validators).toBe(4);
-    expect(lc.status.height).toBeGreaterThanOrEqual(0);
     expect(lc.status.members.every((m: { role: string }) => m.role === 'validator')).toBe(true);
     expect(lc.status.pendingChange).toBeUndefined();
   });
