@@ -438,6 +438,32 @@ describe('Scriptorium on a real cluster', () => {
     });
   });
 
+  it('scales the LedgerCluster 4 → 5 → 4 (kubectl scale): members join and leave the active set', async (ctx) => {
+    if (!(await ledgerAvailable())) ctx.skip();
+    await ledger('scale', async () => {
+      const scaleTo = async (n: number) => {
+        await k.kubectl(['-n', ns, 'scale', 'ledgercluster/ledger', `--replicas=${n}`]);
+        let seen = '';
+        const pods = await waitFor(
+          `${n} validators: pods Ready, ${n} active in status and on every node's /chain`,
+          async () => {
+            const lc = await k.getJson(['-n', ns, 'ledgercluster', 'ledger']);
+            const list = await validatorPods();
+            seen = `active ${lc.status?.activeValidators}, pending ${JSON.stringify(lc.status?.pendingChange ?? null)}, pods ${list.length}`;
+            if (lc.status?.activeValidators !== n || lc.status?.pendingChange || list.length !== n) return undefined;
+            if (!list.every(podReady)) return undefined;
+            const status = await chains(list);
+            return status.every((c) => c.validators === n) ? list : undefined;
+          },
+          { ...wait, intervalMs: 3000, describe: () => seen },
+        );
+        await expectAgreement(pods);
+      };
+      await scaleTo(5);
+      await scaleTo(4);
+    });
+  });
+
   // ---- What a person reads --------------------------------------------------------------------------------
   it('kubectl get shows readable printer columns, and Events explain what the operator did', () =>
     journey('columns', async () => {
