@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../kube/types.ts';
-import { pendingFromStatus, pendingSettled, planStep } from './membership-step.ts';
+import { fixture, parsedSpec } from '../../specs/ledger-cluster/fixtures.ts';
+import { pendingFromStatus, pendingSettled, planStep } from './membership-plan.ts';
 import { type NodeApi, observeNodes } from './observe.ts';
 import { ledgerNeedsReconcile, ledgerOwnerKey, podChanged } from './predicates.ts';
+import { ledgerStatus, type Snapshot } from './status.ts';
 
 const key = (i: number) => i.toString(16).padStart(2, '0').repeat(32);
 const meta = (extra: Partial<KubeObject['metadata']> = {}) => ({ name: 'x', namespace: 'ns', ...extra });
@@ -160,5 +162,75 @@ describe('membership step', () => {
       now: new Date(),
     });
     expect(shrink).toMatchObject({ type: 'submit', change: { action: 'REMOVE' } });
+  });
+});
+
+describe('ledgerStatus', () => {
+  const lc = fixture();
+  const spec = parsedSpec(lc);
+  const names = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3'];
+  const snapshot = (over: Partial<Snapshot> = {}, reachable = [true, true, true, true]): Snapshot => ({
+    desired: names,
+    members: names,
+    keys: new Map(names.map((n, i) => [n, key(i)])),
+    genesisSet: new Set(names),
+    podReady: new Map(names.map((n) => [n, true])),
+    observation: {
+      members: names.map((n, i) => ({
+        name: n,
+        publicKey: key(i),
+        podReady: true,
+        reachable: reachable[i] ?? false,
+        ready: reachable[i] ?? false,
+        height: reachable[i] ? 12 : undefined,
+        activeKeys: reachable[i] ? names.map((_, j) => key(j)) : undefined,
+        error: reachable[i] ? undefined : 'refused',
+      })),
+      height: 12,
+      activeKeys: names.map((_, j) => key(j)),
+      unreachable: names.filter((_, i) => !reachable[i]),
+    },
+    membership: { pending: undefined, waiting: undefined, deleted: undefined },
+    heldBack: [],
+    ...over,
+  });
+  it('all validators Ready and active: not progressing, not degraded, height and quorum from the chain', () => {
+    const st = ledgerStatus(lc, spec, snapshot());
+    expect(st.degraded.status).toBe('False');
+    expect(st.progressing).toMatchObject({ status: 'False', reason: 'ValidatorsReady' });
+    expect(st.fields).toMatchObject({ validators: 4, height: 12, activeValidators: 4, quorum: 3 });
+    expect(st.fields.members.every((m: { role: string }) => m.role === 'validator')).toBe(true);
+  });
+  it('a Ready pod the operator cannot reach is NodesUnreachable; two of four is also below quorum', () => {
+    expect(ledgerStatus(lc, spec, snapshot({}, [true, false, true, true])).degraded).toMatchObject({
+      status: 'True',
+      reason: 'NodesUnreachable',
+    });
+    // v1 and v2 down (pods not Ready, APIs unreachable): 2 of 4 answer, quorum is 3.
+    const down = snapshot({}, [true, false, false, true]);
+    const st = ledgerStatus(lc, spec, {
+      ...down,
+      podReady: new Map(names.map((n) => [n, n === 'ledger-v0' || n === 'ledger-v3'])),
+      observation: {
+        ...down.observation,
+        members: down.observation.members.map((m) => ({ ...m, podReady: m.reachable })),
+      },
+    });
+    expect(st.degraded).toMatchObject({ status: 'True', reason: 'QuorumAtRisk' });
+    expect(st.progressing.reason).toBe('ValidatorsStarting');
+  });
+  it('Progressing names the rollout, then the membership change, then the planner wait', () => {
+    expect(ledgerStatus(lc, spec, snapshot({ heldBack: ['ledger-v2'] })).progressing.reason).toBe('RollingOut');
+    const pending = { kind: 'ADD' as const, validator: 'ledger-v4', since: '2026-11-22T10:00:00Z', via: 'ledger-v0' };
+    const st = ledgerStatus(lc, spec, snapshot({ membership: { pending, waiting: undefined, deleted: undefined } }));
+    expect(st.progressing).toMatchObject({ status: 'True', reason: 'MembershipChange' });
+    expect(st.fields.pendingChange).toEqual(pending);
+    expect(
+      ledgerStatus(
+        lc,
+        spec,
+        snapshot({ membership: { pending: undefined, waiting: 'x not caught up', deleted: undefined } }),
+      ).progressing,
+    ).toMatchObject({ reason: 'MembershipWaiting', message: 'x not caught up' });
   });
 });

@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import type { LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
+import { isNotFound } from '../../errors.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import type { EventRecorder } from '../../kube/events.ts';
+import { RESOURCES, type ResourceType, resourcePath } from '../../kube/resources.ts';
+import type { KubeObject } from '../../kube/types.ts';
+import type { Pem } from '../../specs/ledger-cluster/index.ts';
+import type { NodeApi } from './observe.ts';
+
+/** Keeps a LedgerCluster alive until the operator has stopped its validators. */
+export const FINALIZER = 'scriptorium.dev/cleanup';
+/** How often a healthy cluster is looked at again (height, members); sooner while something is in progress. */
+export const RESYNC_MS = 15_000;
+export const PROGRESS_MS = 3_000;
+/** Validity of operator-issued validator certificates (the operator cannot rewrite a Secret, see docs/operator.md). */
+export const NODE_CERT_DAYS = 365;
+
+export interface ReconcileStats {
+  writes: number;
+  statusWrites: number;
+  reconciles: number;
+}
+
+export interface LedgerReconcileDeps {
+  client: KubeClient;
+  lookup: (type: ResourceType, namespace: string, name: string) => KubeObject | undefined;
+  list: (type: ResourceType, namespace: string) => KubeObject[];
+  onWrite: (type: ResourceType, obj: KubeObject) => void;
+  recorder: EventRecorder;
+  log: Logger;
+  stats: ReconcileStats;
+  /** Node API client for one cluster (its token and CA). */
+  nodeApi: (opts: { token?: string; caPem?: string; clientCert?: Pem }) => NodeApi;
+  /** Resubmit a membership change that has not taken effect after this long (planner default 60 s). */
+  resubmitAfterMs?: number;
+  /** Base URL of a validator's API; the cluster DNS name by default (tests point it at loopback). */
+  nodeUrl?: (lc: LedgerCluster, spec: LedgerClusterSpec, validator: string) => string;
+  now?: () => Date;
+}
+
+export type Cond = { status: 'True' | 'False'; reason: string; message: string };
+export type Result = { requeueAfterMs?: number } | undefined;
+
+/** Read a Secret's data (only our own key material or a referenced CA; never cached, never logged). */
+export async function readSecret(
+  deps: LedgerReconcileDeps,
+  namespace: string,
+  name: string,
+): Promise<KubeObject | undefined> {
+  try {
+    return await deps.client.request<KubeObject>('GET', resourcePath(RESOURCES.Secret, namespace, name));
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}

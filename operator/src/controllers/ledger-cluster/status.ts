@@ -1,0 +1,211 @@
+import type { LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
+import { isConflict, KubeApiError, NotOwnedError, OperatorError } from '../../errors.ts';
+import { RESOURCES } from '../../kube/resources.ts';
+import type { KubeObject } from '../../kube/types.ts';
+import { quorumOf, selectorString } from '../../specs/ledger-cluster/index.ts';
+import { setCondition } from '../../status/conditions.ts';
+import { type Status, updateStatus } from '../../status/status-writer.ts';
+import { type Cond, type LedgerReconcileDeps, PROGRESS_MS, RESYNC_MS, type Result } from './deps.ts';
+import type { PendingStatus } from './membership-plan.ts';
+import type { ClusterObservation } from './observe.ts';
+
+export function conditionsMutator(lc: KubeObject, degraded: Cond, progressing: Cond, extra: Partial<Status> = {}) {
+  const generation = lc.metadata.generation;
+  return (status: Status): Status => {
+    let conditions = setCondition(status.conditions, { type: 'Degraded', ...degraded }, generation);
+    conditions = setCondition(conditions, { type: 'Progressing', ...progressing }, generation);
+    const next: Status = { ...status, ...extra, observedGeneration: generation, conditions };
+    for (const [k, v] of Object.entries(extra)) if (v === undefined) delete next[k];
+    return next;
+  };
+}
+
+export async function writeStatus(
+  deps: LedgerReconcileDeps,
+  lc: KubeObject,
+  mutate: (s: Status) => Status,
+): Promise<void> {
+  const { written, object } = await updateStatus(
+    deps.client,
+    RESOURCES.LedgerCluster,
+    lc.metadata.namespace ?? '',
+    lc.metadata.name ?? '',
+    mutate,
+    { cached: lc },
+  );
+  if (written && object) {
+    deps.stats.statusWrites++;
+    deps.onWrite(RESOURCES.LedgerCluster, { ...object, apiVersion: lc.apiVersion, kind: lc.kind });
+  }
+}
+
+export interface Snapshot {
+  desired: string[];
+  members: string[];
+  keys: Map<string, string>;
+  genesisSet: Set<string>;
+  podReady: Map<string, boolean>;
+  observation: ClusterObservation;
+  membership: MembershipOutcome;
+  /** Validators whose changed StatefulSet waits for another validator's rollout. */
+  heldBack: string[];
+}
+
+export interface MembershipOutcome {
+  pending: PendingStatus | undefined;
+  /** Why no change could be made now (planner `wait`, or a failed submission). */
+  waiting: string | undefined;
+  /** A retired validator whose workload this reconcile deleted. */
+  deleted: string | undefined;
+}
+
+/**
+ * The status a reconcile reports, derived from what it saw (pure): conditions and the status fields.
+ * `Progressing` names the first thing under way: pods starting, a held-back rollout, a membership change, the
+ * planner's wait, a retirement.
+ */
+export function ledgerStatus(
+  lc: LedgerCluster,
+  spec: LedgerClusterSpec,
+  s: Snapshot,
+): { degraded: Cond; progressing: Cond; fields: Partial<Status> } {
+  const active = s.observation.activeKeys ? new Set(s.observation.activeKeys) : undefined;
+  const readyCount = s.desired.filter((v) => s.podReady.get(v)).length;
+  const members = s.members.map((v) => {
+    const seen = s.observation.members.find((m) => m.name === v);
+    const key = s.keys.get(v) ?? '';
+    const isValidator = active ? active.has(key) : s.genesisSet.has(v);
+    return {
+      name: v,
+      role: isValidator ? ('validator' as const) : ('follower' as const),
+      ...(seen?.height !== undefined ? { height: seen.height } : {}),
+    };
+  });
+  const activeCount = active?.size;
+  const quorum = activeCount !== undefined ? quorumOf(activeCount) : undefined;
+  // Pods that are Ready but whose API the operator cannot reach: the operator's view is partial.
+  const unreachableReady = s.observation.members.filter((m) => m.podReady && !m.reachable).map((m) => m.name);
+  let degraded: Cond = { status: 'False', reason: 'AsExpected', message: 'All objects applied' };
+  if (unreachableReady.length > 0) {
+    degraded = {
+      status: 'True',
+      reason: 'NodesUnreachable',
+      message: `The operator cannot reach the API of ${unreachableReady.join(', ')}`,
+    };
+  } else if (quorum !== undefined && activeCount !== undefined) {
+    const healthyActive = s.observation.members.filter((m) => m.reachable && active?.has(m.publicKey)).length;
+    const external = spec.externalValidators.filter((e) => active?.has(e.publicKey)).length;
+    if (healthyActive + external < quorum) {
+      degraded = {
+        status: 'True',
+        reason: 'QuorumAtRisk',
+        message: `${healthyActive} of ${activeCount} active validators answer here (+${external} external); quorum is ${quorum}`,
+      };
+    }
+  }
+  let progressing: Cond;
+  if (readyCount < s.desired.length) {
+    const notReady = s.desired.filter((v) => !s.podReady.get(v));
+    progressing = {
+      status: 'True',
+      reason: 'ValidatorsStarting',
+      message: `${readyCount}/${s.desired.length} validators ready (waiting for ${notReady.slice(0, 5).join(', ')}${notReady.length > 5 ? ', …' : ''})`,
+    };
+  } else if (s.heldBack.length > 0) {
+    progressing = {
+      status: 'True',
+      reason: 'RollingOut',
+      message: `Updating one validator at a time; waiting: ${s.heldBack.slice(0, 5).join(', ')}${s.heldBack.length > 5 ? ', …' : ''}`,
+    };
+  } else if (s.membership.pending) {
+    const p = s.membership.pending;
+    progressing = {
+      status: 'True',
+      reason: 'MembershipChange',
+      message: `${p.kind} ${p.validator} submitted${p.via ? ` through ${p.via}` : ''} at ${p.since ?? '?'}; waiting until it is final`,
+    };
+  } else if (s.membership.waiting) {
+    progressing = { status: 'True', reason: 'MembershipWaiting', message: s.membership.waiting.slice(0, 1000) };
+  } else if (s.members.length > s.desired.length) {
+    progressing = {
+      status: 'True',
+      reason: 'Retiring',
+      message: `Retiring ${s.members.filter((v) => !s.desired.includes(v)).join(', ')}`,
+    };
+  } else {
+    progressing = {
+      status: 'False',
+      reason: 'ValidatorsReady',
+      message: `${readyCount}/${s.desired.length} validators ready`,
+    };
+  }
+  return {
+    degraded,
+    progressing,
+    fields: {
+      validators: readyCount,
+      selector: selectorString(lc),
+      height: s.observation.height,
+      activeValidators: activeCount,
+      quorum,
+      members,
+      pendingChange: s.membership.pending,
+    },
+  };
+}
+
+export async function reportStatus(
+  deps: LedgerReconcileDeps,
+  lcObj: KubeObject,
+  spec: LedgerClusterSpec,
+  s: Snapshot,
+): Promise<Result> {
+  const { degraded, progressing, fields } = ledgerStatus(lcObj as LedgerCluster, spec, s);
+  await writeStatus(deps, lcObj, conditionsMutator(lcObj, degraded, progressing, fields));
+  return { requeueAfterMs: progressing.status === 'True' ? PROGRESS_MS : RESYNC_MS };
+}
+
+export async function reportFailure(deps: LedgerReconcileDeps, lcObj: KubeObject, err: unknown): Promise<void> {
+  const namespace = lcObj.metadata.namespace ?? '';
+  if (err instanceof NotOwnedError) {
+    await writeStatus(
+      deps,
+      lcObj,
+      conditionsMutator(
+        lcObj,
+        { status: 'True', reason: 'ResourceConflict', message: err.message },
+        { status: 'False', reason: 'ResourceConflict', message: err.message },
+      ),
+    );
+  } else if (err instanceof KubeApiError && err.status !== 409) {
+    const message = err.message.slice(0, 1000);
+    await writeStatus(
+      deps,
+      lcObj,
+      conditionsMutator(
+        lcObj,
+        { status: 'True', reason: 'ApplyFailed', message },
+        { status: 'False', reason: 'ApplyFailed', message: 'An object was refused by the API server' },
+      ),
+    );
+    await deps.recorder.record(lcObj, { type: 'Warning', reason: 'ApplyFailed', action: 'Reconcile', note: message });
+  } else if (isConflict(err)) {
+    deps.log.debug({ key: `${namespace}/${lcObj.metadata.name}` }, 'conflict; retrying');
+  } else if (err instanceof OperatorError) {
+    await writeStatus(
+      deps,
+      lcObj,
+      conditionsMutator(
+        lcObj,
+        { status: 'True', reason: 'ReconcileFailed', message: err.message },
+        { status: 'False', reason: 'ReconcileFailed', message: err.message },
+      ),
+    );
+    await deps.recorder.record(lcObj, {
+      type: 'Warning',
+      reason: 'ReconcileFailed',
+      action: 'Reconcile',
+      note: err.message,
+    });
+  }
+}
