@@ -218,7 +218,7 @@ describe('LedgerCluster membership with real ledger nodes', () => {
     expect(retired, log).toBeGreaterThan(removeFinal);
     // One change at a time, and a replacement adds before it removes.
     expect(removeSubmitted, log).toBeGreaterThan(addFinal);
-    // The retired validator's Service went with it; its key Secret stays (a name is never reused).
+    // The retired validator's Service went with it; its key Secret stays (the name keeps its key).
     expect(await get(client, RESOURCES.Service, ns, 'ledger-v1')).toBeUndefined();
     expect(await get(client, RESOURCES.Secret, ns, 'ledger-v1-key')).toBeDefined();
     // And the chain itself agrees: ask a node.
