@@ -29,8 +29,11 @@ DEMO=0 bash tools/cluster/up.sh >/dev/null
 ready=$(date +%s)
 
 log "suite (KUBECONFIG=$KUBECONFIG_ADMIN)"
+# An address outside the machine that no pod may reach (the egress firewall): the host's resolver, as check.sh.
+outside=$(awk '$1 == "nameserver" {print $2; exit}' /etc/resolv.conf)
+[[ $outside =~ ^[0-9.]+$ ]] || outside=$(ip -4 route show default | awk '{print $3; exit}')
 rc=0
-KUBECONFIG=$KUBECONFIG_ADMIN SCRIPTORIUM_KUBE_BIN=$KUBE_BIN \
+E2E_EGRESS_PROBE=$outside:53 KUBECONFIG=$KUBECONFIG_ADMIN SCRIPTORIUM_KUBE_BIN=$KUBE_BIN \
 	E2E_POSTGRES_IMAGE=localhost/scriptorium/postgres:15-bookworm E2E_PULL_POLICY=IfNotPresent \
 	vitest run --project e2e --reporter=default --reporter=json --outputFile.json="$report" || rc=$?
 end=$(date +%s)

@@ -20,6 +20,11 @@ export interface E2eConfig {
   namePrefix: string;
   /** Upper bound of each wait, in milliseconds. */
   waitMs: number;
+  /**
+   * host:port outside the cluster that no pod may reach (the local cluster's egress firewall), the image of the
+   * probing pod and the firewall's chain on this host; unset: the egress step is skipped (kind lets pods out).
+   */
+  egressProbe?: { host: string; port: number; image: string; chain: string };
 }
 
 /** One clear line naming the variable, as the services do for their configuration. */
@@ -58,8 +63,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): E2eConfig {
   if (!/^[a-z][a-z0-9-]{0,20}$/.test(namePrefix)) {
     throw new E2eConfigError('E2E_NAME_PREFIX: lower-case letters, digits and dashes, at most 21 characters');
   }
+  let egressProbe: E2eConfig['egressProbe'];
+  if (env.E2E_EGRESS_PROBE) {
+    const match = /^([\d.]+):(\d{1,5})$/.exec(env.E2E_EGRESS_PROBE);
+    if (!match?.[1] || !match[2]) throw new E2eConfigError('E2E_EGRESS_PROBE: expected <IPv4 address>:<port>');
+    egressProbe = {
+      host: match[1],
+      port: Number(match[2]),
+      image: env.E2E_PROBE_IMAGE ?? 'docker.io/library/node:24-bookworm-slim',
+      // The iptables chain (mangle table) whose DROP counters must rise: the suite then runs on the cluster's host.
+      chain: env.E2E_EGRESS_CHAIN ?? 'SCRIPTORIUM-EGRESS',
+    };
+  }
   return {
     kubeconfig,
+    ...(egressProbe ? { egressProbe } : {}),
     kubectl: env.E2E_KUBECTL ?? kubeBin('kubectl', env),
     helm: env.E2E_HELM ?? kubeBin('helm', env),
     operatorImage: splitImage(env.E2E_OPERATOR_IMAGE ?? `scriptorium/operator:${tag}`, 'E2E_OPERATOR_IMAGE'),

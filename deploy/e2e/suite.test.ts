@@ -2,9 +2,11 @@
 // cluster of tools/cluster; make e2e-kind: kind). Everything it creates lives in one fresh namespace and one
 // Helm release of the same unique name, whose operator watches only that namespace; afterAll removes both
 // even when a step failed. Steps run in order and each needs the previous ones of its part.
+import { execFile } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, repoRoot } from './config.ts';
 import {
@@ -18,6 +20,7 @@ import {
   waitFor,
 } from './kube.ts';
 
+const execFileAsync = promisify(execFile);
 const config = loadConfig();
 const k = kube(config);
 const ns = `${config.namePrefix}-${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
@@ -462,6 +465,59 @@ describe('Scriptorium on a real cluster', () => {
       await scaleTo(5);
       await scaleTo(4);
     });
+  });
+
+  // ---- The local cluster's egress firewall ----------------------------------------------------------------
+  it('a pod resolves cluster names but reaches no address outside the machine (E2E_EGRESS_PROBE)', async (ctx) => {
+    const probe = config.egressProbe;
+    if (!probe) ctx.skip();
+    if (!probe) return;
+    const script = `
+const dns = require('node:dns').promises;
+const net = require('node:net');
+(async () => {
+  const a = await dns.resolve4('kubernetes.default.svc.cluster.local').catch((e) => [e.code]);
+  const s = net.connect({ host: process.argv[1], port: Number(process.argv[2]), timeout: 5000 });
+  const done = (egress) => { console.log(JSON.stringify({ dns: a, egress })); process.exit(0); };
+  s.on('connect', () => done('open'));
+  s.on('timeout', () => done('dropped'));
+  s.on('error', (e) => done('error ' + e.code));
+})();`;
+    // Without masquerading a pod's packet to the outside could also die for want of a route back, so the
+    // proof is the firewall's own DROP counters rising (read with iptables on this host, the cluster's node).
+    const dropped = async () => {
+      const { stdout } = await execFileAsync('iptables', ['-w', '-t', 'mangle', '-L', probe.chain, '-v', '-x', '-n']);
+      return stdout
+        .split('\n')
+        .filter((line) => /\sDROP\s/.test(line))
+        .reduce((sum, line) => sum + Number(line.trim().split(/\s+/)[0]), 0);
+    };
+    const droppedBefore = await dropped();
+    await k.kubectl(
+      [
+        '-n',
+        ns,
+        'run',
+        'egress-probe',
+        `--image=${probe.image}`,
+        '--image-pull-policy=IfNotPresent',
+        '--restart=Never',
+      ].concat(['--command', '--', 'node', '-e', script, probe.host, String(probe.port)]),
+    );
+    const phase = await waitFor(
+      'the egress probe pod to finish',
+      async () => {
+        const pod = await k.getJson<Pod>(['-n', ns, 'pod', 'egress-probe']);
+        return pod.status.phase === 'Succeeded' || pod.status.phase === 'Failed' ? pod.status.phase : undefined;
+      },
+      { timeoutMs: 120_000 },
+    );
+    const out = (await k.kubectl(['-n', ns, 'logs', 'egress-probe'])).trim();
+    expect(phase, out).toBe('Succeeded');
+    const result = JSON.parse(out.split('\n').pop() ?? '{}') as { dns: string[]; egress: string };
+    expect(result.dns).toEqual(['10.96.0.1']);
+    expect(result.egress, `a pod connecting to ${probe.host}:${probe.port}`).toBe('dropped');
+    expect(await dropped(), `DROP counters of ${probe.chain}`).toBeGreaterThan(droppedBefore);
   });
 
   // ---- What a person reads --------------------------------------------------------------------------------
