@@ -2,7 +2,7 @@
 // data dir per node in one folder. Used by `make dev` (src/dev.ts), the multi-process tests and
 // the benchmark. Processes are children of the caller; `stopAll` ends exactly those.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -214,9 +214,11 @@ export class LocalCluster {
     return exited;
   }
 
+  /** Kills every node; removes the data folder when the cluster made it (a caller's `dir` is kept). */
   async stopAll(): Promise<void> {
     await Promise.all(this.nodes.map((n) => this.stop(n, 'SIGKILL')));
     await this.dispatcher.close();
+    if (this.options.dir === undefined) rmSync(this.dir, { recursive: true, force: true });
   }
 
   async get(node: LocalNode, path: string, auth = false): Promise<{ status: number; body: unknown }> {
