@@ -1,11 +1,18 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
+import {
+  kubeBinDir,
+  serviceAccountKubeconfig,
+  startTestControlPlane,
+  type TestControlPlane,
+} from '@scriptorium/kube-testenv';
 import { freePort } from '@scriptorium/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { FINALIZER, STATEFUL_SET } from '../src/controllers/ledger-cluster/index.ts';
 import { KubeClient } from '../src/kube/client.ts';
+import { loadStatic } from '../src/kube/kubeconfig.ts';
 import { RESOURCES, type ResourceType, resourcePath } from '../src/kube/resources.ts';
 import type { KubeObject } from '../src/kube/types.ts';
 import { Operator } from '../src/operator.ts';
@@ -22,6 +29,7 @@ let closedPort: number;
 const operators: Operator[] = [];
 
 const SAMPLE = join(import.meta.dirname, '../../deploy/samples/ledger-cluster.yaml');
+const CHART = join(import.meta.dirname, '../../charts/scriptorium-operator');
 
 function startOperator(identity: string, ledgerNow?: () => Date): Operator {
   const op = new Operator({
@@ -250,5 +258,70 @@ describe('LedgerCluster reconciler', () => {
         (await get(client, RESOURCES.Secret, other, 'ledger-v0-key')) === undefined,
       60_000,
     );
+  });
+
+  it("the chart's RBAC is enough: as its ServiceAccount the operator creates a cluster and scales it, never refused", async () => {
+    await operator.stop();
+    // The chart's ServiceAccount, ClusterRole and binding, rendered by helm and applied as they would be installed.
+    const system = await createNamespace(client, 'system');
+    const rbac = execFileSync(
+      join(kubeBinDir(), 'helm'),
+      ['template', 'scriptorium', CHART, '--namespace', system, '--show-only', 'templates/serviceaccount.yaml'].concat([
+        '--show-only',
+        'templates/clusterrole.yaml',
+        '--show-only',
+        'templates/clusterrolebinding.yaml',
+      ]),
+      { encoding: 'utf8' },
+    );
+    execFileSync('kubectl', ['--kubeconfig', plane.kubeconfigPath, 'apply', '--server-side', '-f', '-'], {
+      input: rbac,
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+    const path = await serviceAccountKubeconfig(plane, { namespace: system, name: 'scriptorium-scriptorium-operator' });
+    const access = loadStatic(path);
+    if (!access) throw new Error('the ServiceAccount kubeconfig did not load');
+    const asChart = new Operator({
+      client: new KubeClient(access),
+      log: quietLog,
+      identity: 'ledger-operator-sa',
+      leaseNamespace: system,
+      leaderElection: false,
+      concurrency: 2,
+      resyncMs: 0,
+      ledgerNodeUrl: () => `http://127.0.0.1:${closedPort}`,
+    });
+    operators.push(asChart);
+    await asChart.start();
+    operator = asChart;
+    // Every informer listed and watched: a refused list would never sync.
+    await eventually('operator as the ServiceAccount synced', () => asChart.ready);
+    const sa = await createNamespace(client, 'lc-sa');
+    await create(client, sample(sa));
+    await eventually('4 StatefulSets', async () => (await list(client, STATEFUL_SET, sa)).length === 4);
+    await client.request('PATCH', resourcePath(RESOURCES.LedgerCluster, sa, 'ledger'), {
+      contentType: 'application/merge-patch+json',
+      body: { spec: { validators: 5 } },
+    });
+    await eventually('ledger-v4 with its key, certificate and Service', async () =>
+      Boolean(
+        (await get(client, STATEFUL_SET, sa, 'ledger-v4')) &&
+          (await get(client, RESOURCES.Secret, sa, 'ledger-v4-tls')) &&
+          (await get(client, RESOURCES.Service, sa, 'ledger-v4')),
+      ),
+    );
+    const lc = await eventually('status with 5 members', async () => {
+      const got = await get(client, RESOURCES.LedgerCluster, sa, 'ledger');
+      return got?.status?.members?.length === 5 ? got : undefined;
+    });
+    expect(condition(lc, 'Degraded')?.reason).not.toMatch(/ApplyFailed|ReconcileFailed/);
+    const errors = await asChart.metrics.registry.getSingleMetricAsString(
+      'scriptorium_operator_reconcile_errors_total',
+    );
+    expect(errors).not.toContain('KUBE_403');
+    const restarts = await asChart.metrics.registry.getSingleMetricAsString(
+      'scriptorium_operator_watch_restarts_total',
+    );
+    expect(restarts).not.toMatch(/ledger-\w+"\} [1-9]/);
   });
 });
