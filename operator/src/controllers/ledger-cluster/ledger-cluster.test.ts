@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../kube/types.ts';
 import { fixture, parsedSpec } from '../../specs/ledger-cluster/fixtures.ts';
@@ -84,6 +85,34 @@ describe('membership step', () => {
     );
     expect(pendingFromStatus({ kind: 'ADD', validator: 'unknown', since }, () => undefined)).toBeUndefined();
     expect(pendingFromStatus({ kind: 'ADD', validator: 'ledger-v0' }, (n) => names.get(n))).toBeUndefined();
+  });
+  it('property: any status.pendingChange (edited by hand, hostile) yields a valid change or none, never a throw', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          kind: fc.constantFrom('ADD' as const, 'REMOVE' as const),
+          validator: fc.oneof(fc.string(), fc.constantFrom('ledger-v0', key(7))),
+          since: fc.option(
+            fc.oneof(
+              fc.string(),
+              fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString())),
+            ),
+            {
+              nil: undefined,
+            },
+          ),
+          via: fc.option(fc.string(), { nil: undefined }),
+        }),
+        (status) => {
+          const p = pendingFromStatus(status, (n) => names.get(n));
+          if (p) {
+            expect(p.change.validator).toMatch(/^[0-9a-f]{64}$/);
+            expect(Number.isFinite(p.submittedAt.getTime())).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 300, seed: 7 },
+    );
   });
   it('a REMOVE is settled once the chain no longer lists the key', () => {
     const pending = { change: { action: 'REMOVE' as const, validator: key(1) }, submittedAt: new Date() };

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../kube/types.ts';
 import { fixture, parsedSpec, testKey } from './fixtures.ts';
@@ -47,6 +48,29 @@ describe('validator names', () => {
     expect(desiredValidatorNames('ledger', 0)).toEqual([]);
     // Scaling down drops the highest names; a retired name never comes back while it is listed.
     expect(desiredValidatorNames('ledger', 2, ['ledger-v1'])).toEqual(['ledger-v0', 'ledger-v2']);
+  });
+  it('property: exactly `count` distinct names, none retired, in index order, each parsing back', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 60 }),
+        fc.array(
+          fc.oneof(
+            fc.integer({ min: 0, max: 80 }).map((i) => `ledger-v${i}`),
+            fc.string(),
+          ),
+          { maxLength: 30 },
+        ),
+        (count, retire) => {
+          const names = desiredValidatorNames('ledger', count, retire);
+          expect(names).toHaveLength(count);
+          expect(new Set(names).size).toBe(count);
+          for (const n of names) expect(retire).not.toContain(n);
+          const indexes = names.map((n) => validatorIndex('ledger', n) ?? -1);
+          expect(indexes.every((i, k) => i >= 0 && (k === 0 || i > (indexes[k - 1] ?? -1)))).toBe(true);
+        },
+      ),
+      { numRuns: 200, seed: 42 },
+    );
   });
   it('parse back to their index, and nothing else does', () => {
     expect(validatorIndex('ledger', 'ledger-v12')).toBe(12);
