@@ -71,49 +71,54 @@ afterAll(async () => {
 });
 
 describe('metering batches (group commit)', () => {
-  it('a batch answers each request as the same requests one after the other would be answered', async () => {
-    const r = await replica();
-    try {
-      // Budget for exactly 7 reservations of 100; the quota for 9 of 10 tokens; a rate limit of 8 per window.
-      const batched = await org('batched', 90, 700);
-      const sequential = await org('sequential', 90, 700);
-      const gate = (bucket: string, decisions: number[]): RateLimitGate => ({
-        bucket,
-        limit: 8,
-        windowMs: 60_000,
-        onDecision: (d) => void decisions.push(d.remaining),
-      });
-      const batchedRemaining: number[] = [];
-      const got = await Promise.all(
-        Array.from({ length: 12 }, (_, i) =>
-          outcome(
-            reserve(r.database, batched, i === 3 ? 50 : 10, 100, now, gate(`b:${batched.orgId}`, batchedRemaining)),
-          ),
-        ),
-      );
-      const sequentialRemaining: number[] = [];
-      const want: string[] = [];
-      for (let i = 0; i < 12; i++) {
-        want.push(
-          await outcome(
-            reserve(setup, sequential, i === 3 ? 50 : 10, 100, now, gate(`s:${sequential.orgId}`, sequentialRemaining)),
+  // Quota 90 tokens and budget 700 (7 reservations of 100): the quota refuses first (request 3 takes 50 tokens).
+  // Quota 1e6 and budget 450: the budget refuses from the 5th on, undoing each refused request's quota reservation.
+  // Both with a rate limit of 8 per window; then quota 90 and budget 450 without a rate limit (a request without a
+  // gate only reserves): the budget refuses first, after a request that fits the quota exactly.
+  for (const [quota, cap, gated] of [
+    [90, 700, true],
+    [1e6, 450, true],
+    [90, 450, false],
+  ] as const) {
+    it(`a batch answers each request as the same requests one after the other would (quota ${quota}, cap ${cap}${gated ? ', rate limit 8' : ''})`, async () => {
+      const r = await replica();
+      try {
+        const batched = await org(`batched-${quota}-${cap}-${gated}`, quota, cap);
+        const sequential = await org(`sequential-${quota}-${cap}-${gated}`, quota, cap);
+        const gate = (bucket: string, decisions: number[]): RateLimitGate | undefined =>
+          gated
+            ? { bucket, limit: 8, windowMs: 60_000, onDecision: (d) => void decisions.push(d.remaining) }
+            : undefined;
+        const tokens = (i: number) => (i === 3 ? 50 : 10);
+        const batchedRemaining: number[] = [];
+        const got = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            outcome(reserve(r.database, batched, tokens(i), 100, now, gate(`b:${batched.orgId}`, batchedRemaining))),
           ),
         );
+        const sequentialRemaining: number[] = [];
+        const want: string[] = [];
+        for (let i = 0; i < 12; i++) {
+          want.push(
+            await outcome(
+              reserve(setup, sequential, tokens(i), 100, now, gate(`s:${sequential.orgId}`, sequentialRemaining)),
+            ),
+          );
+        }
+        expect(r.batches.filter((b) => b.kind === 'admit' && b.size > 1).length).toBeGreaterThan(0);
+        expect(r.fallbacks).toEqual([]);
+        expect(got).toEqual(want);
+        expect(want).toContain(cap === 700 ? '402:quota_exceeded' : '402:budget_exceeded');
+        if (gated) expect(want).toContain('429:rate_limited');
+        expect(batchedRemaining.sort()).toEqual(sequentialRemaining.sort());
+        const [cb, cs] = [await counters(batched), await counters(sequential)];
+        expect(cb.quota).toEqual(cs.quota);
+        expect(cb.budget).toEqual(cs.budget);
+      } finally {
+        await r.database.close();
       }
-      expect(r.batches.filter((b) => b.kind === 'admit' && b.size > 1).length).toBeGreaterThan(0);
-      expect(r.fallbacks).toEqual([]);
-      expect(got).toEqual(want);
-      // Request 3 (50 tokens) fits the quota; then the quota holds 4 more of 10 (90 tokens) before the budget (7)…
-      expect(want).toContain('402:quota_exceeded');
-      expect(want).toContain('429:rate_limited');
-      expect(batchedRemaining.sort()).toEqual(sequentialRemaining.sort());
-      const [cb, cs] = [await counters(batched), await counters(sequential)];
-      expect(cb.quota).toEqual(cs.quota);
-      expect(cb.budget).toEqual(cs.budget);
-    } finally {
-      await r.database.close();
-    }
-  });
+    });
+  }
 
   it('settles a batch: every reservation released, the charge capped, one usage event per request', async () => {
     const r = await replica();

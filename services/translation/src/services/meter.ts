@@ -271,8 +271,10 @@ const batchers = new WeakMap<
 
 /**
  * Coalesces concurrent reservations and settlements on `database` (PostgreSQL only; a no-op on PGlite, which
- * has one connection). At most `maxInFlight` batches of each kind are in flight; a batch of one uses the single
- * statements. `onBatch` sees the size of every batch sent; `onFallback` each batch that failed as a whole (its calls
+ * has one connection). At most `maxInFlight` batches of each kind are in flight (default 1: the classic group
+ * commit, where a batch holds everything that arrived during the previous one — PostgreSQL's cost per request falls
+ * with the batch size: ≈ 0.49 ms alone, 0.18 ms in batches of 8, 0.08 ms in batches of 32, measured under load);
+ * a batch of one uses the single statements. `onBatch` sees the size of every batch sent; `onFallback` each batch that failed as a whole (its calls
  * then run one by one, so one bad call cannot fail the others).
  */
 export function enableMeterBatching(
@@ -285,7 +287,7 @@ export function enableMeterBatching(
   } = {},
 ): void {
   if (database.kind !== 'postgres' || batchers.has(database)) return;
-  const maxInFlight = opts.maxInFlight ?? 2;
+  const maxInFlight = opts.maxInFlight ?? 1;
   const maxBatch = opts.maxBatch ?? 256;
   batchers.set(database, {
     admit: new Coalescer<AdmitArgs, AdmitRow>({
