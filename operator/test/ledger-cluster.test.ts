@@ -82,7 +82,7 @@ afterAll(async () => {
   await plane?.stop();
 });
 
-describe('LedgerCluster reconciler', () => {
+describe('LedgerCluster reconciler', { timeout: 180_000 }, () => {
   let ns: string;
 
   it('creates every object of the sample, each owned by the LedgerCluster', async () => {
