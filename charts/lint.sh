@@ -127,7 +127,7 @@ fi
 	--show-only templates/leader-election-rbac.yaml | "$kubectl" apply --server-side --field-manager=chart-lint -f - >/dev/null
 sa="system:serviceaccount:$ns:$release-scriptorium-operator"
 can() { "$kubectl" auth can-i --as="$sa" "$@" >/dev/null 2>&1; }
-# (verb resource [namespace]) the reconcilers need, from operator/NOTES-O2.md.
+# (verb resource [namespace]) the reconcilers need, as docs/operations.md's RBAC table lists them.
 need=(
 	"watch translationservices.scriptorium.dev" "patch ledgerclusters.scriptorium.dev"
 	"update translationservices.scriptorium.dev --subresource=status"

@@ -23,7 +23,7 @@ export function publicUrl(ts: TranslationService, spec: TranslationServiceSpec):
   return serviceUrl(ts);
 }
 
-/** Environment of the `serve` container (see operator/NOTES-O2.md for the contract with the image). */
+/** Environment of the `serve` container (the contract with the image: operator/README.md). */
 export function serveEnv(ts: TranslationService, spec: TranslationServiceSpec): EnvVar[] {
   const n = names(ts);
   const env: EnvVar[] = [
