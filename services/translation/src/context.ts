@@ -50,9 +50,9 @@ export function createContext(
   enableMeterBatching(database, {
     onBatch: (kind, size) => metrics.meterBatchSize.observe({ kind }, size),
     // The PostgreSQL error code only: a message could quote arguments.
-    onFallback: (kind, error) =>
+    onFallback: (error) =>
       logger.warn(
-        { kind, code: typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'error' },
+        { code: typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'error' },
         'metering batch failed; ran one by one',
       ),
   });

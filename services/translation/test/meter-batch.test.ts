@@ -25,7 +25,7 @@ async function replica() {
   const fallbacks: unknown[] = [];
   enableMeterBatching(database, {
     onBatch: (kind, size) => batches.push({ kind, size }),
-    onFallback: (_kind, error) => fallbacks.push(error),
+    onFallback: (error) => fallbacks.push(error),
   });
   return { database, batches, fallbacks };
 }
@@ -145,6 +145,36 @@ describe('metering batches (group commit)', () => {
       expect(c.budget).toEqual({ spent: 1_000, reserved: 0 });
       expect(c.quota).toEqual({ used: 720, reserved: 0 });
       expect(c.events).toEqual({ n: 8, sum: 1_000 });
+    } finally {
+      await r.database.close();
+    }
+  });
+
+  it('settlements and admissions that arrive together share one statement, the settlements first', async () => {
+    const r = await replica();
+    try {
+      const subject = await org('mixed', 1e9, 500);
+      const held = await Promise.all(Array.from({ length: 5 }, () => reserve(r.database, subject, 10, 100, now)));
+      const before = r.batches.length;
+      // In one turn: five settlements (50 each: 250 spent, the 500 reserved released), then four admissions of 100.
+      const [charged, admitted] = await Promise.all([
+        Promise.all(
+          held.map((res) =>
+            settle(r.database, res, { tokens: 5, costMicros: 50 }, { ...usage, tokensIn: 3, tokensOut: 2 }),
+          ),
+        ),
+        Promise.all(Array.from({ length: 4 }, () => outcome(reserve(r.database, subject, 10, 100, now)))),
+      ]);
+      expect(r.batches.slice(before)).toEqual([
+        { kind: 'admit', size: 4 },
+        { kind: 'settle', size: 5 },
+      ]);
+      expect(r.fallbacks).toEqual([]);
+      expect(charged).toEqual([50, 50, 50, 50, 50]);
+      expect(admitted).toEqual(['ok', 'ok', '402:budget_exceeded', '402:budget_exceeded']);
+      const c = await counters(subject);
+      expect(c.budget).toEqual({ spent: 250, reserved: 200 });
+      expect(c.events).toEqual({ n: 5, sum: 250 });
     } finally {
       await r.database.close();
     }

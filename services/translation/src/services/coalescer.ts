@@ -11,8 +11,8 @@ export interface CoalescerOptions<A, R> {
   maxInFlight: number;
   /** Calls per batch. */
   maxBatch: number;
-  /** Called with the size of each batch sent (metrics). */
-  onBatch?(size: number): void;
+  /** Called with the size and the calls of each batch sent (metrics). */
+  onBatch?(size: number, args: A[]): void;
   /** Called when a batch statement failed and its calls run one by one. */
   onFallback?(error: unknown, size: number): void;
 }
@@ -64,7 +64,10 @@ export class Coalescer<A, R> {
     while (this.#queue.length > 0 && this.#inFlight < this.#opts.maxInFlight) {
       const batch = this.#queue.splice(0, this.#opts.maxBatch);
       this.#inFlight++;
-      this.#opts.onBatch?.(batch.length);
+      this.#opts.onBatch?.(
+        batch.length,
+        batch.map((p) => p.args),
+      );
       void this.#run(batch).finally(() => {
         this.#inFlight--;
         this.#schedule();
