@@ -464,6 +464,16 @@ describe('Scriptorium on a real cluster', () => {
       };
       await scaleTo(5);
       await scaleTo(4);
+      // Each change is reported: submitted to the chain, then finalized (an ADD and a REMOVE).
+      const events = await k.getJson<KubeList<{ reason: string; involvedObject: { kind: string } }>>([
+        '-n',
+        ns,
+        'events',
+      ]);
+      const finalized = events.items.filter(
+        (e) => e.involvedObject.kind === 'LedgerCluster' && e.reason === 'MembershipChangeFinalized',
+      );
+      expect(finalized.length, 'MembershipChangeFinalized Events').toBeGreaterThanOrEqual(1);
     });
   });
 
@@ -562,7 +572,17 @@ const net = require('node:net');
         expect(['Normal', 'Warning']).toContain(e.type);
         expect((e.message ?? '').length).toBeGreaterThan(0);
       }
-      if (ledgerReconciler) expect(about('LedgerCluster').length, 'Events about the LedgerCluster').toBeGreaterThan(0);
+      // The operator reports what it made (reason Created, a Normal event naming the objects); the translation
+      // journey had nothing go wrong, so no Warning about it (the ledger's may warn about the validator killed above).
+      const reasons = (kind: string) => about(kind).map((e) => `${e.type}/${e.reason}`);
+      log(
+        `event reasons: TranslationService ${reasons('TranslationService')}; LedgerCluster ${reasons('LedgerCluster')}`,
+      );
+      expect(reasons('TranslationService')).toContain('Normal/Created');
+      expect(reasons('TranslationService').filter((r) => r.startsWith('Warning/'))).toEqual([]);
+      if (ledgerReconciler) {
+        expect(reasons('LedgerCluster')).toContain('Normal/Created');
+      }
       const printed = await k.kubectl([
         '-n',
         ns,
