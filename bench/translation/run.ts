@@ -5,7 +5,7 @@
 // REPLICAS processes, default 2, sharing the port with REUSE_PORT). Writes bench/results/translation.json.
 //   BENCH=translation make bench          (DURATION=10 s per phase, RATE=1500 req/s for the latency phase, REPLICAS=2)
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -71,6 +71,17 @@ function machineCpuSeconds(): { busy: number; total: number } {
   return { busy: (total - idle) / 100, total: total / 100 };
 }
 
+/** Listening TCP sockets on 127.0.0.1:`port` (IPv4, from /proc/net/tcp). */
+function listeners(port: number): number {
+  const local = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  return readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .filter((line) => {
+      const f = line.trim().split(/\s+/);
+      return f[1] === local && f[3] === '0A';
+    }).length;
+}
+
 function rssMiB(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
@@ -115,20 +126,16 @@ try {
   for (let r = 0; r < REPLICAS; r++) {
     const child = spawn(process.execPath, [...nodeArgs, join(root, 'services/translation/src/main.ts'), 'serve'], {
       env,
-      stdio: ['ignore', 'pipe', 'inherit'],
+      // SERVICE_LOG=<file>: keep the replicas' log lines for a look after the run (else /dev/null, as in production
+      // a log shipper would read them outside the service).
+      stdio: ['ignore', process.env.SERVICE_LOG ? openSync(process.env.SERVICE_LOG, 'a') : 'ignore', 'inherit'],
     });
     services.push(child);
-    // Each replica says when it listens (its log line); the rest of its log is read and dropped.
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`replica ${r} did not listen within 30 s`)), 30_000);
-      child.once('exit', (code) => reject(new Error(`replica ${r} exited with ${code}`)));
-      child.stdout!.on('data', (chunk: Buffer) => {
-        if (chunk.includes('"msg":"listening"')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
+    // A replica is up when the port has one more listening socket (each REUSE_PORT process has its own).
+    for (let i = 0; listeners(port) <= r; i++) {
+      if (i >= 300 || child.exitCode !== null) throw new Error(`replica ${r} did not listen within 60 s`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   }
   const pids = services.map((c) => c.pid!);
   const serviceCpu = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
