@@ -396,6 +396,32 @@ describe('Scriptorium on a real cluster', () => {
     );
   });
 
+  it('the API server refuses a change of the genesis with a readable message (CEL in the CRD)', () =>
+    journey('genesis', async () => {
+      // Applied again (a no-op when the step above ran): the refusal needs no reconciler.
+      const sample = manifest('deploy/samples/ledger-cluster.yaml').replaceAll(
+        'scriptorium/ledger-node:dev',
+        config.ledgerImage,
+      );
+      await k.kubectl(['-n', ns, 'apply', '-f', '-'], { input: sample });
+      const refusal = await k
+        .kubectl([
+          '-n',
+          ns,
+          'patch',
+          'ledgercluster',
+          'ledger',
+          '--type=merge',
+          '-p',
+          '{"spec":{"genesis":{"chainId":"other"}}}',
+        ])
+        .then(
+          () => 'accepted',
+          (err: Error) => err.message,
+        );
+      expect(refusal).toContain('genesis is immutable once set');
+    }));
+
   it('/chain agrees on every node: same block at a common height', async (ctx) => {
     if (!(await ledgerAvailable())) ctx.skip();
     await ledger('agreement', async () => {
