@@ -10,8 +10,15 @@ export interface BuiltPrompt {
 /** Marker the fakes (and any reader) use to tell a translate prompt from a judge prompt. */
 export const TRANSLATE_TASK = 'translate';
 
+/** `o` without its undefined and empty-string fields (key order kept). */
 function clean<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '')) as Partial<T>;
+  const out: Record<string, unknown> = {};
+  for (const k in o) {
+    if (!Object.hasOwn(o, k)) continue;
+    const v = o[k];
+    if (v !== undefined && v !== '') out[k] = v;
+  }
+  return out as Partial<T>;
 }
 
 /**

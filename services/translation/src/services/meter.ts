@@ -21,7 +21,17 @@ export function costMicros(tokensIn: number, tokensOut: number, price: Price): n
 }
 
 const DAY_MS = 86_400_000;
-const isoDay = (epochDay: number) => new Date(epochDay * DAY_MS).toISOString().slice(0, 10);
+// Every request asks for the same few days (today, the period's first day): remember their ISO strings.
+const isoDays = new Map<number, string>();
+function isoDay(epochDay: number): string {
+  let iso = isoDays.get(epochDay);
+  if (iso === undefined) {
+    iso = new Date(epochDay * DAY_MS).toISOString().slice(0, 10);
+    if (isoDays.size >= 64) isoDays.clear();
+    isoDays.set(epochDay, iso);
+  }
+  return iso;
+}
 
 /** The UTC day of `now` (YYYY-MM-DD). */
 export const utcDay = (now: number): string => isoDay(Math.floor(now / DAY_MS));
