@@ -218,9 +218,7 @@ describe('Scriptorium on a real cluster', () => {
         'exec',
         'deployment/translation',
         '--',
-        // The sample's `free` plan has a daily budget of 0: the key's organization is on `team`.
-        'env',
-        'DEFAULT_PLAN=team',
+        // The key's organization gets the image's default plan, the sample's `free`.
         'node',
         'services/translation/src/main.ts',
         'keys',
