@@ -1,17 +1,17 @@
 import type { Logger } from 'pino';
 import type { LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
-import { OperatorError } from '../../errors.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import type { EventRecorder } from '../../kube/events.ts';
 import { Informer } from '../../kube/informer.ts';
 import { RESOURCES, type ResourceType } from '../../kube/resources.ts';
-import { type KubeObject, objectKey } from '../../kube/types.ts';
+import { objectKey } from '../../kube/types.ts';
 import { WorkQueue } from '../../kube/work-queue.ts';
 import type { Metrics } from '../../metrics.ts';
 import { MANAGED_SELECTOR } from '../../specs/ledger-cluster/index.ts';
+import { InformerCache, type ReconcileStats, runReconcileWorkers } from '../controller-runtime.ts';
 import type { NodeApi } from './observe.ts';
 import { ledgerNeedsReconcile, ledgerOwnerKey, podChanged } from './predicates.ts';
-import { type ReconcileStats, reconcileLedgerCluster } from './reconcile.ts';
+import { reconcileLedgerCluster } from './reconcile.ts';
 import { STATEFUL_SET } from './resources.ts';
 
 export interface LedgerControllerOptions {
@@ -39,7 +39,7 @@ export class LedgerClusterController {
   readonly stats: ReconcileStats = { writes: 0, statusWrites: 0, reconciles: 0 };
   readonly queue: WorkQueue;
   readonly #o: LedgerControllerOptions;
-  readonly #informers = new Map<string, Informer>();
+  readonly #cache = new InformerCache();
   #workers: Promise<void> | undefined;
 
   constructor(options: LedgerControllerOptions) {
@@ -58,7 +58,7 @@ export class LedgerClusterController {
       if (type === 'updated' && !ledgerNeedsReconcile(obj, old)) return;
       this.queue.add(objectKey(obj));
     });
-    this.#informers.set(RESOURCES.LedgerCluster.kind, lc);
+    this.#cache.set(RESOURCES.LedgerCluster.kind, lc);
     const owned: Array<[ResourceType, boolean]> = [
       [STATEFUL_SET, false],
       [RESOURCES.Service, false],
@@ -78,7 +78,7 @@ export class LedgerClusterController {
         const key = ledgerOwnerKey(obj);
         if (key) this.queue.add(key);
       });
-      this.#informers.set(type.kind, informer);
+      this.#cache.set(type.kind, informer);
     }
     const pods = new Informer(options.client, RESOURCES.Pod, {
       ...common,
@@ -90,72 +90,52 @@ export class LedgerClusterController {
       const key = ledgerOwnerKey(obj);
       if (key) this.queue.add(key);
     });
-    this.#informers.set(RESOURCES.Pod.kind, pods);
+    this.#cache.set(RESOURCES.Pod.kind, pods);
   }
 
   get synced(): boolean {
-    return [...this.#informers.values()].every((i) => i.synced);
+    return this.#cache.synced;
   }
 
-  lookup = (type: ResourceType, namespace: string, name: string): KubeObject | undefined =>
-    this.#informers.get(type.kind)?.get(namespace, name);
+  lookup = this.#cache.lookup;
 
+  /** Start the informers, wait until each has listed once, then run the workers. */
   async start(signal?: AbortSignal): Promise<void> {
-    for (const informer of this.#informers.values()) informer.start();
-    await Promise.all([...this.#informers.values()].map((i) => i.waitForSync(signal)));
-    const { log, metrics } = this.#o;
-    const name = LedgerClusterController.NAME;
+    await this.#cache.start(signal);
+    const { log } = this.#o;
     const deps = {
       client: this.#o.client,
-      lookup: this.lookup,
-      list: (type: ResourceType, namespace: string) => this.#informers.get(type.kind)?.list(namespace) ?? [],
-      onWrite: (type: ResourceType, obj: KubeObject) => {
-        const stripped = type.kind === 'Secret' ? { apiVersion: 'v1', kind: 'Secret', metadata: obj.metadata } : obj;
-        this.#informers.get(type.kind)?.upsert(stripped);
-      },
+      lookup: this.#cache.lookup,
+      list: this.#cache.list,
+      onWrite: this.#cache.remember,
       recorder: this.#o.recorder,
       log,
-      stats: this.stats,
       nodeApi: this.#o.nodeApi,
       nodeUrl: this.#o.nodeUrl,
       ...(this.#o.now ? { now: this.#o.now } : {}),
     };
-    log.info({ controller: name }, 'caches synced; workers start');
-    this.#workers = this.queue.run(
-      this.#o.concurrency ?? 4,
-      async (key) => {
-        const end = metrics?.reconcileDuration.labels(name).startTimer();
-        const call: ReconcileStats = { writes: 0, statusWrites: 0, reconciles: 0 };
-        try {
-          const result = await reconcileLedgerCluster({ ...deps, stats: call }, key);
-          metrics?.reconcileTotal.labels(name, result?.requeueAfterMs !== undefined ? 'requeue' : 'success').inc();
-          return result;
-        } finally {
-          this.stats.writes += call.writes;
-          this.stats.statusWrites += call.statusWrites;
-          this.stats.reconciles += call.reconciles;
-          if (call.writes) metrics?.writes.labels(name, 'children', 'write').inc(call.writes);
-          if (call.statusWrites) metrics?.writes.labels(name, 'LedgerCluster', 'status').inc(call.statusWrites);
-          end?.();
-        }
-      },
-      (key, err, retryInMs) => {
-        const code = err instanceof OperatorError ? err.code : 'UNEXPECTED';
-        metrics?.reconcileTotal.labels(name, 'error').inc();
-        metrics?.reconcileErrors.labels(name, code).inc();
-        const level = err instanceof OperatorError ? 'warn' : 'error';
-        log[level]({ key, code, err: err instanceof Error ? err.message : String(err), retryInMs }, 'reconcile failed');
-      },
-    );
+    log.info({ controller: LedgerClusterController.NAME }, 'caches synced; workers start');
+    this.#workers = runReconcileWorkers({
+      queue: this.queue,
+      name: LedgerClusterController.NAME,
+      kind: 'LedgerCluster',
+      concurrency: this.#o.concurrency ?? 4,
+      metrics: this.#o.metrics,
+      log,
+      stats: this.stats,
+      reconcile: (key, stats) => reconcileLedgerCluster({ ...deps, stats }, key),
+    });
   }
 
+  /** Stop taking work, wait for in-flight reconciles, stop the watches. */
   async stop(): Promise<void> {
     this.queue.shutDown();
     await this.#workers;
-    await Promise.all([...this.#informers.values()].map((i) => i.stop()));
+    await this.#cache.stop();
   }
 
+  /** The controller's view of one owned kind (tests). */
   informer(kind: string): Informer | undefined {
-    return this.#informers.get(kind);
+    return this.#cache.informer(kind);
   }
 }

@@ -16,11 +16,9 @@ export const PROGRESS_MS = 3_000;
 /** Validity of operator-issued validator certificates (the operator cannot rewrite a Secret, see docs/operator.md). */
 export const NODE_CERT_DAYS = 365;
 
-export interface ReconcileStats {
-  writes: number;
-  statusWrites: number;
-  reconciles: number;
-}
+import type { ReconcileStats } from '../controller-runtime.ts';
+
+export type { ReconcileStats };
 
 export interface LedgerReconcileDeps {
   client: KubeClient;

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import type { TranslationService } from '../../api/index.ts';
-import { OperatorError } from '../../errors.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import type { EventRecorder } from '../../kube/events.ts';
 import { Informer } from '../../kube/informer.ts';
@@ -9,8 +8,9 @@ import { controllerOf, type KubeObject, objectKey } from '../../kube/types.ts';
 import { WorkQueue } from '../../kube/work-queue.ts';
 import type { Metrics } from '../../metrics.ts';
 import { MANAGED_SELECTOR } from '../../specs/translation-service/index.ts';
+import { InformerCache, type ReconcileStats, runReconcileWorkers } from '../controller-runtime.ts';
 import { needsReconcile, ownerKey, referencedSecretNames } from './predicates.ts';
-import { type ReconcileStats, reconcileTranslationService } from './reconcile.ts';
+import { reconcileTranslationService } from './reconcile.ts';
 
 const OWNED: ResourceType[] = [
   RESOURCES.Deployment,
@@ -45,7 +45,7 @@ export class TranslationServiceController {
   readonly stats: ReconcileStats = { writes: 0, statusWrites: 0, reconciles: 0 };
   readonly queue: WorkQueue;
   readonly #o: ControllerOptions;
-  readonly #informers = new Map<string, Informer>();
+  readonly #cache = new InformerCache();
   #workers: Promise<void> | undefined;
 
   constructor(options: ControllerOptions) {
@@ -67,7 +67,7 @@ export class TranslationServiceController {
       if (type === 'updated' && !needsReconcile(obj, old)) return;
       this.queue.add(objectKey(obj));
     });
-    this.#informers.set(RESOURCES.TranslationService.kind, ts);
+    this.#cache.set(RESOURCES.TranslationService.kind, ts);
     for (const type of OWNED) {
       const informer = new Informer(options.client, type, {
         ...common,
@@ -78,7 +78,7 @@ export class TranslationServiceController {
         const key = ownerKey(obj);
         if (key) this.queue.add(key);
       });
-      this.#informers.set(type.kind, informer);
+      this.#cache.set(type.kind, informer);
     }
     const secrets = new Informer(options.client, RESOURCES.Secret, {
       ...common,
@@ -95,35 +95,27 @@ export class TranslationServiceController {
         }
       }
     });
-    this.#informers.set(RESOURCES.Secret.kind, secrets);
+    this.#cache.set(RESOURCES.Secret.kind, secrets);
   }
 
   get synced(): boolean {
-    return [...this.#informers.values()].every((i) => i.synced);
+    return this.#cache.synced;
   }
 
-  lookup = (type: ResourceType, namespace: string, name: string): KubeObject | undefined =>
-    this.#informers.get(type.kind)?.get(namespace, name);
+  lookup = this.#cache.lookup;
 
   /** Start the informers, wait until each has listed once, then run the workers. */
   async start(signal?: AbortSignal): Promise<void> {
-    for (const informer of this.#informers.values()) informer.start();
-    await Promise.all([...this.#informers.values()].map((i) => i.waitForSync(signal)));
-    const { log, metrics } = this.#o;
-    const name = TranslationServiceController.NAME;
+    await this.#cache.start(signal);
+    const { log } = this.#o;
     const deferred = new Set<string>();
     const deps = {
       client: this.#o.client,
-      lookup: this.lookup,
-      list: (type: ResourceType, namespace: string) => this.#informers.get(type.kind)?.list(namespace) ?? [],
-      onWrite: (type: ResourceType, obj: KubeObject) => {
-        // The metadata-only Secret cache never holds Secret data, not even our own writes.
-        const stripped = type.kind === 'Secret' ? { apiVersion: 'v1', kind: 'Secret', metadata: obj.metadata } : obj;
-        this.#informers.get(type.kind)?.upsert(stripped);
-      },
+      lookup: this.#cache.lookup,
+      list: this.#cache.list,
+      onWrite: this.#cache.remember,
       recorder: this.#o.recorder,
       log,
-      stats: this.stats,
       token: this.#o.token,
       // Fold status writes: when the key is queued again already, its next reconcile writes the newer status.
       // Never twice in a row, so a steady stream of child events cannot hold a status back.
@@ -137,45 +129,29 @@ export class TranslationServiceController {
         return false;
       },
     };
-    log.info({ controller: name }, 'caches synced; workers start');
-    this.#workers = this.queue.run(
-      this.#o.concurrency ?? 4,
-      async (key) => {
-        const end = metrics?.reconcileDuration.labels(name).startTimer();
-        const call: ReconcileStats = { writes: 0, statusWrites: 0, reconciles: 0 };
-        try {
-          const result = await reconcileTranslationService({ ...deps, stats: call }, key);
-          metrics?.reconcileTotal.labels(name, result?.requeueAfterMs !== undefined ? 'requeue' : 'success').inc();
-          return result;
-        } finally {
-          this.stats.writes += call.writes;
-          this.stats.statusWrites += call.statusWrites;
-          this.stats.reconciles += call.reconciles;
-          if (call.writes) metrics?.writes.labels(name, 'children', 'write').inc(call.writes);
-          if (call.statusWrites) metrics?.writes.labels(name, 'TranslationService', 'status').inc(call.statusWrites);
-          end?.();
-        }
-      },
-      (key, err, retryInMs) => {
-        const code = err instanceof OperatorError ? err.code : 'UNEXPECTED';
-        metrics?.reconcileTotal.labels(name, 'error').inc();
-        metrics?.reconcileErrors.labels(name, code).inc();
-        const level = err instanceof OperatorError ? 'warn' : 'error';
-        log[level]({ key, code, err: err instanceof Error ? err.message : String(err), retryInMs }, 'reconcile failed');
-      },
-    );
+    log.info({ controller: TranslationServiceController.NAME }, 'caches synced; workers start');
+    this.#workers = runReconcileWorkers({
+      queue: this.queue,
+      name: TranslationServiceController.NAME,
+      kind: 'TranslationService',
+      concurrency: this.#o.concurrency ?? 4,
+      metrics: this.#o.metrics,
+      log,
+      stats: this.stats,
+      reconcile: (key, stats) => reconcileTranslationService({ ...deps, stats }, key),
+    });
   }
 
   /** Stop taking work, wait for in-flight reconciles, stop the watches. */
   async stop(): Promise<void> {
     this.queue.shutDown();
     await this.#workers;
-    await Promise.all([...this.#informers.values()].map((i) => i.stop()));
+    await this.#cache.stop();
   }
 
   /** The controller's view of one owned kind (tests). */
   informer(kind: string): Informer | undefined {
-    return this.#informers.get(kind);
+    return this.#cache.informer(kind);
   }
 
   /** True when `obj` is controlled by a TranslationService (tests). */

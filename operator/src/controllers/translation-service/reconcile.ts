@@ -32,11 +32,9 @@ import { type Status, updateStatus } from '../../status/status-writer.ts';
 /** Keeps a TranslationService alive until the operator has stopped its workloads. */
 export const FINALIZER = 'scriptorium.dev/cleanup';
 
-export interface ReconcileStats {
-  writes: number;
-  statusWrites: number;
-  reconciles: number;
-}
+import type { ReconcileStats } from '../controller-runtime.ts';
+
+export type { ReconcileStats };
 
 export interface ReconcileDeps {
   client: KubeClient;
