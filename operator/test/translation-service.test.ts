@@ -358,6 +358,55 @@ describe('TranslationService reconciler', () => {
     expect(await snapshot()).toEqual(before);
   });
 
+  it('reaches a steady state with 0 writes on resync when quantities are not in canonical form', async () => {
+    const ns = await createNamespace(client, 'quantities');
+    await createSecret(client, ns, 'db-app', { uri: 'postgres://x' });
+    await create(
+      client,
+      translationService(ns, 'web', {
+        resources: { requests: { cpu: '0.5', memory: '1024Mi' }, limits: { cpu: '1000m', memory: '1.5Gi' } },
+      }),
+    );
+    const job = await eventually('migration job', async () => (await status(ns, 'web'))?.status?.migration?.job);
+    await completeMigration(client, ns, job);
+    await eventually('pods ready', async () => (await makePodsReady(client, ns, 'web')) >= 1);
+    await eventually('Ready', async () => condition(await status(ns, 'web'), 'Ready')?.status === 'True');
+    // The API server stores the canonical forms: the texts differ from the desired ones, the values do not.
+    const deployment = await get(client, RESOURCES.Deployment, ns, 'web');
+    expect(deployment?.spec.template.spec.containers[0].resources).toEqual({
+      requests: { cpu: '500m', memory: '1Gi' },
+      limits: { cpu: '1', memory: '1536Mi' },
+    });
+
+    const snapshot = async () => {
+      const objects = [
+        ...(await list(client, RESOURCES.Deployment, ns)),
+        ...(await list(client, RESOURCES.Service, ns)),
+        ...(await list(client, RESOURCES.CronJob, ns)),
+      ];
+      return Object.fromEntries(objects.map((o) => [`${o.kind}/${o.metadata.name}`, o.metadata.resourceVersion]));
+    };
+    await new Promise((resolve) => setTimeout(resolve, 3000)); // let the controller-manager settle
+    await eventually('queue drained', () => operator.controller.queue.length === 0);
+    const before = await snapshot();
+    const updated = async () => (await list(client, RESOURCES.Event, ns)).filter((e) => e.reason === 'Updated');
+    const updatesBefore = await updated();
+    const stats = operator.controller.stats;
+    const writes = stats.writes;
+    for (let i = 0; i < 3; i++) {
+      // A resync: the resource is reconciled again with nothing changed.
+      const reconciles = stats.reconciles;
+      operator.controller.queue.add(`${ns}/web`);
+      await eventually(
+        'resync reconciled',
+        () => stats.reconciles > reconciles && operator.controller.queue.length === 0,
+      );
+    }
+    expect(stats.writes - writes).toBe(0);
+    expect(await snapshot()).toEqual(before);
+    expect(await updated()).toEqual(updatesBefore);
+  });
+
   it('keeps a second replica passive until the Lease is free', async () => {
     const standby = startOperator('operator-standby');
     await standby.start();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decide, HASH_ANNOTATION, withHash } from './apply.ts';
-import { isSubset } from './diff.ts';
+import { firstDifference, isSubset } from './diff.ts';
 import type { KubeObject } from './types.ts';
 
 const owner = {
@@ -82,5 +82,68 @@ describe('isSubset', () => {
     expect(isSubset([{ a: 1 }], [{ a: 1 }, { a: 2 }])).toBe(false);
     expect(isSubset({ a: 1 }, { a: '1' })).toBe(true);
     expect(isSubset({ a: 'x' }, {})).toBe(false);
+  });
+
+  it('compares resource quantities by value, and only resource quantities', () => {
+    const container = (resources: unknown) => ({ spec: { containers: [{ name: 'api', resources }] } });
+    const written = { requests: { cpu: '0.5', memory: '1024Mi' }, limits: { cpu: 2, memory: '1.5Gi' } };
+    const canonical = { requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '2', memory: '1536Mi' } };
+    expect(isSubset(container(written), container(canonical))).toBe(true);
+    expect(isSubset(container({ requests: { cpu: '0.5' } }), container({ requests: { cpu: '5' } }))).toBe(false);
+    expect(isSubset(container({ limits: { memory: '1Gi' } }), container({ limits: { memory: '1G' } }))).toBe(false);
+    // A volume claim's storage request and an emptyDir size limit are quantities too.
+    expect(
+      isSubset({ resources: { requests: { storage: '1024Mi' } } }, { resources: { requests: { storage: '1Gi' } } }),
+    ).toBe(true);
+    expect(isSubset({ emptyDir: { sizeLimit: '0.5Gi' } }, { emptyDir: { sizeLimit: '512Mi' } })).toBe(true);
+    // Elsewhere the text must match.
+    expect(isSubset({ metadata: { labels: { cpu: '0.5' } } }, { metadata: { labels: { cpu: '500m' } } })).toBe(false);
+    expect(isSubset({ requests: { cpu: '0.5' } }, { requests: { cpu: '500m' } })).toBe(false);
+    expect(firstDifference(container(written), container({ ...canonical, limits: { cpu: '3' } }))).toBe(
+      '.spec.containers[0].resources.limits.cpu',
+    );
+  });
+});
+
+describe('decide with quantities', () => {
+  it('makes no update when the API server returned the canonical form of the quantities', () => {
+    const deployment: KubeObject = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'ns', ownerReferences: [owner] },
+      spec: {
+        template: {
+          spec: {
+            containers: [
+              { name: 'api', resources: { requests: { cpu: '0.5', memory: '1024Mi' }, limits: { cpu: '1000m' } } },
+            ],
+          },
+        },
+      },
+    };
+    const hashed = withHash(deployment);
+    const live: KubeObject = {
+      ...hashed,
+      metadata: { ...hashed.metadata, uid: 'd-1', resourceVersion: '7' },
+      spec: {
+        replicas: 1,
+        template: {
+          spec: {
+            containers: [
+              { name: 'api', resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '1' } } },
+            ],
+          },
+        },
+      },
+    };
+    expect(decide(deployment, live, 'u-1')).toEqual({ action: 'none' });
+    const edited = structuredClone(live) as unknown as {
+      spec: { template: { spec: { containers: Array<{ resources: { limits: { cpu: string } } }> } } };
+    };
+    edited.spec.template.spec.containers[0]!.resources.limits.cpu = '2';
+    expect(decide(deployment, edited as unknown as KubeObject, 'u-1')).toEqual({
+      action: 'update',
+      why: 'drift at .spec.template.spec.containers[0].resources.limits.cpu',
+    });
   });
 });
