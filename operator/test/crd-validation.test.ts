@@ -66,6 +66,13 @@ describe('TranslationService CRD', () => {
     expect(message).toContain('metadata.name must be at most 42 characters');
   });
 
+  it('refuses a trustProxy the image could not read, and one written as a number', async () => {
+    expect(await refusal(translationService(ns, 'trust-bad', { trustProxy: '1; rm' }))).toContain('spec.trustProxy');
+    expect(await refusal(translationService(ns, 'trust-int', { trustProxy: 2 }))).toContain('spec.trustProxy');
+    const created = await create(client, translationService(ns, 'trust-ok', { trustProxy: '10.0.0.0/8, fd00::/8' }));
+    expect(created.spec.trustProxy).toBe('10.0.0.0/8, fd00::/8');
+  });
+
   it('accepts a valid spec and fills defaults', async () => {
     const created = await create(client, translationService(ns, 'ok', { schedules: undefined }));
     expect(created.spec.provider).toEqual({ kind: 'pseudo', models: {} });

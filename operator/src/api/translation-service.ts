@@ -24,6 +24,22 @@ export const autoscaling = z
   })
   .describe('Run a HorizontalPodAutoscaler between these bounds instead of a fixed replica count.');
 
+/**
+ * TRUST_PROXY of the `serve` container: which proxies' X-Forwarded-For the service believes, so per-IP limits
+ * see the caller. A string, as the image reads it: `true`, `false`, a hop count, or comma-separated
+ * addresses/CIDRs (or proxy-addr names such as `loopback`, `uniquelocal`).
+ */
+export const trustProxy = z
+  .string()
+  .min(1)
+  .max(1024)
+  .regex(/^[0-9A-Za-z.:/]+( *, *[0-9A-Za-z.:/]+)*$/)
+  .describe(
+    "Proxies in front of the API the service trusts for the client address (TRUST_PROXY): 'true', 'false', " +
+      "a hop count such as '2', or comma-separated addresses/CIDRs. Default with spec.ingress: '1' (the ingress " +
+      'controller); without it, unset (the image trusts none).',
+  );
+
 export const providerSpec = z
   .object({
     kind: z.enum(['pseudo', 'openai', 'anthropic']).default('pseudo').describe('Upstream API family.'),
@@ -110,6 +126,7 @@ export const translationServiceSpec = z
       })
       .optional()
       .describe('Expose the service through an Ingress.'),
+    trustProxy: trustProxy.optional(),
     resources: resources.optional(),
   })
   .meta({

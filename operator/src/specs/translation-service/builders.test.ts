@@ -102,6 +102,51 @@ describe('deployment', () => {
     expect(referencedSecretKeys(fullParsed).map((r) => r.name)).toEqual(['shop-db-app', 'llm', 'oauth', 'billing']);
   });
 
+  it('sets TRUST_PROXY to one hop behind its Ingress, to spec.trustProxy when set, and not at all otherwise', () => {
+    const trust = (input: Record<string, unknown>) => {
+      const spec = translationServiceSpec.parse({ ...minimal.spec, ...input });
+      const env = container(deployment(minimal, spec, 'r')).env as Array<{ name: string; value?: string }>;
+      return env.filter((e) => e.name === 'TRUST_PROXY').map((e) => e.value);
+    };
+    const ingress = { host: 'translate.example.com' };
+    expect(trust({})).toEqual([]);
+    expect(trust({ ingress })).toEqual(['1']);
+    expect(trust({ ingress, trustProxy: '2' })).toEqual(['2']);
+    expect(trust({ ingress, trustProxy: 'false' })).toEqual(['false']);
+    expect(trust({ ingress, trustProxy: '10.0.0.0/8, fd00::/8' })).toEqual(['10.0.0.0/8, fd00::/8']);
+    // Behind a proxy the operator does not manage (a LoadBalancer, a mesh), without spec.ingress.
+    expect(trust({ trustProxy: 'true' })).toEqual(['true']);
+    expect(serveEnv(full, fullParsed).filter((e) => e.name === 'TRUST_PROXY')).toEqual([
+      { name: 'TRUST_PROXY', value: '1' },
+    ]);
+    // Only the serve container: the migration Job and the CronJobs make no per-IP decisions.
+    expect(container(migrationJob(full, fullParsed)).env.map((e: { name: string }) => e.name)).not.toContain(
+      'TRUST_PROXY',
+    );
+    expect(container(workerCronJob(full, fullParsed)).env.map((e: { name: string }) => e.name)).not.toContain(
+      'TRUST_PROXY',
+    );
+  });
+
+  it('refuses a trustProxy the image could not read', () => {
+    for (const bad of ['', ' ', '1;rm', '10.0.0.0/8,', 'a b', '"1"', 'x'.repeat(1025)]) {
+      expect(translationServiceSpec.safeParse({ ...minimal.spec, trustProxy: bad }).success, bad).toBe(false);
+    }
+    expect(translationServiceSpec.safeParse({ ...minimal.spec, trustProxy: 2 }).success).toBe(false);
+    for (const good of [
+      'true',
+      'false',
+      '0',
+      '3',
+      'loopback',
+      '127.0.0.1',
+      '10.0.0.0/8,192.168.1.1',
+      '::1, fd00::/8',
+    ]) {
+      expect(translationServiceSpec.safeParse({ ...minimal.spec, trustProxy: good }).success, good).toBe(true);
+    }
+  });
+
   it('reads rollout completion from status', () => {
     const dep = { ...deployment(minimal, minimalSpec, 'r'), metadata: { name: 'web', generation: 2 } };
     expect(rolloutState(undefined).complete).toBe(false);

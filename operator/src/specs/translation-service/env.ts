@@ -23,6 +23,17 @@ export function publicUrl(ts: TranslationService, spec: TranslationServiceSpec):
   return serviceUrl(ts);
 }
 
+/** Hops the service trusts behind the operator's Ingress: the ingress controller itself. */
+export const INGRESS_TRUST_PROXY = '1';
+
+/**
+ * TRUST_PROXY of the `serve` container: `spec.trustProxy` when set; else one hop (the ingress controller) when
+ * the operator exposes the service through an Ingress; else unset (the image trusts no proxy).
+ */
+export function trustProxyOf(spec: TranslationServiceSpec): string | undefined {
+  return spec.trustProxy ?? (spec.ingress ? INGRESS_TRUST_PROXY : undefined);
+}
+
 /** Environment of the `serve` container (the contract with the image: operator/README.md). */
 export function serveEnv(ts: TranslationService, spec: TranslationServiceSpec): EnvVar[] {
   const n = names(ts);
@@ -50,6 +61,8 @@ export function serveEnv(ts: TranslationService, spec: TranslationServiceSpec): 
     if (spec.oauth.userUrl) env.push({ name: 'OAUTH__USER_URL', value: spec.oauth.userUrl });
   }
   if (spec.billing) env.push(fromSecret('BILLING__WEBHOOK_SECRET', spec.billing.webhookSecretRef));
+  const trust = trustProxyOf(spec);
+  if (trust !== undefined) env.push({ name: 'TRUST_PROXY', value: trust });
   return env;
 }
 

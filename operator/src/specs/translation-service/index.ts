@@ -1,6 +1,15 @@
 export { retentionCronJob, workerCronJob } from './cronjobs.ts';
 export { DEFAULT_REPLICAS, deployment, type RolloutState, rolloutState } from './deployment.ts';
-export { migrateEnv, publicUrl, referencedSecretKeys, serveEnv, serviceUrl, triggerEnv } from './env.ts';
+export {
+  INGRESS_TRUST_PROXY,
+  migrateEnv,
+  publicUrl,
+  referencedSecretKeys,
+  serveEnv,
+  serviceUrl,
+  triggerEnv,
+  trustProxyOf,
+} from './env.ts';
 export {
   COMPONENT_LABEL,
   childMeta,
