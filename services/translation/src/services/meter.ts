@@ -2,8 +2,8 @@
 // reserved atomically in PostgreSQL before an upstream call (`meter_reserve`) and settled after it with the
 // provider's reported usage (`meter_settle`, which also records the usage event, in the same round trip).
 // With batching enabled (`enableMeterBatching`, on PostgreSQL), concurrent admissions and settlements are coalesced:
-// one statement per batch (`meter_admit_batch`, `meter_settle_batch`), each request's outcome exactly as if the
-// batch's requests had come one after the other.
+// one statement per batch for both kinds (`meter_batch`), each request's outcome exactly as if the batch's requests
+// had come one after the other.
 import type { Database } from '../db/index.ts';
 import { budgetExceeded, playgroundBudgetExceeded, quotaExceeded, rateLimited } from '../errors.ts';
 import { Coalescer } from './coalescer.ts';

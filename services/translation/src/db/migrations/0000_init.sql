@@ -32,6 +32,7 @@ CREATE TABLE "budget_usage" (
 	"day" date NOT NULL,
 	"spent_micros" bigint DEFAULT 0 NOT NULL,
 	"reserved_micros" bigint DEFAULT 0 NOT NULL,
+	"reserved_at" timestamp with time zone,
 	CONSTRAINT "budget_usage_scope_day_pk" PRIMARY KEY("scope","day")
 );
 --> statement-breakpoint
@@ -112,6 +113,7 @@ CREATE TABLE "quota_usage" (
 	"period_start" date NOT NULL,
 	"used_tokens" bigint DEFAULT 0 NOT NULL,
 	"reserved_tokens" bigint DEFAULT 0 NOT NULL,
+	"reserved_at" timestamp with time zone,
 	CONSTRAINT "quota_usage_org_id_period_start_pk" PRIMARY KEY("org_id","period_start")
 );
 --> statement-breakpoint
@@ -220,3 +222,294 @@ CREATE INDEX "sessions_expires_idx" ON "sessions" USING btree ("expires_at");-->
 CREATE INDEX "usage_events_created_idx" ON "usage_events" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "usage_events_org_idx" ON "usage_events" USING btree ("org_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "users_email_key" ON "users" USING btree (lower("email"));
+--> statement-breakpoint
+-- Metering: reserve before the upstream call, settle after it. Each runs as ONE statement (one round trip),
+-- so the reservation is atomic: concurrent UPDATEs on the same counter row serialize on its row lock and
+-- re-check the WHERE clause on the newest row version. Invariants: used + reserved <= quota, spent + reserved <= cap.
+-- Lock order is always rate-limit row, then quota row, then budget row (no deadlocks).
+-- meter_reserve stamps `reserved_at` on every reservation it adds. Every live reservation is settled within one
+-- upstream timeout of being made, so on a row whose last reservation is older than that (with a margin), anything
+-- still reserved belongs to a process that died between reserve and settle: `meter_release_orphans` frees it.
+CREATE FUNCTION meter_reserve(
+  p_org text, p_period date, p_tokens bigint, p_quota bigint,
+  p_scope text, p_day date, p_cost bigint, p_cap bigint
+) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  IF p_org IS NOT NULL THEN
+    UPDATE quota_usage SET reserved_tokens = reserved_tokens + p_tokens, reserved_at = now()
+      WHERE org_id = p_org AND period_start = p_period AND used_tokens + reserved_tokens + p_tokens <= p_quota;
+    IF NOT FOUND THEN
+      INSERT INTO quota_usage (org_id, period_start) VALUES (p_org, p_period) ON CONFLICT DO NOTHING;
+      UPDATE quota_usage SET reserved_tokens = reserved_tokens + p_tokens, reserved_at = now()
+        WHERE org_id = p_org AND period_start = p_period AND used_tokens + reserved_tokens + p_tokens <= p_quota;
+      IF NOT FOUND THEN
+        RETURN 'quota';
+      END IF;
+    END IF;
+  END IF;
+  UPDATE budget_usage SET reserved_micros = reserved_micros + p_cost, reserved_at = now()
+    WHERE scope = p_scope AND day = p_day AND spent_micros + reserved_micros + p_cost <= p_cap;
+  IF NOT FOUND THEN
+    INSERT INTO budget_usage (scope, day) VALUES (p_scope, p_day) ON CONFLICT DO NOTHING;
+    UPDATE budget_usage SET reserved_micros = reserved_micros + p_cost, reserved_at = now()
+      WHERE scope = p_scope AND day = p_day AND spent_micros + reserved_micros + p_cost <= p_cap;
+    IF NOT FOUND THEN
+      IF p_org IS NOT NULL THEN
+        UPDATE quota_usage SET reserved_tokens = reserved_tokens - p_tokens
+          WHERE org_id = p_org AND period_start = p_period;
+      END IF;
+      RETURN 'budget';
+    END IF;
+  END IF;
+  RETURN 'ok';
+END
+$$;
+--> statement-breakpoint
+-- Settle: release the reservation and charge the actual usage, but never beyond the headroom left
+-- under the cap (an upstream that reports more than was reserved cannot push spend over the cap; the
+-- difference is returned as the overrun so it is counted). Settling with 0 releases the reservation. Never drives a
+-- reserved counter below zero (a settlement arriving after its reservation was released as orphaned).
+CREATE FUNCTION meter_settle(
+  p_org text, p_period date, p_reserved_tokens bigint, p_tokens bigint, p_quota bigint,
+  p_scope text, p_day date, p_reserved_cost bigint, p_cost bigint, p_cap bigint
+) RETURNS TABLE (charged_tokens bigint, charged_micros bigint) LANGUAGE plpgsql AS $$
+DECLARE
+  v_used bigint;
+  v_reserved bigint;
+BEGIN
+  charged_tokens := 0;
+  charged_micros := 0;
+  IF p_org IS NOT NULL THEN
+    SELECT used_tokens, GREATEST(reserved_tokens - p_reserved_tokens, 0) INTO v_used, v_reserved
+      FROM quota_usage WHERE org_id = p_org AND period_start = p_period FOR UPDATE;
+    IF FOUND THEN
+      charged_tokens := LEAST(p_tokens, GREATEST(p_quota - v_used - v_reserved, 0));
+      UPDATE quota_usage SET reserved_tokens = v_reserved, used_tokens = used_tokens + charged_tokens
+        WHERE org_id = p_org AND period_start = p_period;
+    END IF;
+  END IF;
+  SELECT spent_micros, GREATEST(reserved_micros - p_reserved_cost, 0) INTO v_used, v_reserved
+    FROM budget_usage WHERE scope = p_scope AND day = p_day FOR UPDATE;
+  IF FOUND THEN
+    charged_micros := LEAST(p_cost, GREATEST(p_cap - v_used - v_reserved, 0));
+    UPDATE budget_usage SET reserved_micros = v_reserved, spent_micros = spent_micros + charged_micros
+      WHERE scope = p_scope AND day = p_day;
+  END IF;
+  RETURN NEXT;
+END
+$$;
+--> statement-breakpoint
+-- meter_admit: the translate route's rate-limit hit and its reservation in ONE round trip. Counts the hit in the
+-- fixed window; over the limit it reserves nothing and answers 'rate_limited', else it answers meter_reserve's result.
+-- Lock order: rate-limit row (per key), then quota row, then budget row — the same order everywhere, no deadlocks.
+CREATE FUNCTION meter_admit(
+  p_bucket text, p_window_start bigint, p_window_ms integer, p_limit integer,
+  p_org text, p_period date, p_tokens bigint, p_quota bigint,
+  p_scope text, p_day date, p_cost bigint, p_cap bigint
+) RETURNS TABLE (hits integer, result text) LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO rate_limit_windows (bucket, window_start, window_ms, count) VALUES (p_bucket, p_window_start, p_window_ms, 1)
+    ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limit_windows.count + 1
+    RETURNING count INTO hits;
+  IF hits > p_limit THEN
+    result := 'rate_limited';
+  ELSE
+    result := meter_reserve(p_org, p_period, p_tokens, p_quota, p_scope, p_day, p_cost, p_cap);
+  END IF;
+  RETURN NEXT;
+END
+$$;
+--> statement-breakpoint
+-- meter_release_orphans: frees reservations orphaned longer than p_older_than; returns how many counter rows were
+-- released. It locks the rows it frees in the same key order as meter_batch (a batch holds several counter rows at
+-- once: an unordered multi-row UPDATE could deadlock with it).
+CREATE FUNCTION meter_release_orphans(p_older_than interval) RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  v_quota integer;
+  v_budget integer;
+BEGIN
+  UPDATE quota_usage SET reserved_tokens = 0
+    WHERE (org_id, period_start) IN (
+      SELECT org_id, period_start FROM quota_usage
+        WHERE reserved_tokens > 0 AND (reserved_at IS NULL OR reserved_at < now() - p_older_than)
+        ORDER BY org_id, period_start FOR UPDATE)
+      AND reserved_tokens > 0 AND (reserved_at IS NULL OR reserved_at < now() - p_older_than);
+  GET DIAGNOSTICS v_quota = ROW_COUNT;
+  UPDATE budget_usage SET reserved_micros = 0
+    WHERE (scope, day) IN (
+      SELECT scope, day FROM budget_usage
+        WHERE reserved_micros > 0 AND (reserved_at IS NULL OR reserved_at < now() - p_older_than)
+        ORDER BY scope, day FOR UPDATE)
+      AND reserved_micros > 0 AND (reserved_at IS NULL OR reserved_at < now() - p_older_than);
+  GET DIAGNOSTICS v_budget = ROW_COUNT;
+  RETURN v_quota + v_budget;
+END
+$$;
+--> statement-breakpoint
+-- One metering statement per batch for both kinds: the settlements and the admissions that arrived together run in
+-- one transaction — settlements first (each settles a reservation made by an earlier statement), then admissions, in
+-- array order, with the arithmetic of meter_settle and meter_admit / meter_reserve.
+-- Rows: one (kind 'settle', charged_micros) per settlement, then one (kind 'admit', hits, result) per admission.
+-- Lock order: rate-limit windows, then quota rows, then budget rows, each sorted by key, each row locked
+-- once for both kinds (created when missing, by a no-op upsert). A settlement whose row had to be created (it was
+-- deleted since its reservation) charges nothing, as meter_settle on a missing row.
+CREATE FUNCTION meter_batch(
+  a_bucket text[], a_window_start bigint[], a_window_ms integer[], a_limit integer[],
+  a_org text[], a_period date[], a_tokens bigint[], a_quota bigint[],
+  a_scope text[], a_day date[], a_cost bigint[], a_cap bigint[],
+  s_org text[], s_period date[], s_reserved_tokens bigint[], s_tokens bigint[], s_quota bigint[],
+  s_scope text[], s_day date[], s_reserved_cost bigint[], s_cost bigint[], s_cap bigint[],
+  s_api_key text[], s_kind text[], s_model text[], s_items integer[], s_tokens_in integer[], s_tokens_out integer[],
+  s_outcome text[]
+) RETURNS TABLE (kind text, hits integer, result text, charged_micros bigint) LANGUAGE plpgsql AS $$
+DECLARE
+  i integer;
+  k integer;
+  qk integer;
+  bk integer;
+  v_tokens bigint;
+  v_charged bigint[] := '{}';
+  r_bucket text[]; r_start bigint[]; r_count integer[];
+  q_org text[]; q_period date[]; q_used bigint[]; q_reserved bigint[]; q_created boolean[]; q_touched boolean[];
+  b_scope text[]; b_day date[]; b_spent bigint[]; b_reserved bigint[]; b_created boolean[]; b_touched boolean[];
+BEGIN
+  WITH up AS (
+    INSERT INTO rate_limit_windows AS w (bucket, window_start, window_ms, count)
+      SELECT DISTINCT ON (b, ws) b, ws, wm, 0 FROM unnest(a_bucket, a_window_start, a_window_ms) AS u(b, ws, wm)
+        WHERE b IS NOT NULL ORDER BY b, ws
+      ON CONFLICT (bucket, window_start) DO UPDATE SET count = w.count
+      RETURNING w.bucket, w.window_start, w.count)
+  SELECT array_agg(up.bucket), array_agg(up.window_start), array_agg(up.count) INTO r_bucket, r_start, r_count FROM up;
+  WITH up AS (
+    INSERT INTO quota_usage AS q (org_id, period_start)
+      SELECT DISTINCT o, p FROM (
+        SELECT * FROM unnest(a_org, a_period) UNION ALL SELECT * FROM unnest(s_org, s_period)
+      ) AS u(o, p) WHERE o IS NOT NULL ORDER BY o, p
+      ON CONFLICT (org_id, period_start) DO UPDATE SET used_tokens = q.used_tokens
+      RETURNING q.org_id, q.period_start, q.used_tokens, q.reserved_tokens, q.xmax = 0 AS created)
+  SELECT array_agg(up.org_id), array_agg(up.period_start), array_agg(up.used_tokens), array_agg(up.reserved_tokens),
+      array_agg(up.created)
+    INTO q_org, q_period, q_used, q_reserved, q_created FROM up;
+  WITH up AS (
+    INSERT INTO budget_usage AS b (scope, day)
+      SELECT DISTINCT s, d FROM (
+        SELECT * FROM unnest(a_scope, a_day) UNION ALL SELECT * FROM unnest(s_scope, s_day)
+      ) AS u(s, d) ORDER BY s, d
+      ON CONFLICT (scope, day) DO UPDATE SET spent_micros = b.spent_micros
+      RETURNING b.scope, b.day, b.spent_micros, b.reserved_micros, b.xmax = 0 AS created)
+  SELECT array_agg(up.scope), array_agg(up.day), array_agg(up.spent_micros), array_agg(up.reserved_micros),
+      array_agg(up.created)
+    INTO b_scope, b_day, b_spent, b_reserved, b_created FROM up;
+  q_touched := array_fill(false, ARRAY[coalesce(cardinality(q_org), 0)]);
+  b_touched := array_fill(false, ARRAY[coalesce(cardinality(b_scope), 0)]);
+
+  -- Settlements: release the reservation, charge at most the headroom left under the limit (meter_settle).
+  FOR i IN 1 .. coalesce(cardinality(s_scope), 0) LOOP
+    kind := 'settle';
+    hits := NULL;
+    result := NULL;
+    IF s_org[i] IS NOT NULL THEN
+      FOR k IN 1 .. coalesce(cardinality(q_org), 0) LOOP
+        IF q_org[k] = s_org[i] AND q_period[k] = s_period[i] THEN
+          IF NOT q_created[k] THEN
+            q_reserved[k] := GREATEST(q_reserved[k] - s_reserved_tokens[i], 0);
+            v_tokens := LEAST(s_tokens[i], GREATEST(s_quota[i] - q_used[k] - q_reserved[k], 0));
+            q_used[k] := q_used[k] + v_tokens;
+          END IF;
+          EXIT;
+        END IF;
+      END LOOP;
+    END IF;
+    charged_micros := 0;
+    FOR k IN 1 .. coalesce(cardinality(b_scope), 0) LOOP
+      IF b_scope[k] = s_scope[i] AND b_day[k] = s_day[i] THEN
+        IF NOT b_created[k] THEN
+          b_reserved[k] := GREATEST(b_reserved[k] - s_reserved_cost[i], 0);
+          charged_micros := LEAST(s_cost[i], GREATEST(s_cap[i] - b_spent[k] - b_reserved[k], 0));
+          b_spent[k] := b_spent[k] + charged_micros;
+        END IF;
+        EXIT;
+      END IF;
+    END LOOP;
+    v_charged := v_charged || charged_micros;
+    RETURN NEXT;
+  END LOOP;
+
+  -- Admissions: count the rate-limit hit (meter_admit), then reserve quota and budget (meter_reserve).
+  FOR i IN 1 .. coalesce(cardinality(a_scope), 0) LOOP
+    kind := 'admit';
+    hits := 0;
+    result := NULL;
+    charged_micros := NULL;
+    qk := NULL;
+    bk := NULL;
+    IF a_bucket[i] IS NOT NULL THEN
+      FOR k IN 1 .. coalesce(cardinality(r_bucket), 0) LOOP
+        IF r_bucket[k] = a_bucket[i] AND r_start[k] = a_window_start[i] THEN
+          r_count[k] := r_count[k] + 1;
+          hits := r_count[k];
+          EXIT;
+        END IF;
+      END LOOP;
+      IF hits > a_limit[i] THEN
+        result := 'rate_limited';
+      END IF;
+    END IF;
+    IF result IS NULL AND a_org[i] IS NOT NULL THEN
+      FOR k IN 1 .. coalesce(cardinality(q_org), 0) LOOP
+        IF q_org[k] = a_org[i] AND q_period[k] = a_period[i] THEN
+          qk := k;
+          EXIT;
+        END IF;
+      END LOOP;
+      IF q_used[qk] + q_reserved[qk] + a_tokens[i] <= a_quota[i] THEN
+        q_reserved[qk] := q_reserved[qk] + a_tokens[i];
+        q_touched[qk] := true;
+      ELSE
+        result := 'quota';
+      END IF;
+    END IF;
+    IF result IS NULL THEN
+      FOR k IN 1 .. coalesce(cardinality(b_scope), 0) LOOP
+        IF b_scope[k] = a_scope[i] AND b_day[k] = a_day[i] THEN
+          bk := k;
+          EXIT;
+        END IF;
+      END LOOP;
+      IF b_spent[bk] + b_reserved[bk] + a_cost[i] <= a_cap[i] THEN
+        b_reserved[bk] := b_reserved[bk] + a_cost[i];
+        b_touched[bk] := true;
+        result := 'ok';
+      ELSE
+        IF qk IS NOT NULL THEN
+          q_reserved[qk] := q_reserved[qk] - a_tokens[i];
+        END IF;
+        result := 'budget';
+      END IF;
+    END IF;
+    RETURN NEXT;
+  END LOOP;
+
+  -- Write each row once (reserved_at stamped where a reservation was added, as meter_reserve does).
+  UPDATE rate_limit_windows w SET count = u.c
+    FROM unnest(r_bucket, r_start, r_count) AS u(b, ws, c)
+    WHERE w.bucket = u.b AND w.window_start = u.ws;
+  UPDATE quota_usage q SET used_tokens = u.used, reserved_tokens = u.r,
+      reserved_at = CASE WHEN u.t THEN now() ELSE q.reserved_at END
+    FROM unnest(q_org, q_period, q_used, q_reserved, q_touched) AS u(o, p, used, r, t)
+    WHERE q.org_id = u.o AND q.period_start = u.p;
+  UPDATE budget_usage b SET spent_micros = u.spent, reserved_micros = u.r,
+      reserved_at = CASE WHEN u.t THEN now() ELSE b.reserved_at END
+    FROM unnest(b_scope, b_day, b_spent, b_reserved, b_touched) AS u(s, d, spent, r, t)
+    WHERE b.scope = u.s AND b.day = u.d;
+  INSERT INTO usage_events (org_id, api_key_id, kind, model, items, tokens_in, tokens_out, cost_micros, outcome)
+    SELECT * FROM unnest(s_org, s_api_key, s_kind, s_model, s_items, s_tokens_in, s_tokens_out, v_charged, s_outcome);
+END
+$$;
+--> statement-breakpoint
+-- The built-in plans (PLANS, upserted at serve/migrate, overrides or adds to them).
+INSERT INTO plans (id, name, quota_tokens, period_days, daily_budget_micros) VALUES
+  ('free', 'Free', 1000000, 30, 1000000),
+  ('team', 'Team', 50000000, 30, 50000000),
+  ('enterprise', 'Enterprise', 1000000000, 30, 1000000000)
+ON CONFLICT (id) DO NOTHING;
