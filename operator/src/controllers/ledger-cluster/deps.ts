@@ -6,17 +6,15 @@ import type { EventRecorder } from '../../kube/events.ts';
 import { RESOURCES, type ResourceType, resourcePath } from '../../kube/resources.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { Pem } from '../../specs/ledger-cluster/index.ts';
+import type { ReconcileStats } from '../controller-runtime.ts';
 import type { NodeApi } from './observe.ts';
 
-/** Keeps a LedgerCluster alive until the operator has stopped its validators. */
-export const FINALIZER = 'scriptorium.dev/cleanup';
+export { FINALIZER } from '../reconcile-frame.ts';
 /** How often a healthy cluster is looked at again (height, members); sooner while something is in progress. */
 export const RESYNC_MS = 15_000;
 export const PROGRESS_MS = 3_000;
 /** Validity of operator-issued validator certificates (the operator cannot rewrite a Secret, see docs/operator.md). */
 export const NODE_CERT_DAYS = 365;
-
-import type { ReconcileStats } from '../controller-runtime.ts';
 
 export type { ReconcileStats };
 

@@ -1,9 +1,8 @@
 import { type LedgerCluster, ledgerClusterSpec } from '../../api/index.ts';
-import { isNotFound, OperatorError } from '../../errors.ts';
+import { OperatorError } from '../../errors.ts';
 import { type ApplyContext, apply, createIfAbsent, decide } from '../../kube/apply.ts';
-import { EventBatch } from '../../kube/events.ts';
-import { RESOURCES, resourcePath } from '../../kube/resources.ts';
-import { controllerOf, type KubeObject, splitKey } from '../../kube/types.ts';
+import { RESOURCES } from '../../kube/resources.ts';
+import { controllerOf, type KubeObject } from '../../kube/types.ts';
 import {
   clientService,
   clusterNames,
@@ -25,8 +24,9 @@ import {
   validatorStatefulSet,
   validatorUrl,
 } from '../../specs/ledger-cluster/index.ts';
+import { reconcileInFrame } from '../reconcile-frame.ts';
 import { ensureKey, ensureTls, readCaCert } from './credentials.ts';
-import { FINALIZER, type LedgerReconcileDeps, type Result } from './deps.ts';
+import type { LedgerReconcileDeps, Result } from './deps.ts';
 import { membershipStep } from './membership.ts';
 import { type ClusterObservation, observeNodes } from './observe.ts';
 import { STATEFUL_SET } from './resources.ts';
@@ -40,19 +40,6 @@ export {
   RESYNC_MS,
   type ReconcileStats,
 } from './deps.ts';
-
-async function patchFinalizers(deps: LedgerReconcileDeps, lc: KubeObject, finalizers: string[]): Promise<KubeObject> {
-  const updated = await deps.client.request<KubeObject>(
-    'PATCH',
-    resourcePath(RESOURCES.LedgerCluster, lc.metadata.namespace, lc.metadata.name),
-    {
-      contentType: 'application/merge-patch+json',
-      body: { metadata: { resourceVersion: lc.metadata.resourceVersion, finalizers } },
-    },
-  );
-  deps.stats.writes++;
-  return { ...updated, apiVersion: lc.apiVersion, kind: lc.kind };
-}
 
 /** Validators that still have a StatefulSet of this cluster (desired or on their way out). */
 function existingValidators(deps: LedgerReconcileDeps, lc: KubeObject): string[] {
@@ -68,27 +55,10 @@ function byIndex(cluster: string) {
   return (a: string, b: string) => (validatorIndex(cluster, a) ?? 0) - (validatorIndex(cluster, b) ?? 0);
 }
 
-/** Deletion: stop every validator (StatefulSets), then let the garbage collector remove the rest. */
-async function finalize(deps: LedgerReconcileDeps, lc: KubeObject, ctx: ApplyContext): Promise<void> {
-  if (!lc.metadata.finalizers?.includes(FINALIZER)) return;
+/** Deletion: stop every validator (StatefulSets); the garbage collector removes the rest. */
+async function stopValidators(deps: LedgerReconcileDeps, lc: KubeObject, ctx: ApplyContext): Promise<void> {
   const namespace = lc.metadata.namespace ?? '';
   for (const name of existingValidators(deps, lc)) await apply(ctx, STATEFUL_SET, namespace, name, null);
-  try {
-    await patchFinalizers(
-      deps,
-      lc,
-      (lc.metadata.finalizers ?? []).filter((f) => f !== FINALIZER),
-    );
-  } catch (err) {
-    if (isNotFound(err)) return;
-    throw err;
-  }
-  await deps.recorder.record(lc, {
-    type: 'Normal',
-    reason: 'Finalized',
-    action: 'Delete',
-    note: 'Validators stopped; Secrets, ConfigMaps, Services and volumes are removed by the garbage collector',
-  });
 }
 
 /**
@@ -96,35 +66,13 @@ async function finalize(deps: LedgerReconcileDeps, lc: KubeObject, ctx: ApplyCon
  * each validator's Service and StatefulSet, the client Service, then what the nodes say (height, active set),
  * the membership step, and the status.
  */
-export async function reconcileLedgerCluster(deps: LedgerReconcileDeps, key: string): Promise<Result> {
-  const { namespace, name } = splitKey(key);
-  let lc = deps.lookup(RESOURCES.LedgerCluster, namespace, name);
-  if (!lc) return undefined;
-  deps.stats.reconciles++;
-  const writes = { count: 0 };
-  const ctx: ApplyContext = {
-    client: deps.client,
-    owner: lc,
-    lookup: deps.lookup,
-    onWrite: deps.onWrite,
-    recorder: deps.recorder,
-    events: new EventBatch(),
-    writes,
-  };
-  try {
-    if (lc.metadata.deletionTimestamp) {
-      await finalize(deps, lc, ctx);
-      return undefined;
-    }
-    if (!lc.metadata.finalizers?.includes(FINALIZER)) {
-      lc = await patchFinalizers(deps, lc, [...(lc.metadata.finalizers ?? []), FINALIZER]);
-      ctx.owner = lc;
-    }
-    return await reconcileSpec(deps, lc, ctx);
-  } finally {
-    deps.stats.writes += writes.count;
-    await ctx.events?.flush(deps.recorder, ctx.owner);
-  }
+export function reconcileLedgerCluster(deps: LedgerReconcileDeps, key: string): Promise<Result> {
+  return reconcileInFrame(deps, key, {
+    type: RESOURCES.LedgerCluster,
+    cleanUp: (lc, ctx) => stopValidators(deps, lc, ctx),
+    finalizedNote: 'Validators stopped; Secrets, ConfigMaps, Services and volumes are removed by the garbage collector',
+    reconcileSpec: (lc, ctx) => reconcileSpec(deps, lc, ctx),
+  });
 }
 
 async function reconcileSpec(deps: LedgerReconcileDeps, lcObj: KubeObject, ctx: ApplyContext): Promise<Result> {

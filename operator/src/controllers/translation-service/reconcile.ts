@@ -3,9 +3,9 @@ import { type TranslationService, type TranslationServiceSpec, translationServic
 import { isConflict, isNotFound, KubeApiError, NotOwnedError, SecretNotFoundError } from '../../errors.ts';
 import { type ApplyContext, apply, createIfAbsent } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
-import { EventBatch, type EventRecorder } from '../../kube/events.ts';
+import type { EventRecorder } from '../../kube/events.ts';
 import { RESOURCES, type ResourceType, resourcePath } from '../../kube/resources.ts';
-import { controllerOf, type KubeObject, splitKey } from '../../kube/types.ts';
+import { controllerOf, type KubeObject } from '../../kube/types.ts';
 import {
   COMPONENT_LABEL,
   deployment,
@@ -28,11 +28,10 @@ import {
 } from '../../specs/translation-service/index.ts';
 import { setCondition } from '../../status/conditions.ts';
 import { type Status, updateStatus } from '../../status/status-writer.ts';
-
-/** Keeps a TranslationService alive until the operator has stopped its workloads. */
-export const FINALIZER = 'scriptorium.dev/cleanup';
-
 import type { ReconcileStats } from '../controller-runtime.ts';
+import { reconcileInFrame } from '../reconcile-frame.ts';
+
+export { FINALIZER } from '../reconcile-frame.ts';
 
 export type { ReconcileStats };
 
@@ -108,91 +107,29 @@ async function missingSecret(deps: ReconcileDeps, namespace: string, spec: Trans
   return undefined;
 }
 
-async function addFinalizer(deps: ReconcileDeps, ts: KubeObject): Promise<KubeObject> {
-  const updated = await deps.client.request<KubeObject>(
-    'PATCH',
-    resourcePath(RESOURCES.TranslationService, ts.metadata.namespace, ts.metadata.name),
-    {
-      contentType: 'application/merge-patch+json',
-      body: {
-        metadata: {
-          resourceVersion: ts.metadata.resourceVersion,
-          finalizers: [...(ts.metadata.finalizers ?? []), FINALIZER],
-        },
-      },
-    },
-  );
-  deps.stats.writes++;
-  return { ...updated, apiVersion: ts.apiVersion, kind: ts.kind };
-}
-
-/** Deletion: stop the workloads (CronJobs first, then the Deployment), then let the garbage collector do the rest. */
-async function finalize(deps: ReconcileDeps, ts: KubeObject, ctx: ApplyContext): Promise<void> {
-  if (!ts.metadata.finalizers?.includes(FINALIZER)) return;
+/** Deletion: stop the workloads (CronJobs first, then the Deployment); the garbage collector removes the rest. */
+async function stopWorkloads(ts: KubeObject, ctx: ApplyContext): Promise<void> {
   const namespace = ts.metadata.namespace ?? '';
   const n = names(ts as TranslationService);
   await apply(ctx, RESOURCES.CronJob, namespace, n.workerCronJob, null);
   await apply(ctx, RESOURCES.CronJob, namespace, n.retentionCronJob, null);
   await apply(ctx, RESOURCES.Deployment, namespace, n.deployment, null);
-  try {
-    await deps.client.request('PATCH', resourcePath(RESOURCES.TranslationService, namespace, ts.metadata.name), {
-      contentType: 'application/merge-patch+json',
-      body: {
-        metadata: {
-          resourceVersion: ts.metadata.resourceVersion,
-          finalizers: (ts.metadata.finalizers ?? []).filter((f) => f !== FINALIZER),
-        },
-      },
-    });
-    deps.stats.writes++;
-  } catch (err) {
-    if (isNotFound(err)) return;
-    throw err;
-  }
-  await deps.recorder.record(ts, {
-    type: 'Normal',
-    reason: 'Finalized',
-    action: 'Delete',
-    note: 'Workloads stopped; remaining objects are removed by the garbage collector',
-  });
 }
 
 /**
  * One reconcile of a TranslationService: compare and apply, in order. Desired objects come from the pure
  * builders in specs/translation-service; this function only decides the order and reports status.
  */
-export async function reconcileTranslationService(
+export function reconcileTranslationService(
   deps: ReconcileDeps,
   key: string,
 ): Promise<{ requeueAfterMs?: number } | undefined> {
-  const { namespace, name } = splitKey(key);
-  let ts = deps.lookup(RESOURCES.TranslationService, namespace, name);
-  if (!ts) return undefined;
-  deps.stats.reconciles++;
-  const writes = { count: 0 };
-  const ctx: ApplyContext = {
-    client: deps.client,
-    owner: ts,
-    lookup: deps.lookup,
-    onWrite: deps.onWrite,
-    recorder: deps.recorder,
-    events: new EventBatch(),
-    writes,
-  };
-  try {
-    if (ts.metadata.deletionTimestamp) {
-      await finalize(deps, ts, ctx);
-      return undefined;
-    }
-    if (!ts.metadata.finalizers?.includes(FINALIZER)) {
-      ts = await addFinalizer(deps, ts);
-      ctx.owner = ts;
-    }
-    return await reconcileSpec(deps, ts, ctx);
-  } finally {
-    deps.stats.writes += writes.count;
-    await ctx.events?.flush(deps.recorder, ctx.owner);
-  }
+  return reconcileInFrame(deps, key, {
+    type: RESOURCES.TranslationService,
+    cleanUp: stopWorkloads,
+    finalizedNote: 'Workloads stopped; remaining objects are removed by the garbage collector',
+    reconcileSpec: (ts, ctx) => reconcileSpec(deps, ts, ctx),
+  });
 }
 
 async function reconcileSpec(
