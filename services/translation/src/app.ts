@@ -53,7 +53,7 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   judgeRoutes(app, registry, ctx);
   playgroundRoutes(app, registry, ctx);
   opsRoutes(app, registry, ctx);
-  webRoutes(app, registry);
+  webRoutes(app, registry, ctx);
   healthRoutes(app, registry, ctx);
   await app.ready();
   return { app, registry };

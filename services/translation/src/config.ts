@@ -29,6 +29,11 @@ export const defaultRateLimits: Record<string, number> = {
   '/api/v1/translate': 600,
   '/api/v1/judge': 120,
   '/api/v1/playground': 5,
+  // Per client IP. The operations routes are called by the CronJobs (a few times an hour); the limit bounds
+  // guessing of the worker secret and the database work an unauthenticated caller can cause.
+  '/api/worker': 60,
+  '/api/retention': 60,
+  '/': 120,
 };
 
 /** Public endpoints used when PROVIDER__BASE_URL is not set. */

@@ -410,9 +410,18 @@ describe('OpenAPI document', () => {
     expect(statuses('/api/v1/translate')).toEqual(expect.arrayContaining(['200', '401', '402', '429', '502']));
     expect(statuses('/api/v1/judge')).toEqual(expect.arrayContaining(['200', '401', '429']));
     expect(statuses('/api/v1/playground')).toEqual(expect.arrayContaining(['200', '402', '413', '429']));
-    expect(statuses('/api/worker')).toEqual(['200', '401']);
-    expect(statuses('/api/retention')).toEqual(['200', '401']);
-    expect(statuses('/', 'get')).toEqual(['200']);
+    expect(statuses('/api/worker')).toEqual(['200', '401', '429']);
+    expect(statuses('/api/retention')).toEqual(['200', '401', '429']);
+    expect(statuses('/', 'get')).toEqual(['200', '429']);
+    for (const [path, method] of [
+      ['/api/worker', 'post'],
+      ['/api/retention', 'post'],
+      ['/', 'get'],
+    ] as const) {
+      const { responses } = doc.paths[path][method];
+      expect(responses['429'].headers['Retry-After'].schema.type).toBe('integer');
+      expect(responses['200'].headers.RateLimitRemaining.schema.type).toBe('integer');
+    }
     const batchSchema = doc.paths['/api/v1/translate'].post.requestBody.content['application/json'].schema;
     expect(Object.keys(batchSchema.properties).sort()).toEqual(
       ['glossary', 'items', 'modelOverride', 'sourceLocale', 'style', 'targetLocale', 'tier'].sort(),

@@ -2,16 +2,25 @@
 import type { FastifyInstance } from 'fastify';
 import { type RouteRegistry, route } from '../../http/route-spec.ts';
 import { workerSecretAuth } from '../../plugins/auth.ts';
+import { rateLimit } from '../../plugins/rate-limit.ts';
 import { RetentionResult, WorkerResult } from '../../schemas.ts';
 import type { AppContext } from '../../services/context.ts';
 import { drain, enqueue } from '../../services/jobs.ts';
 import { judgeSampleHandler, usageRollupHandler } from '../../services/judging.ts';
 import { releaseOrphanedReservations, utcDay } from '../../services/meter.ts';
 import { enforceRetention } from '../../services/retention.ts';
-import { r401 } from '../responses.ts';
+import { r401, r429, rateLimitHeaders } from '../responses.ts';
 
 export function opsRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: AppContext): void {
   const auth = workerSecretAuth(ctx);
+  // Per client IP, counted before the secret is checked: a caller guessing the secret is limited too.
+  const limit = (url: string, name: string) =>
+    rateLimit(
+      ctx,
+      url,
+      [{ name, limit: ctx.config.rateLimits.perMinute[url] ?? 60, windowMs: 60_000 }],
+      (req) => req.ip,
+    );
   const handlers = { 'judge-sample': judgeSampleHandler(ctx), 'usage-rollup': usageRollupHandler(ctx) };
 
   route(
@@ -29,9 +38,13 @@ export function opsRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: Ap
         'number of attempts.',
       tags: ['operations'],
       security: 'workerSecret',
-      responses: { 200: { description: 'processed and failed counts', schema: WorkerResult }, 401: r401 },
+      responses: {
+        200: { description: 'processed and failed counts', schema: WorkerResult, headers: rateLimitHeaders },
+        401: r401,
+        429: r429,
+      },
     },
-    { onRequest: auth },
+    { onRequest: [limit('/api/worker', 'worker:ip'), auth] },
     async () => {
       // Every live reservation settles within one upstream timeout: far older ones belong to a dead process.
       const released = await releaseOrphanedReservations(ctx.database, 2 * ctx.config.provider.timeoutMs + 60_000);
@@ -79,9 +92,13 @@ export function opsRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: Ap
       description: 'Deletes what is past its configured period and returns the deleted counts per category.',
       tags: ['operations'],
       security: 'workerSecret',
-      responses: { 200: { description: 'deleted counts per category', schema: RetentionResult }, 401: r401 },
+      responses: {
+        200: { description: 'deleted counts per category', schema: RetentionResult, headers: rateLimitHeaders },
+        401: r401,
+        429: r429,
+      },
     },
-    { onRequest: auth },
+    { onRequest: [limit('/api/retention', 'retention:ip'), auth] },
     async () => enforceRetention(ctx.database, ctx.config.retentionDays, ctx.now()),
   );
 }

@@ -1,14 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { type RouteRegistry, route } from '../../http/route-spec.ts';
+import { rateLimit } from '../../plugins/rate-limit.ts';
+import type { AppContext } from '../../services/context.ts';
 import { contentSecurityPolicy, newNonce, renderPage } from '../../web/page.ts';
+import { r429, rateLimitHeaders } from '../responses.ts';
 
-export function webRoutes(app: FastifyInstance, registry: RouteRegistry): void {
+export function webRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: AppContext): void {
+  const url = '/';
   route(
     app,
     registry,
     {
       method: 'GET',
-      url: '/',
+      url,
       operationId: 'appPage',
       summary: 'App page',
       description: 'HTML page with a strict, nonce-based Content-Security-Policy (fresh nonce per response).',
@@ -18,11 +22,22 @@ export function webRoutes(app: FastifyInstance, registry: RouteRegistry): void {
         200: {
           description: 'app page, with a content-security-policy header',
           contentType: 'text/html',
-          headers: { 'Content-Security-Policy': { description: 'nonce-based policy', schema: { type: 'string' } } },
+          headers: {
+            'Content-Security-Policy': { description: 'nonce-based policy', schema: { type: 'string' } },
+            ...rateLimitHeaders,
+          },
         },
+        429: r429,
       },
     },
-    {},
+    {
+      onRequest: rateLimit(
+        ctx,
+        url,
+        [{ name: 'page:ip', limit: ctx.config.rateLimits.perMinute[url] ?? 120, windowMs: 60_000 }],
+        (req) => req.ip,
+      ),
+    },
     async (_request, reply) => {
       const nonce = newNonce();
       return reply
