@@ -115,6 +115,7 @@ const envSchema = z.object({
   PLAYGROUND__DAILY_BUDGET_MICROS: int(5_000_000),
   PLAYGROUND__TIER: z.enum(['cheap', 'top']).default('cheap'),
   API_KEY_CACHE_TTL_MS: int(5_000),
+  API_KEY_REVOCATION_CHECK_MS: int(1_000),
   JOBS__MAX_ATTEMPTS: int(5, 1),
   JOBS__BACKOFF_BASE_MS: int(30_000, 0),
   JOBS__LOCK_MS: int(120_000, 1000),
@@ -164,6 +165,8 @@ export interface Config {
   plans: PlanConfig[];
   playground: { dailyBudgetMicros: number; tier: 'cheap' | 'top' };
   apiKeyCacheTtlMs: number;
+  /** How old the revocation generation a cached key is checked against may be (the cross-replica window). */
+  apiKeyRevocationCheckMs: number;
   jobs: { maxAttempts: number; backoffBaseMs: number; lockMs: number; drainMaxJobs: number; drainMaxMs: number };
   retentionDays: {
     usageEvents: number;
@@ -244,6 +247,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     plans: e.PLANS,
     playground: { dailyBudgetMicros: e.PLAYGROUND__DAILY_BUDGET_MICROS, tier: e.PLAYGROUND__TIER },
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
+    apiKeyRevocationCheckMs: e.API_KEY_REVOCATION_CHECK_MS,
     jobs: {
       maxAttempts: e.JOBS__MAX_ATTEMPTS,
       backoffBaseMs: e.JOBS__BACKOFF_BASE_MS,

@@ -61,7 +61,7 @@ export function createContext(
     database,
     provider,
     heuristicProvider: createProvider({ kind: 'pseudo', timeoutMs: config.provider.timeoutMs }),
-    keys: new ApiKeyResolver(database, config.apiKeyCacheTtlMs),
+    keys: new ApiKeyResolver(database, config.apiKeyCacheTtlMs, config.apiKeyRevocationCheckMs),
     rateLimits: store,
     metrics,
     logger,

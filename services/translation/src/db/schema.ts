@@ -155,6 +155,15 @@ export const apiKeys = pgTable(
   (t) => [index('api_keys_org_idx').on(t.orgId), index('api_keys_user_idx').on(t.userId)],
 );
 
+/**
+ * One row (id 1): bumped in the same transaction as every API-key revocation. Replicas compare it (at most every
+ * API_KEY_REVOCATION_CHECK_MS) before answering from their key cache, and drop the cache when it moved.
+ */
+export const apiKeyGeneration = pgTable('api_key_generation', {
+  id: integer('id').primaryKey(),
+  generation: bigint('generation', { mode: 'number' }).notNull().default(0),
+});
+
 /** Fine-tuned models an organization may select with `modelOverride`. */
 export const fineTunedModels = pgTable(
   'fine_tuned_models',

@@ -140,25 +140,68 @@ SELECT k.id, k.hash, k.user_id, k.org_id, p.quota_tokens, p.period_days,
 
 /**
  * Resolves API keys to principals: looked up by SHA-256 hash, the stored hash compared again in constant time.
- * A short in-process cache (ttlMs, 0 = off) spares the database on hot keys; revocation takes effect within ttlMs.
+ * A short in-process cache (ttlMs, 0 = off) spares the database on hot keys. Revocation: `revokeApiKey` bumps
+ * `api_key_generation` in the same statement; before answering from the cache, the resolver re-reads that
+ * generation when its last read is older than checkMs (one shared query, whatever the number of keys) and drops the
+ * whole cache when it moved. So a revocation is seen at once by the process that made it (it passes the new
+ * generation to `noteGeneration`) and within checkMs (+ one round trip) by every other replica.
  */
 export class ApiKeyResolver {
   readonly #database: Database;
   readonly #ttlMs: number;
-  readonly #cache = new Map<string, { principal: Principal | null; expires: number }>();
+  readonly #checkMs: number;
+  readonly #cache = new Map<string, { principal: Principal | null; expires: number; generation: number }>();
+  /** Last generation read; entries cached under another one are never served. */
+  #generation = -1;
+  #checkedAt = Number.NEGATIVE_INFINITY;
+  #checking: Promise<void> | null = null;
 
-  constructor(database: Database, ttlMs: number) {
+  constructor(database: Database, ttlMs: number, checkMs = 1_000) {
     this.#database = database;
     this.#ttlMs = ttlMs;
+    this.#checkMs = checkMs;
+  }
+
+  /**
+   * A generation read from the database (or returned by `revokeApiKey`): drops the cache when it moved forward. It only
+   * grows, so an older read finishing late is ignored.
+   */
+  noteGeneration(generation: number): void {
+    if (generation > this.#generation) {
+      this.#cache.clear();
+      this.#generation = generation;
+    }
+  }
+
+  async #freshGeneration(): Promise<void> {
+    if (Date.now() - this.#checkedAt < this.#checkMs) return;
+    this.#checking ??= (async () => {
+      const startedAt = Date.now();
+      const [row] = await this.#database.query<{ generation: string | number }>(
+        'SELECT generation FROM api_key_generation WHERE id = 1',
+        [],
+        'api_key_generation',
+      );
+      this.noteGeneration(Number(row?.generation ?? 0));
+      this.#checkedAt = startedAt;
+    })().finally(() => {
+      this.#checking = null;
+    });
+    await this.#checking;
   }
 
   async resolve(secret: string): Promise<Principal | null> {
     if (!looksLikeApiKey(secret)) return null;
     const hash = sha256(secret);
     const cacheKey = hash.toString('base64');
+    if (this.#ttlMs > 0) {
+      await this.#freshGeneration();
+      const cached = this.#cache.get(cacheKey);
+      if (cached && cached.expires > Date.now() && cached.generation === this.#generation) return cached.principal;
+    }
+    // Tagged with the generation known before the lookup: if a revocation moves it meanwhile, the entry is stale.
+    const generation = this.#generation;
     const now = Date.now();
-    const cached = this.#cache.get(cacheKey);
-    if (cached && cached.expires > now) return cached.principal;
     const [row] = await this.#database.query<PrincipalRow>(PRINCIPAL_SQL, [hash], 'api_key_principal');
     const principal =
       row && digestsEqual(Buffer.from(row.hash), hash)
@@ -175,7 +218,7 @@ export class ApiKeyResolver {
         : null;
     if (this.#ttlMs > 0) {
       if (this.#cache.size > 10_000) this.#cache.clear();
-      this.#cache.set(cacheKey, { principal, expires: now + this.#ttlMs });
+      this.#cache.set(cacheKey, { principal, expires: now + this.#ttlMs, generation });
     }
     if (principal) {
       // Throttled: at most one write per key per minute.
@@ -188,4 +231,35 @@ export class ApiKeyResolver {
     }
     return principal;
   }
+}
+
+const REVOKE_SQL = `
+WITH r AS (
+  UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id, org_id, prefix
+), g AS (
+  UPDATE api_key_generation SET generation = generation + 1 WHERE id = 1 AND EXISTS (SELECT 1 FROM r)
+  RETURNING generation
+), a AS (
+  INSERT INTO audit_log (actor_kind, actor_user_id, org_id, action, target, meta)
+  SELECT $2, $3, r.org_id, 'api_key.revoke', r.id, jsonb_build_object('prefix', r.prefix) FROM r
+)
+SELECT g.generation FROM g`;
+
+/**
+ * Revokes an API key (idempotent: false when it was unknown or already revoked). In one statement: `revoked_at`,
+ * the revocation generation and the audit entry. With `resolver`, this process stops accepting the key at once.
+ */
+export async function revokeApiKey(
+  database: Database,
+  input: { keyId: string; actor: 'user' | 'operator' | 'system'; actorUserId?: string },
+  resolver?: ApiKeyResolver,
+): Promise<boolean> {
+  const [row] = await database.query<{ generation: string | number }>(
+    REVOKE_SQL,
+    [input.keyId, input.actor, input.actorUserId ?? null],
+    'api_key_revoke',
+  );
+  if (!row) return false;
+  resolver?.noteGeneration(Number(row.generation));
+  return true;
 }
