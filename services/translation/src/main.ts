@@ -4,6 +4,7 @@
 //   migrate                             apply pending migrations
 //   trigger worker|retention            POST to TRANSLATION_URL with WORKER_SECRET (CronJobs); exit code = result
 //   keys create --user EMAIL [--org ID] issue an API key (operator); prints the secret once
+//   keys revoke --key-id ID             revoke an API key (every replica refuses it within API_KEY_REVOCATION_CHECK_MS)
 import { parseArgs } from 'node:util';
 import { type Config, loadConfig } from './config.ts';
 import { ConfigError } from './errors.ts';
@@ -18,7 +19,8 @@ const USAGE = `usage: main.ts <command>
   serve                                 run the HTTP API (port $PORT, default 3000)
   migrate                               apply pending database migrations
   trigger worker|retention              POST /api/worker or /api/retention on $TRANSLATION_URL
-  keys create --user EMAIL [--org ID]   issue an API key; the secret is printed once`;
+  keys create --user EMAIL [--org ID]   issue an API key; the secret is printed once
+  keys revoke --key-id ID               revoke an API key (the keyId that keys create printed)`;
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`${message}\n`);
@@ -79,26 +81,40 @@ async function main(argv: string[]): Promise<void> {
     case 'keys': {
       const { values, positionals } = parseArgs({
         args: rest,
-        options: { user: { type: 'string' }, org: { type: 'string' } },
+        options: { user: { type: 'string' }, org: { type: 'string' }, 'key-id': { type: 'string' } },
         allowPositionals: true,
       });
-      if (positionals[0] !== 'create' || !values.user)
-        fail(`keys: expected create --user EMAIL [--org ID]\n${USAGE}`, 2);
+      const keyId = positionals[0] === 'revoke' ? values['key-id'] : undefined;
+      const user = positionals[0] === 'create' ? values.user : undefined;
+      if (!keyId && !user) fail(`keys: expected create --user EMAIL [--org ID] or revoke --key-id ID\n${USAGE}`, 2);
       const { openDatabase } = await loadDb();
+      if (keyId) {
+        const { revokeApiKey } = await loadAccounts();
+        const database = await openDatabase(requireDatabaseUrl(config));
+        try {
+          const revoked = await revokeApiKey(database, { keyId, actor: 'operator' });
+          process.stdout.write(`${JSON.stringify({ keyId, revoked })}\n`);
+        } finally {
+          await database.close();
+        }
+        return;
+      }
+      if (!user) return;
       const { ensureUser, issueApiKey, NotAMemberError } = await loadAccounts();
       const database = await openDatabase(requireDatabaseUrl(config));
       try {
-        const userId = await ensureUser(database, values.user);
+        const userId = await ensureUser(database, user);
         const key = await issueApiKey(database, {
           userId,
           orgId: values.org,
           defaultPlan: config.defaultPlan,
           actor: 'operator',
         });
-        process.stdout.write(`${JSON.stringify({ apiKey: key.apiKey, prefix: key.prefix, orgId: key.orgId })}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ apiKey: key.apiKey, prefix: key.prefix, keyId: key.keyId, orgId: key.orgId })}\n`,
+        );
       } catch (e) {
-        if (e instanceof NotAMemberError)
-          fail(`keys create: ${values.user} is not a member of organization ${values.org}`);
+        if (e instanceof NotAMemberError) fail(`keys create: ${user} is not a member of organization ${values.org}`);
         throw e;
       } finally {
         await database.close();

@@ -66,7 +66,7 @@ describe('main.ts commands', () => {
   it('keys create prints the secret once; serve answers with it; trigger reflects the result; SIGTERM stops it', async () => {
     const keys = await run(['keys', 'create', '--user', 'ops@example.com'], { DATABASE_URL: db.url });
     expect(keys.code).toBe(0);
-    const { apiKey, prefix } = JSON.parse(keys.stdout);
+    const { apiKey, prefix, keyId } = JSON.parse(keys.stdout);
     expect(apiKey).toMatch(/^sk_live_[0-9A-Za-z]{43}$/);
     expect(apiKey.startsWith(prefix)).toBe(true);
     const notMember = await run(['keys', 'create', '--user', 'ops@example.com', '--org', 'no-such-org'], {
@@ -112,6 +112,18 @@ describe('main.ts commands', () => {
       }),
     });
     expect(t.status).toBe(200);
+    // keys revoke from another process: the serving process (key cached) refuses the key within its check interval.
+    const revoke = await run(['keys', 'revoke', '--key-id', keyId], { DATABASE_URL: db.url });
+    expect(revoke.code).toBe(0);
+    expect(JSON.parse(revoke.stdout)).toEqual({ keyId, revoked: true });
+    let status = 200;
+    for (let i = 0; i < 100 && status !== 401; i++) {
+      status = (
+        await fetch(`${base}/api/v1/translate`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` } })
+      ).status;
+      if (status !== 401) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(401);
 
     const ok = await run(['trigger', 'worker'], { TRANSLATION_URL: base, WORKER_SECRET: SECRET });
     expect(ok.code).toBe(0);
