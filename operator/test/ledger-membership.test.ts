@@ -108,6 +108,17 @@ async function syncPodReadiness(name: string): Promise<boolean> {
   return ready;
 }
 
+/** The kubelet's part: a deleted pod goes away (the node process stands in for the new pod), readiness. */
+async function playKubelet(live: string[]): Promise<void> {
+  for (const pod of await list(client, RESOURCES.Pod, ns, 'scriptorium.dev/ledger-cluster=ledger')) {
+    if (pod.metadata.deletionTimestamp)
+      await client
+        .request('DELETE', resourcePath(RESOURCES.Pod, ns, pod.metadata.name), { body: { gracePeriodSeconds: 0 } })
+        .catch(() => undefined);
+  }
+  await Promise.all(live.map(syncPodReadiness));
+}
+
 beforeAll(async () => {
   for (const name of NAMES) ports.set(name, await freePort());
   dir = mkdtempSync(join(tmpdir(), 'scriptorium-ledger-op-'));
@@ -255,16 +266,7 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
     await eventually(
       'every validator on the new image and Ready',
       async () => {
-        // The kubelet's part: a deleted pod goes away (the node process stands in for the new pod), readiness.
-        for (const pod of await list(client, RESOURCES.Pod, ns, 'scriptorium.dev/ledger-cluster=ledger')) {
-          if (pod.metadata.deletionTimestamp)
-            await client
-              .request('DELETE', resourcePath(RESOURCES.Pod, ns, pod.metadata.name), {
-                body: { gracePeriodSeconds: 0 },
-              })
-              .catch(() => undefined);
-        }
-        await Promise.all(live.map(syncPodReadiness));
+        await playKubelet(live);
         const sets = await list(client, STATEFUL_SET, ns);
         const rolling = sets.filter(
           (sts) =>
@@ -284,8 +286,18 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
     );
     expect(mostAtOnce).toBe(1);
     await slowly('Ready again', async () => {
+      await playKubelet(live); // a kubelet keeps reporting after the rollout, too
       const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
-      return condition(got, 'Ready')?.status === 'True';
+      if (condition(got, 'Ready')?.status === 'True') return true;
+      // On a timeout, say which condition held it back.
+      throw new Error(
+        (got?.status?.conditions ?? [])
+          .map(
+            (c: { type: string; status: string; reason: string; message: string }) =>
+              `${c.type}=${c.status} ${c.reason}: ${c.message}`,
+          )
+          .join(' | '),
+      );
     });
   });
 });
