@@ -100,3 +100,17 @@ export function runReconcileWorkers(o: WorkerOptions): Promise<void> {
     },
   );
 }
+
+/** Whether an update of a custom resource needs a reconcile: not for the operator's own status writes. */
+export function needsReconcile(obj: KubeObject, old: KubeObject | undefined): boolean {
+  if (!old) return true;
+  const a = obj.metadata;
+  const b = old.metadata;
+  return (
+    a.generation !== b.generation ||
+    a.deletionTimestamp !== b.deletionTimestamp ||
+    JSON.stringify(a.finalizers ?? []) !== JSON.stringify(b.finalizers ?? []) ||
+    JSON.stringify(a.labels ?? {}) !== JSON.stringify(b.labels ?? {}) ||
+    a.uid !== b.uid
+  );
+}

@@ -6,6 +6,7 @@ import type { KubeClient } from '../kube/client.ts';
 import { EventBatch, type EventRecorder } from '../kube/events.ts';
 import { type ResourceType, resourcePath } from '../kube/resources.ts';
 import { type KubeObject, splitKey } from '../kube/types.ts';
+import { type Status, updateStatus } from '../status/status-writer.ts';
 import type { ReconcileResult, ReconcileStats } from './controller-runtime.ts';
 
 /** Keeps a custom resource alive until the operator has stopped its workloads. */
@@ -93,4 +94,26 @@ async function patchFinalizers(
   );
   deps.stats.writes++;
   return { ...updated, apiVersion: obj.apiVersion, kind: obj.kind };
+}
+
+/** Writes the resource's status (a fresh read, `mutate`, skipped when unchanged) and keeps the cache level with it. */
+export async function writeStatus(
+  deps: FrameDeps,
+  type: ResourceType,
+  obj: KubeObject,
+  mutate: (s: Status) => Status,
+): Promise<void> {
+  const { written, object } = await updateStatus(
+    deps.client,
+    type,
+    obj.metadata.namespace ?? '',
+    obj.metadata.name ?? '',
+    mutate,
+    { cached: obj },
+  );
+  if (written && object) {
+    deps.stats.statusWrites++;
+    // The watch event of a status-only change triggers no reconcile, so the cache learns it here.
+    deps.onWrite(type, { ...object, apiVersion: obj.apiVersion, kind: obj.kind });
+  }
 }

@@ -15,18 +15,7 @@ export function ledgerOwnerKey(obj: KubeObject): string | undefined {
   return undefined;
 }
 
-/** Whether a LedgerCluster watch event needs a reconcile (not for our own status writes). */
-export function ledgerNeedsReconcile(obj: KubeObject, old: KubeObject | undefined): boolean {
-  if (!old) return true;
-  const a = obj.metadata;
-  const b = old.metadata;
-  return (
-    a.generation !== b.generation ||
-    a.deletionTimestamp !== b.deletionTimestamp ||
-    JSON.stringify(a.finalizers ?? []) !== JSON.stringify(b.finalizers ?? []) ||
-    a.uid !== b.uid
-  );
-}
+export { needsReconcile as ledgerNeedsReconcile } from '../controller-runtime.ts';
 
 /** Whether a pod event matters: readiness or phase changed, or it appeared/disappeared. */
 export function podChanged(obj: KubeObject, old: KubeObject | undefined): boolean {

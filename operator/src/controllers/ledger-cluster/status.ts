@@ -4,7 +4,8 @@ import { RESOURCES } from '../../kube/resources.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import { quorumOf, selectorString } from '../../specs/ledger-cluster/index.ts';
 import { setCondition } from '../../status/conditions.ts';
-import { type Status, updateStatus } from '../../status/status-writer.ts';
+import type { Status } from '../../status/status-writer.ts';
+import { writeStatus as writeResourceStatus } from '../reconcile-frame.ts';
 import { type Cond, type LedgerReconcileDeps, PROGRESS_MS, RESYNC_MS, type Result } from './deps.ts';
 import type { PendingStatus } from './membership-plan.ts';
 import type { ClusterObservation } from './observe.ts';
@@ -20,23 +21,8 @@ export function conditionsMutator(lc: KubeObject, degraded: Cond, progressing: C
   };
 }
 
-export async function writeStatus(
-  deps: LedgerReconcileDeps,
-  lc: KubeObject,
-  mutate: (s: Status) => Status,
-): Promise<void> {
-  const { written, object } = await updateStatus(
-    deps.client,
-    RESOURCES.LedgerCluster,
-    lc.metadata.namespace ?? '',
-    lc.metadata.name ?? '',
-    mutate,
-    { cached: lc },
-  );
-  if (written && object) {
-    deps.stats.statusWrites++;
-    deps.onWrite(RESOURCES.LedgerCluster, { ...object, apiVersion: lc.apiVersion, kind: lc.kind });
-  }
+export function writeStatus(deps: LedgerReconcileDeps, lc: KubeObject, mutate: (s: Status) => Status): Promise<void> {
+  return writeResourceStatus(deps, RESOURCES.LedgerCluster, lc, mutate);
 }
 
 export interface Snapshot {

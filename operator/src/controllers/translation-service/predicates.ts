@@ -8,19 +8,7 @@ export function ownerKey(obj: KubeObject): string | undefined {
   return `${obj.metadata.namespace ?? ''}/${ref.name}`;
 }
 
-/** Whether an update of a TranslationService needs a reconcile (not for our own status writes). */
-export function needsReconcile(obj: KubeObject, old: KubeObject | undefined): boolean {
-  if (!old) return true;
-  const a = obj.metadata;
-  const b = old.metadata;
-  return (
-    a.generation !== b.generation ||
-    a.deletionTimestamp !== b.deletionTimestamp ||
-    JSON.stringify(a.finalizers ?? []) !== JSON.stringify(b.finalizers ?? []) ||
-    JSON.stringify(a.labels ?? {}) !== JSON.stringify(b.labels ?? {}) ||
-    a.uid !== b.uid
-  );
-}
+export { needsReconcile } from '../controller-runtime.ts';
 
 /** Names of the Secrets a TranslationService's spec points at (raw spec: works before parsing). */
 export function referencedSecretNames(ts: TranslationService): Set<string> {

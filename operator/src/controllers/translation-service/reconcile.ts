@@ -27,9 +27,9 @@ import {
   workerCronJob,
 } from '../../specs/translation-service/index.ts';
 import { setCondition } from '../../status/conditions.ts';
-import { type Status, updateStatus } from '../../status/status-writer.ts';
+import type { Status } from '../../status/status-writer.ts';
 import type { ReconcileStats } from '../controller-runtime.ts';
-import { reconcileInFrame } from '../reconcile-frame.ts';
+import { reconcileInFrame, writeStatus as writeResourceStatus } from '../reconcile-frame.ts';
 
 export { FINALIZER } from '../reconcile-frame.ts';
 
@@ -62,20 +62,8 @@ function conditionsMutator(ts: KubeObject, degraded: Cond, progressing: Cond, ex
   };
 }
 
-async function writeStatus(deps: ReconcileDeps, ts: KubeObject, mutate: (s: Status) => Status): Promise<void> {
-  const { written, object } = await updateStatus(
-    deps.client,
-    RESOURCES.TranslationService,
-    ts.metadata.namespace ?? '',
-    ts.metadata.name ?? '',
-    mutate,
-    { cached: ts },
-  );
-  if (written && object) {
-    deps.stats.statusWrites++;
-    // Keep the cache level with our own write: the watch event of a status-only change triggers no reconcile.
-    deps.onWrite(RESOURCES.TranslationService, { ...object, apiVersion: ts.apiVersion, kind: ts.kind });
-  }
+function writeStatus(deps: ReconcileDeps, ts: KubeObject, mutate: (s: Status) => Status): Promise<void> {
+  return writeResourceStatus(deps, RESOURCES.TranslationService, ts, mutate);
 }
 
 const secretKeys = new Map<string, Set<string>>();
