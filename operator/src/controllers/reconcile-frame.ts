@@ -1,5 +1,6 @@
 // The frame every reconcile runs in, whatever its kind: read the resource from the cache, finalize it when it is
 // being deleted, add the finalizer otherwise, reconcile the spec, then count the writes and flush the Events.
+import type { Logger } from 'pino';
 import { isNotFound } from '../errors.ts';
 import type { ApplyContext } from '../kube/apply.ts';
 import type { KubeClient } from '../kube/client.ts';
@@ -18,6 +19,12 @@ export interface FrameDeps {
   onWrite: (type: ResourceType, obj: KubeObject) => void;
   recorder: EventRecorder;
   stats: ReconcileStats;
+}
+
+/** What every reconciler reads and writes through (both kinds' deps extend it). */
+export interface ReconcilerDeps extends FrameDeps {
+  list: (type: ResourceType, namespace: string) => KubeObject[];
+  log: Logger;
 }
 
 export interface KindReconciler {

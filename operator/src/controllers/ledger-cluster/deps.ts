@@ -1,12 +1,10 @@
-import type { Logger } from 'pino';
 import type { LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
 import { isNotFound } from '../../errors.ts';
-import type { KubeClient } from '../../kube/client.ts';
-import type { EventRecorder } from '../../kube/events.ts';
-import { RESOURCES, type ResourceType, resourcePath } from '../../kube/resources.ts';
+import { RESOURCES, resourcePath } from '../../kube/resources.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { Pem } from '../../specs/ledger-cluster/index.ts';
 import type { ReconcileStats } from '../controller-runtime.ts';
+import type { ReconcilerDeps } from '../reconcile-frame.ts';
 import type { NodeApi } from './observe.ts';
 
 export { FINALIZER } from '../reconcile-frame.ts';
@@ -18,14 +16,7 @@ export const NODE_CERT_DAYS = 365;
 
 export type { ReconcileStats };
 
-export interface LedgerReconcileDeps {
-  client: KubeClient;
-  lookup: (type: ResourceType, namespace: string, name: string) => KubeObject | undefined;
-  list: (type: ResourceType, namespace: string) => KubeObject[];
-  onWrite: (type: ResourceType, obj: KubeObject) => void;
-  recorder: EventRecorder;
-  log: Logger;
-  stats: ReconcileStats;
+export interface LedgerReconcileDeps extends ReconcilerDeps {
   /** Node API client for one cluster (its token and CA). */
   nodeApi: (opts: { token?: string; caPem?: string; clientCert?: Pem }) => NodeApi;
   /** Resubmit a membership change that has not taken effect after this long (planner default 60 s). */

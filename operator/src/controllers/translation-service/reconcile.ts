@@ -1,10 +1,7 @@
-import type { Logger } from 'pino';
 import { type TranslationService, type TranslationServiceSpec, translationServiceSpec } from '../../api/index.ts';
 import { isConflict, isNotFound, KubeApiError, NotOwnedError, SecretNotFoundError } from '../../errors.ts';
 import { type ApplyContext, apply, createIfAbsent } from '../../kube/apply.ts';
-import type { KubeClient } from '../../kube/client.ts';
-import type { EventRecorder } from '../../kube/events.ts';
-import { RESOURCES, type ResourceType, resourcePath } from '../../kube/resources.ts';
+import { RESOURCES, resourcePath } from '../../kube/resources.ts';
 import { controllerOf, type KubeObject } from '../../kube/types.ts';
 import {
   COMPONENT_LABEL,
@@ -29,20 +26,13 @@ import {
 import { setCondition } from '../../status/conditions.ts';
 import type { Status } from '../../status/status-writer.ts';
 import type { ReconcileStats } from '../controller-runtime.ts';
-import { reconcileInFrame, writeStatus as writeResourceStatus } from '../reconcile-frame.ts';
+import { type ReconcilerDeps, reconcileInFrame, writeStatus as writeResourceStatus } from '../reconcile-frame.ts';
 
 export { FINALIZER } from '../reconcile-frame.ts';
 
 export type { ReconcileStats };
 
-export interface ReconcileDeps {
-  client: KubeClient;
-  lookup: (type: ResourceType, namespace: string, name: string) => KubeObject | undefined;
-  list: (type: ResourceType, namespace: string) => KubeObject[];
-  onWrite: (type: ResourceType, obj: KubeObject) => void;
-  recorder: EventRecorder;
-  log: Logger;
-  stats: ReconcileStats;
+export interface ReconcileDeps extends ReconcilerDeps {
   token?: () => string;
   /**
    * True when the final status write of this reconcile may be left to the next reconcile of `key`, which is
