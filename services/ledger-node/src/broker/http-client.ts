@@ -1,0 +1,99 @@
+// HTTP(S) GET for broker reads: one keep-alive undici Agent per watcher that trusts the CA bundle
+// of NODE_BROKER__TLS_CA_FILE (in addition to nothing else when it is set: a private CA), a
+// timeout per request, and retries with exponential backoff and full jitter for what may pass
+// (no answer, timeouts, 5xx, 429). A 4xx other than 429 is final at once.
+import { Agent, errors, request } from 'undici';
+import { BrokerReadError } from './read-error.ts';
+
+export interface BrokerHttpOptions {
+  /** PEM CA bundle for HTTPS brokers; when set, only these roots are trusted. */
+  ca?: Buffer | undefined;
+  /** Per request: connect, headers and body each (default 10 s). */
+  timeoutMs?: number;
+  /** Retries after the first attempt (default 3). */
+  retries?: number;
+  /** Backoff base and cap: attempt n waits random(0, min(cap, base × 2^n)) (default 200 ms, 5 s). */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** Injected for tests. */
+  random?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface BrokerResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export interface BrokerHttp {
+  /** GETs `url`; resolves only with a 200 response, else throws BrokerReadError. */
+  get(broker: string, url: string, headers: Record<string, string>): Promise<BrokerResponse>;
+  close(): Promise<void>;
+}
+
+/** Full-jitter exponential backoff (AWS architecture blog): random(0, min(cap, base × 2^attempt)). */
+export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number): number {
+  return Math.floor(random() * Math.min(maxMs, baseMs * 2 ** attempt));
+}
+
+const retryable = (status: number) => status >= 500 || status === 429;
+
+export function createBrokerHttp(options: BrokerHttpOptions = {}): BrokerHttp {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const retries = options.retries ?? 3;
+  const base = options.backoffBaseMs ?? 200;
+  const cap = options.backoffMaxMs ?? 5000;
+  const random = options.random ?? Math.random;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const agent = new Agent({
+    keepAliveTimeout: 30_000,
+    connections: 8,
+    connectTimeout: timeoutMs,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connect: options.ca ? { ca: options.ca, rejectUnauthorized: true } : { rejectUnauthorized: true },
+  });
+
+  async function once(broker: string, url: string, headers: Record<string, string>): Promise<BrokerResponse> {
+    try {
+      const res = await request(url, {
+        method: 'GET',
+        headers,
+        dispatcher: agent,
+        signal: AbortSignal.timeout(timeoutMs * 3),
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, headers: res.headers, text };
+    } catch (err) {
+      const e = err as Error & { code?: string };
+      const timeout =
+        err instanceof errors.HeadersTimeoutError ||
+        err instanceof errors.BodyTimeoutError ||
+        err instanceof errors.ConnectTimeoutError ||
+        e.name === 'TimeoutError';
+      throw new BrokerReadError(broker, timeout ? 'timeout' : 'unreachable', e.code ?? e.message);
+    }
+  }
+
+  return {
+    async get(broker, url, headers) {
+      let last: BrokerReadError | undefined;
+      for (let attempt = 0; attempt <= retries; attempt++) {
+        if (attempt > 0) await sleep(backoffDelay(attempt - 1, base, cap, random));
+        let res: BrokerResponse;
+        try {
+          res = await once(broker, url, headers);
+        } catch (err) {
+          last = err as BrokerReadError;
+          continue;
+        }
+        if (res.status === 200) return res;
+        last = new BrokerReadError(broker, 'http_status', `GET answered ${res.status}`);
+        if (!retryable(res.status)) break;
+      }
+      throw last as BrokerReadError;
+    },
+    close: () => agent.close(),
+  };
+}

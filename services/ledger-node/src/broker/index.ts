@@ -1,0 +1,29 @@
+export {
+  type BrokerApi,
+  type BrokerEndpoint,
+  type BrokerRole,
+  NGSI_LD_CORE_CONTEXT,
+  normalizeBrokerUrl,
+} from './endpoint.ts';
+export { type BrokerHttp, type BrokerHttpOptions, backoffDelay, createBrokerHttp } from './http-client.ts';
+export { listingFor, type ReadOptions, readBroker } from './listing.ts';
+export { entityDigest, ObservationMemory, observationDigest } from './memory.ts';
+export { recordsFor } from './notary.ts';
+export { entityKey, type ObservedEntity, observeEntity } from './observe.ts';
+export { BrokerReadError, type BrokerReadReason } from './read-error.ts';
+export {
+  buildRecord,
+  isObservationRecord,
+  type ObservationFields,
+  type ObservationRecord,
+  type ObservationScope,
+  recordId,
+} from './record.ts';
+export {
+  compareBroker,
+  type EntityObservations,
+  judge,
+  type Observation,
+  PrimaryIndex,
+  type Verdict,
+} from './verdict.ts';

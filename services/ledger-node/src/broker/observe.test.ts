@@ -1,0 +1,89 @@
+// Reading entities into canonical attribute forms; shapes no broker would send are ObserveErrors,
+// and arbitrary JSON never throws anything else (fuzzed).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ObserveError, observeEntity } from './observe.ts';
+
+describe('observeEntity', () => {
+  it('NGSI-v2: {type, value} canonical, metadata left out', () => {
+    const e = observeEntity('ngsi-v2', {
+      id: 'Room1',
+      type: 'Room',
+      temperature: { value: 23.5, type: 'Number', metadata: { unit: { type: 'Text', value: 'C' } } },
+      pos: { type: 'StructuredValue', value: { y: 2, x: 1 } },
+      nothing: { type: 'None', value: null },
+    });
+    expect(e).toEqual({
+      id: 'Room1',
+      type: 'Room',
+      names: ['temperature', 'pos', 'nothing'],
+      forms: [
+        '{"type":"Number","value":23.5}',
+        '{"type":"StructuredValue","value":{"x":1,"y":2}}',
+        '{"type":"None","value":null}',
+      ],
+    });
+  });
+
+  it('NGSI-LD: the value member each attribute type defines, keys in RFC 8785 order', () => {
+    const e = observeEntity('ngsi-ld', {
+      id: 'urn:ngsi-ld:Room:1',
+      type: 'Room',
+      '@context': 'https://example.org/ctx.jsonld',
+      createdAt: '2026-01-01T00:00:00Z',
+      p: { type: 'Property', value: 1, observedAt: '2026-01-01T00:00:00Z' },
+      r: { type: 'Relationship', object: 'urn:x' },
+      l: { type: 'LanguageProperty', languageMap: { en: 'a' } },
+      j: { type: 'JsonProperty', json: { k: [1] } },
+    });
+    expect(e.names).toEqual(['p', 'r', 'l', 'j']);
+    expect(e.forms).toEqual([
+      '{"type":"Property","value":1}',
+      '{"object":"urn:x","type":"Relationship"}',
+      '{"languageMap":{"en":"a"},"type":"LanguageProperty"}',
+      '{"json":{"k":[1]},"type":"JsonProperty"}',
+    ]);
+    for (const f of e.forms) expect(JSON.stringify(JSON.parse(f))).toBe(f);
+  });
+
+  it('refuses shapes no broker sends', () => {
+    expect(() => observeEntity('ngsi-v2', [])).toThrow(ObserveError);
+    expect(() => observeEntity('ngsi-v2', { type: 'T' })).toThrow(/no string id/);
+    expect(() => observeEntity('ngsi-v2', { id: 'x' })).toThrow(/no string type/);
+    expect(() => observeEntity('ngsi-v2', { id: 'x', type: 'T', a: 5 })).toThrow(/not an object/);
+    expect(() => observeEntity('ngsi-v2', { id: 'x', type: 'T', a: { value: 5 } })).toThrow(/no type/);
+    expect(() => observeEntity('ngsi-ld', { id: 'x', type: 'T', a: { type: 'Weird', value: 1 } })).toThrow(
+      /unknown type/,
+    );
+  });
+
+  it('fuzz: any JSON is an entity or an ObserveError, never another exception', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.constantFrom('ngsi-v2' as const, 'ngsi-ld' as const), (value, api) => {
+        try {
+          const e = observeEntity(api, value);
+          expect(e.names.length).toBe(e.forms.length);
+        } catch (err) {
+          expect(err).toBeInstanceOf(ObserveError);
+        }
+      }),
+      { numRuns: 2000, seed: 11 },
+    );
+    fc.assert(
+      fc.property(
+        fc.dictionary(
+          fc.string(),
+          fc.record({ type: fc.constantFrom('Number', 'Property', 'Relationship'), value: fc.jsonValue() }),
+        ),
+        (attrs) => {
+          try {
+            observeEntity('ngsi-ld', { id: 'urn:x', type: 'T', ...attrs });
+          } catch (err) {
+            expect(err).toBeInstanceOf(ObserveError);
+          }
+        },
+      ),
+      { numRuns: 1000, seed: 12 },
+    );
+  });
+});

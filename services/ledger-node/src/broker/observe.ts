@@ -1,0 +1,98 @@
+// What the watcher compares: each attribute of an entity as one canonical JSON string (RFC 8785)
+// of its type and its value, read from a broker's normalized representation.
+//
+// - NGSI-v2 (Orion): `{type, value}`; `metadata` is left out (brokers set metadata of their own,
+//   such as TimeInstant, and federation rewrites it).
+// - NGSI-LD: `{type, <value member>}` where the value member is what the attribute type defines:
+//   `value` (Property, GeoProperty), `object` (Relationship), `languageMap` (LanguageProperty),
+//   `vocab` (VocabProperty), `json` (JsonProperty), `valueList`/`objectList` (lists). Sub-properties
+//   (observedAt, unitCode, …) and system attributes are left out. A multi-attribute (an array of
+//   instances) compares as the array of its instances' forms, each with its `datasetId`, sorted.
+//
+// Because the form is canonical, key order inside objects does not matter and 1.0 equals 1, while
+// the number 1 and the string "1" differ (type and JSON value both count).
+import { canonicalize } from '../canonical/index.ts';
+import type { BrokerApi } from './endpoint.ts';
+
+/** One entity as a broker reported it: attribute names and their canonical forms, in parallel. */
+export interface ObservedEntity {
+  id: string;
+  type: string;
+  names: string[];
+  forms: string[];
+}
+
+/** `type\0id`: entities are identified by id and type together (Orion allows one id with two types). */
+export const entityKey = (type: string, id: string): string => `${type}\u0000${id}`;
+
+const V2_SKIP = new Set(['id', 'type']);
+const LD_SKIP = new Set(['id', 'type', '@context', 'scope', 'createdAt', 'modifiedAt', 'deletedAt']);
+const LD_MEMBER: Record<string, string> = {
+  Property: 'value',
+  GeoProperty: 'value',
+  Relationship: 'object',
+  LanguageProperty: 'languageMap',
+  VocabProperty: 'vocab',
+  JsonProperty: 'json',
+  ListProperty: 'valueList',
+  ListRelationship: 'objectList',
+};
+
+/** Canonical `{"type":T,"<member>":V}`; members sort after "type" except "json"/"languageMap"/"object". */
+function form(type: string, member: string, value: unknown): string {
+  const v = value === undefined ? null : value;
+  const valueJson = canonicalize(v);
+  const t = JSON.stringify(type);
+  return member < 'type' ? `{"${member}":${valueJson},"type":${t}}` : `{"type":${t},"${member}":${valueJson}}`;
+}
+
+export class ObserveError extends Error {}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function checkEntity(raw: unknown): Record<string, unknown> {
+  if (!isObject(raw)) throw new ObserveError('an entity is not a JSON object');
+  if (typeof raw.id !== 'string' || raw.id === '') throw new ObserveError('an entity has no string id');
+  if (typeof raw.type !== 'string') throw new ObserveError(`entity ${raw.id} has no string type`);
+  return raw;
+}
+
+function v2Form(entityId: string, name: string, attr: unknown): string {
+  if (!isObject(attr)) throw new ObserveError(`entity ${entityId}: attribute ${name} is not an object`);
+  if (typeof attr.type !== 'string') throw new ObserveError(`entity ${entityId}: attribute ${name} has no type`);
+  return form(attr.type, 'value', attr.value);
+}
+
+function ldInstanceForm(entityId: string, name: string, inst: unknown, withDataset: boolean): string {
+  if (!isObject(inst) || typeof inst.type !== 'string')
+    throw new ObserveError(`entity ${entityId}: attribute ${name} is not an NGSI-LD attribute`);
+  const member = LD_MEMBER[inst.type];
+  if (!member) throw new ObserveError(`entity ${entityId}: attribute ${name} has unknown type ${inst.type}`);
+  if (!withDataset) return form(inst.type, member, inst[member]);
+  return canonicalize({ type: inst.type, [member]: inst[member] ?? null, datasetId: inst.datasetId ?? null });
+}
+
+function ldForm(entityId: string, name: string, attr: unknown): string {
+  if (!Array.isArray(attr)) return ldInstanceForm(entityId, name, attr, false);
+  const forms = attr.map((inst) => ldInstanceForm(entityId, name, inst, true)).sort();
+  return `[${forms.join(',')}]`;
+}
+
+/**
+ * Reads one entity of a broker's listing. Throws ObserveError on a shape no broker would send
+ * (the page is then malformed and the pass for that broker records nothing).
+ * @example observeEntity('ngsi-v2', {id: 'R1', type: 'Room', t: {type: 'Number', value: 1}}).forms // ['{"type":"Number","value":1}']
+ */
+export function observeEntity(api: BrokerApi, raw: unknown): ObservedEntity {
+  const e = checkEntity(raw);
+  const id = e.id as string;
+  const names: string[] = [];
+  const forms: string[] = [];
+  const skip = api === 'ngsi-v2' ? V2_SKIP : LD_SKIP;
+  for (const name of Object.keys(e)) {
+    if (skip.has(name)) continue;
+    names.push(name);
+    forms.push(api === 'ngsi-v2' ? v2Form(id, name, e[name]) : ldForm(id, name, e[name]));
+  }
+  return { id, type: e.type as string, names, forms };
+}

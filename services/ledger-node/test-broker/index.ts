@@ -1,0 +1,15 @@
+export {
+  attribute,
+  attributeName,
+  attributeValue,
+  ENTITY_TYPE,
+  entityId,
+  type SeedOptions,
+  seed,
+  setAttribute,
+  tenantHeaders,
+} from './generate.ts';
+export type { BrokerRequest, Fault, Reply } from './http.ts';
+export { CORE_CONTEXT } from './ngsi-ld.ts';
+export { type InjectRequest, startTestBroker, type TestBroker, type TestBrokerOptions } from './server.ts';
+export type { BrokerApi } from './store.ts';

@@ -1,0 +1,154 @@
+// A context broker for tests, benchmarks and `make dev`: a real HTTP(S) server speaking the
+// NGSI-v2 subset Orion serves, or NGSI-LD's (one API per instance), over an in-memory store.
+// Tests script it in-process (`inject`, `tamper`, faults); other processes use the ordinary
+// NGSI write API over HTTP, exactly as they would against Orion.
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { applyFault, BodyTooLarge, type BrokerRequest, type Fault, json, type Reply, readBody, send } from './http.ts';
+import { NgsiLd } from './ngsi-ld.ts';
+import { NgsiV2 } from './ngsi-v2.ts';
+import { type BrokerApi, EntityStore } from './store.ts';
+
+export interface TestBrokerOptions {
+  api?: BrokerApi;
+  host?: string;
+  /** 0 (default) lets the OS choose. */
+  port?: number;
+  /** HTTPS with this certificate and key (PEM). */
+  tls?: { cert: Buffer; key: Buffer };
+  /** Largest accepted request body; Orion's default is 1 MB. */
+  maxBodyBytes?: number;
+}
+
+export interface InjectRequest {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+export interface TestBroker {
+  readonly api: BrokerApi;
+  /** Base URL, e.g. `http://127.0.0.1:40123`. */
+  readonly url: string;
+  readonly store: EntityStore;
+  /** Faults applied, one each, to the next entity-listing requests (GET on the collection). */
+  readonly faults: Fault[];
+  /** Called before each entity-listing request is answered (n counts them from 0); may change data. */
+  onList: ((n: number, req: BrokerRequest) => void) | undefined;
+  /** Entity-listing requests answered so far. */
+  readonly listRequests: number;
+  /** Runs one request in-process, through the same handlers as HTTP (no faults). */
+  inject(req: InjectRequest): Reply;
+  close(): Promise<void>;
+}
+
+/** Starts a test broker. @example const b = await startTestBroker({ api: 'ngsi-v2' }); */
+export async function startTestBroker(options: TestBrokerOptions = {}): Promise<TestBroker> {
+  const api = options.api ?? 'ngsi-v2';
+  const store = new EntityStore(api);
+  const handler = api === 'ngsi-v2' ? new NgsiV2(store) : new NgsiLd(store);
+  const maxBody = options.maxBodyBytes ?? 1024 * 1024;
+  const faults: Fault[] = [];
+  let listRequests = 0;
+  const collection = api === 'ngsi-v2' ? '/v2/entities' : '/ngsi-ld/v1/entities';
+
+  const state = {
+    onList: undefined as TestBroker['onList'],
+  };
+
+  function answer(req: BrokerRequest): Reply {
+    if (!handler.handles(req.path))
+      return api === 'ngsi-v2'
+        ? json(400, { error: 'BadRequest', description: 'service not found' })
+        : json(404, { type: 'https://uri.etsi.org/ngsi-ld/errors/ResourceNotFound', title: 'Service not found' });
+    return handler.handle(req);
+  }
+
+  async function onRequest(raw: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(raw.url ?? '/', 'http://broker');
+    let body = '';
+    try {
+      body = await readBody(raw, maxBody);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) {
+        send(
+          res,
+          json(413, {
+            error: 'RequestEntityTooLarge',
+            description: `payload size: ${err.size}, max size supported: ${maxBody}`,
+          }),
+        );
+        return;
+      }
+      res.destroy();
+      return;
+    }
+    const req: BrokerRequest = {
+      method: raw.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: raw.headers,
+      body,
+    };
+    const isList = req.method === 'GET' && req.path === collection;
+    if (isList) state.onList?.(listRequests, req);
+    const reply = answer(req);
+    if (isList) {
+      listRequests++;
+      const fault = faults.shift();
+      if (fault && (await applyFault(fault, res, reply))) return;
+    }
+    send(res, reply);
+  }
+
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    onRequest(req, res).catch(() => res.destroy());
+  };
+  const server: Server = options.tls
+    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener)
+    : createHttpServer(listener);
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host ?? '127.0.0.1';
+  const url = `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  return {
+    api,
+    url,
+    store,
+    faults,
+    get onList() {
+      return state.onList;
+    },
+    set onList(fn) {
+      state.onList = fn;
+    },
+    get listRequests() {
+      return listRequests;
+    },
+    inject(req: InjectRequest): Reply {
+      const u = new URL(req.path, 'http://broker');
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers ?? {})) headers[k.toLowerCase()] = v;
+      if (req.body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
+      return answer({
+        method: req.method,
+        path: u.pathname,
+        query: u.searchParams,
+        headers,
+        body: req.body === undefined ? '' : JSON.stringify(req.body),
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
