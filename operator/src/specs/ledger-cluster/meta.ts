@@ -1,7 +1,15 @@
-import { API_VERSION, LC_KIND, type LedgerCluster } from '../../api/index.ts';
+import { LC_KIND, type LedgerCluster } from '../../api/index.ts';
 import type { KubeObjectMeta, OwnerReference } from '../../kube/types.ts';
+import {
+  COMPONENT_LABEL,
+  managedSelector,
+  ownedMeta,
+  ownerReference as ownerRef,
+  podSecurityContext as restrictedPod,
+  standardLabels,
+} from '../meta.ts';
 
-export const MANAGED_BY = 'scriptorium-operator';
+export { containerSecurityContext, MANAGED_BY } from '../meta.ts';
 export const APP_NAME = 'ledger-node';
 /** Every object of one LedgerCluster carries this label (value: the cluster's name). */
 export const CLUSTER_LABEL = 'scriptorium.dev/ledger-cluster';
@@ -12,19 +20,14 @@ export const PUBLIC_KEY_ANNOTATION = 'scriptorium.dev/public-key';
 /** The genesis ConfigMap lists the validators it was generated from (comma-separated names). */
 export const GENESIS_VALIDATORS_ANNOTATION = 'scriptorium.dev/genesis-validators';
 /** Label selector of every object the operator creates for a LedgerCluster (informers filter on it). */
-export const MANAGED_SELECTOR = `app.kubernetes.io/managed-by=${MANAGED_BY},app.kubernetes.io/name=${APP_NAME}`;
+export const MANAGED_SELECTOR = managedSelector(APP_NAME);
 
 export type Component = 'validator' | 'client' | 'key' | 'tls' | 'ca' | 'token' | 'genesis' | 'peers';
 
 /** Labels every child carries; per-validator objects add `scriptorium.dev/validator`. */
 export function labels(lc: LedgerCluster, component: Component, validator?: string): Record<string, string> {
   return {
-    'app.kubernetes.io/name': APP_NAME,
-    'app.kubernetes.io/instance': lc.metadata.name,
-    'app.kubernetes.io/component': component,
-    'app.kubernetes.io/managed-by': MANAGED_BY,
-    'app.kubernetes.io/part-of': 'scriptorium',
-    [CLUSTER_LABEL]: lc.metadata.name,
+    ...standardLabels(APP_NAME, lc, component, CLUSTER_LABEL),
     ...(validator ? { [VALIDATOR_LABEL]: validator } : {}),
   };
 }
@@ -33,7 +36,7 @@ export function labels(lc: LedgerCluster, component: Component, validator?: stri
 export function clusterPodSelector(lc: LedgerCluster): Record<string, string> {
   return {
     'app.kubernetes.io/name': APP_NAME,
-    'app.kubernetes.io/component': 'validator',
+    [COMPONENT_LABEL]: 'validator',
     [CLUSTER_LABEL]: lc.metadata.name,
   };
 }
@@ -51,23 +54,11 @@ export function selectorString(lc: LedgerCluster): string {
 }
 
 export function ownerReference(lc: LedgerCluster): OwnerReference {
-  return {
-    apiVersion: API_VERSION,
-    kind: LC_KIND,
-    name: lc.metadata.name,
-    uid: lc.metadata.uid ?? '',
-    controller: true,
-    blockOwnerDeletion: true,
-  };
+  return ownerRef(LC_KIND, lc);
 }
 
 export function childMeta(lc: LedgerCluster, name: string, component: Component, validator?: string): KubeObjectMeta {
-  return {
-    name,
-    namespace: lc.metadata.namespace ?? 'default',
-    labels: labels(lc, component, validator),
-    ownerReferences: [ownerReference(lc)],
-  };
+  return ownedMeta(LC_KIND, lc, name, labels(lc, component, validator));
 }
 
 /**
@@ -98,20 +89,5 @@ export function validatorNames(validator: string) {
   };
 }
 
-/** Restricted Pod Security Standard. uid 1000 is the `node` user of the ledger image (node:24-bookworm-slim). */
-export const podSecurityContext = {
-  runAsNonRoot: true,
-  runAsUser: 1000,
-  runAsGroup: 1000,
-  fsGroup: 1000,
-  fsGroupChangePolicy: 'OnRootMismatch',
-  seccompProfile: { type: 'RuntimeDefault' },
-};
-
-export const containerSecurityContext = {
-  allowPrivilegeEscalation: false,
-  readOnlyRootFilesystem: true,
-  runAsNonRoot: true,
-  capabilities: { drop: ['ALL'] },
-  seccompProfile: { type: 'RuntimeDefault' },
-};
+/** The restricted pod context; a validator's volume is chowned only when its root does not match already. */
+export const podSecurityContext = { ...restrictedPod, fsGroupChangePolicy: 'OnRootMismatch' };

@@ -1,55 +1,37 @@
-import { API_VERSION, type TranslationService, TS_KIND } from '../../api/index.ts';
+import { type TranslationService, TS_KIND } from '../../api/index.ts';
 import type { KubeObjectMeta, OwnerReference } from '../../kube/types.ts';
+import { COMPONENT_LABEL, managedSelector, ownedMeta, ownerReference as ownerRef, standardLabels } from '../meta.ts';
 
-export const MANAGED_BY = 'scriptorium-operator';
+export { COMPONENT_LABEL, containerSecurityContext, MANAGED_BY, podSecurityContext } from '../meta.ts';
+export const APP_NAME = 'translation';
 export const INSTANCE_LABEL = 'scriptorium.dev/translationservice';
-export const COMPONENT_LABEL = 'app.kubernetes.io/component';
 export const REVISION_ANNOTATION = 'scriptorium.dev/revision';
 /** Label selector of every object the operator creates for a TranslationService (informers filter on it). */
-export const MANAGED_SELECTOR = `app.kubernetes.io/managed-by=${MANAGED_BY},app.kubernetes.io/name=translation`;
+export const MANAGED_SELECTOR = managedSelector(APP_NAME);
 
 export type Component = 'api' | 'migration' | 'worker' | 'retention' | 'secret';
 
 /** Labels every child carries. */
 export function labels(ts: TranslationService, component: Component): Record<string, string> {
-  return {
-    'app.kubernetes.io/name': 'translation',
-    'app.kubernetes.io/instance': ts.metadata.name,
-    'app.kubernetes.io/component': component,
-    'app.kubernetes.io/managed-by': MANAGED_BY,
-    'app.kubernetes.io/part-of': 'scriptorium',
-    [INSTANCE_LABEL]: ts.metadata.name,
-  };
+  return standardLabels(APP_NAME, ts, component, INSTANCE_LABEL);
 }
 
 /** Labels the Service, PDB and Deployment select the API pods by. */
 export function selectorLabels(ts: TranslationService): Record<string, string> {
   return {
-    'app.kubernetes.io/name': 'translation',
+    'app.kubernetes.io/name': APP_NAME,
     'app.kubernetes.io/instance': ts.metadata.name,
-    'app.kubernetes.io/component': 'api',
+    [COMPONENT_LABEL]: 'api',
   };
 }
 
 /** The controller owner reference: the garbage collector deletes children with their TranslationService. */
 export function ownerReference(ts: TranslationService): OwnerReference {
-  return {
-    apiVersion: API_VERSION,
-    kind: TS_KIND,
-    name: ts.metadata.name,
-    uid: ts.metadata.uid ?? '',
-    controller: true,
-    blockOwnerDeletion: true,
-  };
+  return ownerRef(TS_KIND, ts);
 }
 
 export function childMeta(ts: TranslationService, name: string, component: Component): KubeObjectMeta {
-  return {
-    name,
-    namespace: ts.metadata.namespace ?? 'default',
-    labels: labels(ts, component),
-    ownerReferences: [ownerReference(ts)],
-  };
+  return ownedMeta(TS_KIND, ts, name, labels(ts, component));
 }
 
 /** Names of the children (the CRD limits metadata.name to 42 characters so every suffix fits). */
@@ -68,20 +50,3 @@ export function names(ts: TranslationService) {
     migrationJob: (revision: string) => `${base}-migrate-${revision}`,
   };
 }
-
-/** Restricted Pod Security Standard: non-root, no privilege escalation, read-only root, no capabilities. */
-export const podSecurityContext = {
-  runAsNonRoot: true,
-  runAsUser: 1000,
-  runAsGroup: 1000,
-  fsGroup: 1000,
-  seccompProfile: { type: 'RuntimeDefault' },
-};
-
-export const containerSecurityContext = {
-  allowPrivilegeEscalation: false,
-  readOnlyRootFilesystem: true,
-  runAsNonRoot: true,
-  capabilities: { drop: ['ALL'] },
-  seccompProfile: { type: 'RuntimeDefault' },
-};
