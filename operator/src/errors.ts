@@ -44,13 +44,29 @@ export function isGone(err: unknown): boolean {
 /** A referenced Secret (or key) is missing: reported as Degraded/SecretNotFound, retried with backoff. */
 export class SecretNotFoundError extends OperatorError {
   readonly secret: string;
-  constructor(secret: string, key?: string) {
+  /** The spec field that references the Secret (`database.secretRef`), named in the status message. */
+  readonly field: string | undefined;
+  constructor(secret: string, key?: string, field?: string) {
     super(
       'SECRET_NOT_FOUND',
       key ? `Secret ${secret} has no key ${JSON.stringify(key)}` : `Secret ${secret} not found in the namespace`,
     );
     this.name = 'SecretNotFoundError';
     this.secret = secret;
+    this.field = field;
+  }
+}
+
+/**
+ * The spec asks for something the operator cannot do (invalid, or unsupported by this version): reported as
+ * Degraded with `reason`, with a Warning Event, and not retried until the spec changes.
+ */
+export class SpecRefusedError extends OperatorError {
+  readonly reason: string;
+  constructor(reason: string, message: string) {
+    super('SPEC_REFUSED', message);
+    this.name = 'SpecRefusedError';
+    this.reason = reason;
   }
 }
 

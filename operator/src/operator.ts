@@ -71,24 +71,18 @@ export class Operator {
         for (const [verb, n] of Object.entries(counts)) this.labels(verb).set(n);
       },
     });
-    const recorder = new EventRecorder(options.client, options.identity, { log: options.log });
-    this.controller = new TranslationServiceController({
+    const common = {
       client: options.client,
-      recorder,
+      recorder: new EventRecorder(options.client, options.identity, { log: options.log }),
       log: options.log,
       metrics: this.metrics,
       namespace: options.watchNamespace,
       concurrency: options.concurrency,
       resyncMs: options.resyncMs,
-    });
+    };
+    this.controller = new TranslationServiceController(common);
     this.ledger = new LedgerClusterController({
-      client: options.client,
-      recorder,
-      log: options.log,
-      metrics: this.metrics,
-      namespace: options.watchNamespace,
-      concurrency: options.concurrency,
-      resyncMs: options.resyncMs,
+      ...common,
       nodeApi: options.ledgerNodeApi ?? ((opts) => new LedgerNodeClient({ ...opts, timeoutMs: 3000 })),
       nodeUrl: options.ledgerNodeUrl,
       now: options.ledgerNow,

@@ -3,8 +3,7 @@ import { isNotFound } from '../../errors.ts';
 import { RESOURCES, resourcePath } from '../../kube/resources.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { Pem } from '../../specs/ledger-cluster/index.ts';
-import type { ReconcileStats } from '../controller-runtime.ts';
-import type { ReconcilerDeps } from '../reconcile-frame.ts';
+import type { ReconcilerDeps, ReconcileStats } from '../reconcile-frame.ts';
 import type { NodeApi } from './observe.ts';
 
 export { FINALIZER } from '../reconcile-frame.ts';
@@ -26,7 +25,6 @@ export interface LedgerReconcileDeps extends ReconcilerDeps {
   now?: () => Date;
 }
 
-export type Cond = { status: 'True' | 'False'; reason: string; message: string };
 export type Result = { requeueAfterMs?: number } | undefined;
 
 /** Read a Secret's data (only our own key material or a referenced CA; never cached, never logged). */

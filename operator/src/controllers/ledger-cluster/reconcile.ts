@@ -1,5 +1,5 @@
-import { type LedgerCluster, ledgerClusterSpec } from '../../api/index.ts';
-import { OperatorError } from '../../errors.ts';
+import { type LedgerCluster, type LedgerClusterSpec, ledgerClusterSpec } from '../../api/index.ts';
+import { OperatorError, SpecRefusedError } from '../../errors.ts';
 import { type ApplyContext, apply, createIfAbsent, decide } from '../../kube/apply.ts';
 import { RESOURCES } from '../../kube/resources.ts';
 import { controllerOf, type KubeObject } from '../../kube/types.ts';
@@ -30,7 +30,7 @@ import type { LedgerReconcileDeps, Result } from './deps.ts';
 import { membershipStep } from './membership.ts';
 import { type ClusterObservation, observeNodes } from './observe.ts';
 import { STATEFUL_SET } from './resources.ts';
-import { conditionsMutator, reportFailure, reportStatus, writeStatus } from './status.ts';
+import { reportStatus } from './status.ts';
 
 export {
   FINALIZER,
@@ -69,144 +69,119 @@ async function stopValidators(deps: LedgerReconcileDeps, lc: KubeObject, ctx: Ap
 export function reconcileLedgerCluster(deps: LedgerReconcileDeps, key: string): Promise<Result> {
   return reconcileInFrame(deps, key, {
     type: RESOURCES.LedgerCluster,
+    schema: ledgerClusterSpec,
+    specFields: (lc) => ({ selector: selectorString(lc as LedgerCluster) }),
     cleanUp: (lc, ctx) => stopValidators(deps, lc, ctx),
     finalizedNote: 'Validators stopped; Secrets, ConfigMaps, Services and volumes are removed by the garbage collector',
-    reconcileSpec: (lc, ctx) => reconcileSpec(deps, lc, ctx),
+    reconcileSpec: (lc, spec, ctx) => reconcileSpec(deps, lc, spec, ctx),
   });
 }
 
-async function reconcileSpec(deps: LedgerReconcileDeps, lcObj: KubeObject, ctx: ApplyContext): Promise<Result> {
+async function reconcileSpec(
+  deps: LedgerReconcileDeps,
+  lcObj: KubeObject,
+  spec: LedgerClusterSpec,
+  ctx: ApplyContext,
+): Promise<Result> {
   const namespace = lcObj.metadata.namespace ?? '';
   const lc = lcObj as LedgerCluster;
-  const parsed = ledgerClusterSpec.safeParse(lc.spec);
-  if (!parsed.success) {
-    const message = `invalid spec: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
-    await writeStatus(
-      deps,
-      lcObj,
-      conditionsMutator(
-        lcObj,
-        { status: 'True', reason: 'InvalidSpec', message },
-        { status: 'False', reason: 'InvalidSpec', message },
-      ),
-    );
-    await deps.recorder.record(lcObj, { type: 'Warning', reason: 'InvalidSpec', action: 'Refuse', note: message });
-    return undefined;
-  }
-  const spec = parsed.data;
-  const selector = selectorString(lc);
   if (spec.tls.mode !== 'disabled' && spec.tls.issuerRef) {
-    const message =
-      'tls.issuerRef (cert-manager) is not supported by this operator version; use tls.caSecretRef or the operator-managed CA';
-    await writeStatus(
-      deps,
-      lcObj,
-      conditionsMutator(
-        lcObj,
-        { status: 'True', reason: 'Unsupported', message },
-        { status: 'False', reason: 'Unsupported', message },
-        { selector },
-      ),
+    throw new SpecRefusedError(
+      'Unsupported',
+      'tls.issuerRef (cert-manager) is not supported by this operator version; use tls.caSecretRef or the operator-managed CA',
     );
-    await deps.recorder.record(lcObj, { type: 'Warning', reason: 'Unsupported', action: 'Refuse', note: message });
-    return undefined;
   }
 
-  try {
-    const names = clusterNames(lc);
-    const desired = desiredValidators(lc);
-    const existing = existingValidators(deps, lcObj);
-    const members = [...new Set([...desired, ...existing])].sort(byIndex(lc.metadata.name));
+  const names = clusterNames(lc);
+  const desired = desiredValidators(lc);
+  const existing = existingValidators(deps, lcObj);
+  const members = [...new Set([...desired, ...existing])].sort(byIndex(lc.metadata.name));
 
-    // 1. Generated once, never regenerated: the token, each validator's key, the CA.
-    if (!deps.lookup(RESOURCES.Secret, namespace, names.tokenSecret)) {
-      await createIfAbsent(ctx, RESOURCES.Secret, tokenSecret(lc, randomClusterToken()));
-    }
-    const keys = new Map<string, string>();
-    for (const v of members) keys.set(v, await ensureKey(ctx, deps, lc, v));
+  // 1. Generated once, never regenerated: the token, each validator's key, the CA.
+  if (!deps.lookup(RESOURCES.Secret, namespace, names.tokenSecret)) {
+    await createIfAbsent(ctx, RESOURCES.Secret, tokenSecret(lc, randomClusterToken()));
+  }
+  const keys = new Map<string, string>();
+  for (const v of members) keys.set(v, await ensureKey(ctx, deps, lc, v));
 
-    // 2. Genesis: once, from the validators desired when the cluster is first reconciled; immutable afterwards.
-    let genesis = deps.lookup(RESOURCES.ConfigMap, namespace, names.genesisConfigMap);
-    if (!genesis) {
-      // External validators present at creation are part of the genesis set too.
-      const initial = [
-        ...desired.map((v) => ({ name: v, publicKey: keys.get(v) ?? '' })),
-        ...spec.externalValidators.map((e) => ({ name: externalNodeId(e.publicKey), publicKey: e.publicKey })),
-      ];
-      if (initial.length === 0) throw new OperatorError('NO_VALIDATORS', 'genesis needs at least one validator');
-      await createIfAbsent(ctx, RESOURCES.ConfigMap, genesisConfigMap(lc, spec, initial, deps.now?.() ?? new Date()));
-      genesis = deps.lookup(RESOURCES.ConfigMap, namespace, names.genesisConfigMap);
-    } else if (controllerOf(genesis)?.uid !== lcObj.metadata.uid) {
-      await createIfAbsent(ctx, RESOURCES.ConfigMap, genesis); // refuses
-    }
-    const genesisSet = new Set(genesisValidators(genesis));
+  // 2. Genesis: once, from the validators desired when the cluster is first reconciled; immutable afterwards.
+  let genesis = deps.lookup(RESOURCES.ConfigMap, namespace, names.genesisConfigMap);
+  if (!genesis) {
+    // External validators present at creation are part of the genesis set too.
+    const initial = [
+      ...desired.map((v) => ({ name: v, publicKey: keys.get(v) ?? '' })),
+      ...spec.externalValidators.map((e) => ({ name: externalNodeId(e.publicKey), publicKey: e.publicKey })),
+    ];
+    if (initial.length === 0) throw new OperatorError('NO_VALIDATORS', 'genesis needs at least one validator');
+    await createIfAbsent(ctx, RESOURCES.ConfigMap, genesisConfigMap(lc, spec, initial, deps.now?.() ?? new Date()));
+    genesis = deps.lookup(RESOURCES.ConfigMap, namespace, names.genesisConfigMap);
+  } else if (controllerOf(genesis)?.uid !== lcObj.metadata.uid) {
+    await createIfAbsent(ctx, RESOURCES.ConfigMap, genesis); // refuses
+  }
+  const genesisSet = new Set(genesisValidators(genesis));
 
-    // 3. TLS: the CA, and a certificate per validator (issued when absent, renewed as a new Secret generation).
-    const tlsNames =
-      spec.tls.mode === 'disabled' ? new Map<string, string>() : await ensureTls(ctx, deps, lc, spec, members);
+  // 3. TLS: the CA, and a certificate per validator (issued when absent, renewed as a new Secret generation).
+  const tlsNames =
+    spec.tls.mode === 'disabled' ? new Map<string, string>() : await ensureTls(ctx, deps, lc, spec, members);
 
-    // 4. Peers (every validator with a workload, plus the external ones), then each validator's workload.
-    const peers = members.map((v) => ({ name: v, publicKey: keys.get(v) ?? '' }));
-    await apply(ctx, RESOURCES.ConfigMap, namespace, names.peersConfigMap, peersConfigMap(lc, spec, peers));
-    // A changed StatefulSet (new image or settings) rolls one validator at a time (updateAllowed).
-    const statefulSets = new Map(members.map((v) => [v, deps.lookup(STATEFUL_SET, namespace, v)]));
-    const updating = new Set<string>();
-    const heldBack: string[] = [];
-    for (const v of members) {
-      await apply(ctx, RESOURCES.Service, namespace, validatorNames(v).service, validatorService(lc, v));
-      const desiredSts = validatorStatefulSet(lc, spec, v, tlsNames.get(v));
-      const current = statefulSets.get(v);
-      if (decide(desiredSts, current, lcObj.metadata.uid ?? '').action === 'update') {
-        if (!updateAllowed(v, statefulSets, updating)) {
-          heldBack.push(v);
-          continue;
-        }
-        if (statefulSetReady(current)) updating.add(v);
+  // 4. Peers (every validator with a workload, plus the external ones), then each validator's workload.
+  const peers = members.map((v) => ({ name: v, publicKey: keys.get(v) ?? '' }));
+  await apply(ctx, RESOURCES.ConfigMap, namespace, names.peersConfigMap, peersConfigMap(lc, spec, peers));
+  // A changed StatefulSet (new image or settings) rolls one validator at a time (updateAllowed).
+  const statefulSets = new Map(members.map((v) => [v, deps.lookup(STATEFUL_SET, namespace, v)]));
+  const updating = new Set<string>();
+  const heldBack: string[] = [];
+  for (const v of members) {
+    await apply(ctx, RESOURCES.Service, namespace, validatorNames(v).service, validatorService(lc, v));
+    const desiredSts = validatorStatefulSet(lc, spec, v, tlsNames.get(v));
+    const current = statefulSets.get(v);
+    if (decide(desiredSts, current, lcObj.metadata.uid ?? '').action === 'update') {
+      if (!updateAllowed(v, statefulSets, updating)) {
+        heldBack.push(v);
+        continue;
       }
-      await apply(ctx, STATEFUL_SET, namespace, validatorNames(v).statefulSet, desiredSts);
+      if (statefulSetReady(current)) updating.add(v);
     }
-    await apply(ctx, RESOURCES.Service, namespace, names.clientService, clientService(lc));
-    await apply(ctx, RESOURCES.PodDisruptionBudget, namespace, names.pdb, podDisruptionBudget(lc, desired.length));
-
-    // 5. What the nodes say.
-    const url = deps.nodeUrl ?? validatorUrl;
-    const podReady = new Map(
-      members.map((v) => [v, statefulSetReady(deps.lookup(STATEFUL_SET, namespace, validatorNames(v).statefulSet))]),
-    );
-    const caPem = spec.tls.mode === 'disabled' ? undefined : await readCaCert(deps, lc, spec);
-    const api = deps.nodeApi({ caPem });
-    let observation: ClusterObservation;
-    try {
-      observation = await observeNodes(
-        api,
-        members.map((v) => ({
-          name: v,
-          publicKey: keys.get(v) ?? '',
-          podReady: podReady.get(v) ?? false,
-          url: url(lc, spec, v),
-        })),
-      );
-    } finally {
-      await api.close?.();
-    }
-
-    // 6. Membership: one change at a time, planned by the pure planner from what the nodes said.
-    const membership = await membershipStep(deps, ctx, lc, spec, { desired, keys, observation });
-    const remaining = membership.deleted ? members.filter((v) => v !== membership.deleted) : members;
-
-    // 7. Status.
-    return await reportStatus(deps, lcObj, spec, {
-      desired,
-      members: remaining,
-      keys,
-      genesisSet,
-      podReady,
-      observation,
-      membership,
-      heldBack,
-    });
-  } catch (err) {
-    await reportFailure(deps, lcObj, err);
-    throw err;
+    await apply(ctx, STATEFUL_SET, namespace, validatorNames(v).statefulSet, desiredSts);
   }
+  await apply(ctx, RESOURCES.Service, namespace, names.clientService, clientService(lc));
+  await apply(ctx, RESOURCES.PodDisruptionBudget, namespace, names.pdb, podDisruptionBudget(lc, desired.length));
+
+  // 5. What the nodes say.
+  const url = deps.nodeUrl ?? validatorUrl;
+  const podReady = new Map(
+    members.map((v) => [v, statefulSetReady(deps.lookup(STATEFUL_SET, namespace, validatorNames(v).statefulSet))]),
+  );
+  const caPem = spec.tls.mode === 'disabled' ? undefined : await readCaCert(deps, lc, spec);
+  const api = deps.nodeApi({ caPem });
+  let observation: ClusterObservation;
+  try {
+    observation = await observeNodes(
+      api,
+      members.map((v) => ({
+        name: v,
+        publicKey: keys.get(v) ?? '',
+        podReady: podReady.get(v) ?? false,
+        url: url(lc, spec, v),
+      })),
+    );
+  } finally {
+    await api.close?.();
+  }
+
+  // 6. Membership: one change at a time, planned by the pure planner from what the nodes said.
+  const membership = await membershipStep(deps, ctx, lc, spec, { desired, keys, observation });
+  const remaining = membership.deleted ? members.filter((v) => v !== membership.deleted) : members;
+
+  // 7. Status.
+  return await reportStatus(deps, lcObj, spec, {
+    desired,
+    members: remaining,
+    keys,
+    genesisSet,
+    podReady,
+    observation,
+    membership,
+    heldBack,
+  });
 }

@@ -1,29 +1,12 @@
 import type { LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
-import { isConflict, KubeApiError, NotOwnedError, OperatorError } from '../../errors.ts';
 import { RESOURCES } from '../../kube/resources.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import { quorumOf, selectorString } from '../../specs/ledger-cluster/index.ts';
-import { setCondition } from '../../status/conditions.ts';
 import type { Status } from '../../status/status-writer.ts';
-import { writeStatus as writeResourceStatus } from '../reconcile-frame.ts';
-import { type Cond, type LedgerReconcileDeps, PROGRESS_MS, RESYNC_MS, type Result } from './deps.ts';
+import { type Cond, type ConditionsReport, writeConditions } from '../reconcile-frame.ts';
+import { type LedgerReconcileDeps, PROGRESS_MS, RESYNC_MS, type Result } from './deps.ts';
 import type { PendingStatus } from './membership-plan.ts';
 import type { ClusterObservation } from './observe.ts';
-
-export function conditionsMutator(lc: KubeObject, degraded: Cond, progressing: Cond, extra: Partial<Status> = {}) {
-  const generation = lc.metadata.generation;
-  return (status: Status): Status => {
-    let conditions = setCondition(status.conditions, { type: 'Degraded', ...degraded }, generation);
-    conditions = setCondition(conditions, { type: 'Progressing', ...progressing }, generation);
-    const next: Status = { ...status, ...extra, observedGeneration: generation, conditions };
-    for (const [k, v] of Object.entries(extra)) if (v === undefined) delete next[k];
-    return next;
-  };
-}
-
-export function writeStatus(deps: LedgerReconcileDeps, lc: KubeObject, mutate: (s: Status) => Status): Promise<void> {
-  return writeResourceStatus(deps, RESOURCES.LedgerCluster, lc, mutate);
-}
 
 export interface Snapshot {
   desired: string[];
@@ -54,7 +37,7 @@ export function ledgerStatus(
   lc: LedgerCluster,
   spec: LedgerClusterSpec,
   s: Snapshot,
-): { degraded: Cond; progressing: Cond; fields: Partial<Status> } {
+): ConditionsReport & { fields: Partial<Status> } {
   const active = s.observation.activeKeys ? new Set(s.observation.activeKeys) : undefined;
   const readyCount = s.desired.filter((v) => s.podReady.get(v)).length;
   const members = s.members.map((v) => {
@@ -146,52 +129,7 @@ export async function reportStatus(
   spec: LedgerClusterSpec,
   s: Snapshot,
 ): Promise<Result> {
-  const { degraded, progressing, fields } = ledgerStatus(lcObj as LedgerCluster, spec, s);
-  await writeStatus(deps, lcObj, conditionsMutator(lcObj, degraded, progressing, fields));
-  return { requeueAfterMs: progressing.status === 'True' ? PROGRESS_MS : RESYNC_MS };
-}
-
-export async function reportFailure(deps: LedgerReconcileDeps, lcObj: KubeObject, err: unknown): Promise<void> {
-  const namespace = lcObj.metadata.namespace ?? '';
-  if (err instanceof NotOwnedError) {
-    await writeStatus(
-      deps,
-      lcObj,
-      conditionsMutator(
-        lcObj,
-        { status: 'True', reason: 'ResourceConflict', message: err.message },
-        { status: 'False', reason: 'ResourceConflict', message: err.message },
-      ),
-    );
-  } else if (err instanceof KubeApiError && err.status !== 409) {
-    const message = err.message.slice(0, 1000);
-    await writeStatus(
-      deps,
-      lcObj,
-      conditionsMutator(
-        lcObj,
-        { status: 'True', reason: 'ApplyFailed', message },
-        { status: 'False', reason: 'ApplyFailed', message: 'An object was refused by the API server' },
-      ),
-    );
-    await deps.recorder.record(lcObj, { type: 'Warning', reason: 'ApplyFailed', action: 'Reconcile', note: message });
-  } else if (isConflict(err)) {
-    deps.log.debug({ key: `${namespace}/${lcObj.metadata.name}` }, 'conflict; retrying');
-  } else if (err instanceof OperatorError) {
-    await writeStatus(
-      deps,
-      lcObj,
-      conditionsMutator(
-        lcObj,
-        { status: 'True', reason: 'ReconcileFailed', message: err.message },
-        { status: 'False', reason: 'ReconcileFailed', message: err.message },
-      ),
-    );
-    await deps.recorder.record(lcObj, {
-      type: 'Warning',
-      reason: 'ReconcileFailed',
-      action: 'Reconcile',
-      note: err.message,
-    });
-  }
+  const report = ledgerStatus(lcObj as LedgerCluster, spec, s);
+  await writeConditions(deps, RESOURCES.LedgerCluster, lcObj, report);
+  return { requeueAfterMs: report.progressing.status === 'True' ? PROGRESS_MS : RESYNC_MS };
 }

@@ -1,5 +1,5 @@
 import { type TranslationService, type TranslationServiceSpec, translationServiceSpec } from '../../api/index.ts';
-import { isConflict, isNotFound, KubeApiError, NotOwnedError, SecretNotFoundError } from '../../errors.ts';
+import { isNotFound, SecretNotFoundError } from '../../errors.ts';
 import { type ApplyContext, apply, createIfAbsent } from '../../kube/apply.ts';
 import { RESOURCES, resourcePath } from '../../kube/resources.ts';
 import { controllerOf, type KubeObject } from '../../kube/types.ts';
@@ -23,37 +23,21 @@ import {
   service,
   workerCronJob,
 } from '../../specs/translation-service/index.ts';
-import { setCondition } from '../../status/conditions.ts';
-import type { Status } from '../../status/status-writer.ts';
-import type { ReconcileStats } from '../controller-runtime.ts';
-import { type ReconcilerDeps, reconcileInFrame, writeStatus as writeResourceStatus } from '../reconcile-frame.ts';
+import {
+  type Cond,
+  type ReconcilerDeps,
+  type ReconcileStats,
+  reconcileInFrame,
+  writeConditions,
+} from '../reconcile-frame.ts';
 
 export { FINALIZER } from '../reconcile-frame.ts';
 
 export type { ReconcileStats };
 
 export interface ReconcileDeps extends ReconcilerDeps {
+  /** Generates the values of the operator's own Secrets (tests make them predictable). */
   token?: () => string;
-  /**
-   * True when the final status write of this reconcile may be left to the next reconcile of `key`, which is
-   * already queued (a newer view of the children is on its way). The controller allows it once in a row per key.
-   */
-  deferStatus?: (key: string) => boolean;
-}
-
-type Cond = { status: 'True' | 'False'; reason: string; message: string };
-
-function conditionsMutator(ts: KubeObject, degraded: Cond, progressing: Cond, extra: Partial<Status> = {}) {
-  const generation = ts.metadata.generation;
-  return (status: Status): Status => {
-    let conditions = setCondition(status.conditions, { type: 'Degraded', ...degraded }, generation);
-    conditions = setCondition(conditions, { type: 'Progressing', ...progressing }, generation);
-    return { ...status, ...extra, observedGeneration: generation, conditions };
-  };
-}
-
-function writeStatus(deps: ReconcileDeps, ts: KubeObject, mutate: (s: Status) => Status): Promise<void> {
-  return writeResourceStatus(deps, RESOURCES.TranslationService, ts, mutate);
 }
 
 const secretKeys = new Map<string, Set<string>>();
@@ -104,167 +88,105 @@ export function reconcileTranslationService(
 ): Promise<{ requeueAfterMs?: number } | undefined> {
   return reconcileInFrame(deps, key, {
     type: RESOURCES.TranslationService,
+    schema: translationServiceSpec,
+    specFields: (ts, spec) => ({ url: publicUrl(ts as TranslationService, spec) }),
     cleanUp: stopWorkloads,
     finalizedNote: 'Workloads stopped; remaining objects are removed by the garbage collector',
-    reconcileSpec: (ts, ctx) => reconcileSpec(deps, ts, ctx),
+    reconcileSpec: (ts, spec, ctx) => reconcileSpec(deps, ts, spec, ctx),
   });
 }
 
 async function reconcileSpec(
   deps: ReconcileDeps,
   ts: KubeObject,
+  spec: TranslationServiceSpec,
   ctx: ApplyContext,
 ): Promise<{ requeueAfterMs?: number } | undefined> {
   const namespace = ts.metadata.namespace ?? '';
-  const parsed = translationServiceSpec.safeParse(ts.spec);
-  if (!parsed.success) {
-    const message = `invalid spec: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
-    await writeStatus(
-      deps,
-      ts,
-      conditionsMutator(
-        ts,
-        { status: 'True', reason: 'InvalidSpec', message },
-        { status: 'False', reason: 'InvalidSpec', message },
-      ),
-    );
-    await deps.recorder.record(ts, { type: 'Warning', reason: 'InvalidSpec', action: 'Refuse', note: message });
-    return undefined; // nothing to retry until the spec changes
-  }
-  const spec = parsed.data;
   const resource = ts as TranslationService;
   const n = names(resource);
 
-  try {
-    for (const secret of generatedSecrets(resource, deps.token ?? randomToken)) {
-      await createIfAbsent(ctx, RESOURCES.Secret, secret);
-    }
+  for (const secret of generatedSecrets(resource, deps.token ?? randomToken)) {
+    await createIfAbsent(ctx, RESOURCES.Secret, secret);
+  }
 
-    const missing = await missingSecret(deps, namespace, spec);
-    if (missing) {
-      const err = new SecretNotFoundError(missing.name, missing.keyMissing ? missing.key : undefined);
-      const message = `${missing.field}: ${err.message}`;
-      await writeStatus(
-        deps,
-        ts,
-        conditionsMutator(
-          ts,
-          { status: 'True', reason: 'SecretNotFound', message },
-          { status: 'False', reason: 'SecretNotFound', message: 'Waiting for the referenced Secret' },
-          { url: publicUrl(resource, spec) },
-        ),
-      );
-      await deps.recorder.record(ts, { type: 'Warning', reason: 'SecretNotFound', action: 'Reconcile', note: message });
-      throw err;
-    }
+  const missing = await missingSecret(deps, namespace, spec);
+  if (missing) throw new SecretNotFoundError(missing.name, missing.keyMissing ? missing.key : undefined, missing.field);
 
-    await apply(ctx, RESOURCES.Service, namespace, n.service, service(resource));
-    await apply(ctx, RESOURCES.PodDisruptionBudget, namespace, n.pdb, podDisruptionBudget(resource));
-    await apply(ctx, RESOURCES.Ingress, namespace, n.ingress, ingress(resource, spec));
-    await apply(ctx, RESOURCES.HorizontalPodAutoscaler, namespace, n.hpa, hpa(resource, spec));
+  await apply(ctx, RESOURCES.Service, namespace, n.service, service(resource));
+  await apply(ctx, RESOURCES.PodDisruptionBudget, namespace, n.pdb, podDisruptionBudget(resource));
+  await apply(ctx, RESOURCES.Ingress, namespace, n.ingress, ingress(resource, spec));
+  await apply(ctx, RESOURCES.HorizontalPodAutoscaler, namespace, n.hpa, hpa(resource, spec));
 
-    const job = migrationJob(resource, spec);
-    const jobName = job.metadata.name ?? '';
-    const revision = job.metadata.annotations?.[REVISION_ANNOTATION] ?? '';
-    await apply(ctx, RESOURCES.Job, namespace, jobName, job);
-    const migration = jobState(deps.lookup(RESOURCES.Job, namespace, jobName));
-    const currentDeployment = deps.lookup(RESOURCES.Deployment, namespace, n.deployment);
-    const deployedRevision = currentDeployment?.spec?.template?.metadata?.annotations?.[REVISION_ANNOTATION];
+  const job = migrationJob(resource, spec);
+  const jobName = job.metadata.name ?? '';
+  const revision = job.metadata.annotations?.[REVISION_ANNOTATION] ?? '';
+  await apply(ctx, RESOURCES.Job, namespace, jobName, job);
+  const migration = jobState(deps.lookup(RESOURCES.Job, namespace, jobName));
+  const currentDeployment = deps.lookup(RESOURCES.Deployment, namespace, n.deployment);
+  const deployedRevision = currentDeployment?.spec?.template?.metadata?.annotations?.[REVISION_ANNOTATION];
 
-    // The Deployment moves to a revision only after that revision's migration succeeded.
-    if (migration === 'succeeded' || deployedRevision === revision) {
-      await apply(ctx, RESOURCES.Deployment, namespace, n.deployment, deployment(resource, spec, revision));
-      await apply(ctx, RESOURCES.CronJob, namespace, n.workerCronJob, workerCronJob(resource, spec));
-      await apply(ctx, RESOURCES.CronJob, namespace, n.retentionCronJob, retentionCronJob(resource, spec));
-    }
-    if (migration === 'succeeded') {
-      for (const old of deps.list(RESOURCES.Job, namespace)) {
-        const labels = old.metadata.labels ?? {};
-        if (
-          labels[INSTANCE_LABEL] === resource.metadata.name &&
-          labels[COMPONENT_LABEL] === 'migration' &&
-          old.metadata.name !== jobName &&
-          controllerOf(old)?.uid === ts.metadata.uid
-        ) {
-          await apply(ctx, RESOURCES.Job, namespace, old.metadata.name ?? '', null);
-        }
+  // The Deployment moves to a revision only after that revision's migration succeeded.
+  if (migration === 'succeeded' || deployedRevision === revision) {
+    await apply(ctx, RESOURCES.Deployment, namespace, n.deployment, deployment(resource, spec, revision));
+    await apply(ctx, RESOURCES.CronJob, namespace, n.workerCronJob, workerCronJob(resource, spec));
+    await apply(ctx, RESOURCES.CronJob, namespace, n.retentionCronJob, retentionCronJob(resource, spec));
+  }
+  if (migration === 'succeeded') {
+    for (const old of deps.list(RESOURCES.Job, namespace)) {
+      const labels = old.metadata.labels ?? {};
+      if (
+        labels[INSTANCE_LABEL] === resource.metadata.name &&
+        labels[COMPONENT_LABEL] === 'migration' &&
+        old.metadata.name !== jobName &&
+        controllerOf(old)?.uid === ts.metadata.uid
+      ) {
+        await apply(ctx, RESOURCES.Job, namespace, old.metadata.name ?? '', null);
       }
     }
-
-    const dep = deps.lookup(RESOURCES.Deployment, namespace, n.deployment);
-    const rollout = rolloutState(dep);
-    const atRevision = dep?.spec?.template?.metadata?.annotations?.[REVISION_ANNOTATION] === revision;
-    let degraded: Cond = { status: 'False', reason: 'AsExpected', message: 'All objects applied' };
-    let progressing: Cond;
-    if (migration === 'failed') {
-      const message = `Migration Job ${jobName} failed; the Deployment stays at its previous revision`;
-      degraded = { status: 'True', reason: 'MigrationFailed', message };
-      progressing = { status: 'False', reason: 'MigrationFailed', message };
-      await deps.recorder.record(ts, {
-        type: 'Warning',
-        reason: 'MigrationFailed',
-        action: 'Reconcile',
-        note: message,
-      });
-    } else if (migration === 'running' && !atRevision) {
-      progressing = {
-        status: 'True',
-        reason: 'MigrationRunning',
-        message: `Migration Job ${jobName} runs before the rollout of revision ${revision}`,
-      };
-    } else if (!rollout.complete) {
-      progressing = { status: 'True', reason: 'RollingOut', message: rollout.message };
-    } else {
-      progressing = { status: 'False', reason: 'RolloutComplete', message: rollout.message };
-    }
-    // A new generation is acknowledged at once; later progress (migration done, replicas) may fold into the next
-    // reconcile's write when one is already queued.
-    const acknowledged = ts.status?.observedGeneration === ts.metadata.generation;
-    if (acknowledged && migration !== 'failed' && deps.deferStatus?.(`${namespace}/${ts.metadata.name}`)) {
-      return undefined;
-    }
-    await writeStatus(
-      deps,
-      ts,
-      conditionsMutator(ts, degraded, progressing, {
-        url: publicUrl(resource, spec),
-        replicas: dep?.status?.replicas ?? 0,
-        readyReplicas: dep?.status?.availableReplicas ?? 0,
-        migration: { job: jobName, revision, succeeded: migration === 'succeeded' },
-      }),
-    );
-    return undefined;
-  } catch (err) {
-    if (err instanceof NotOwnedError) {
-      await writeStatus(
-        deps,
-        ts,
-        conditionsMutator(
-          ts,
-          { status: 'True', reason: 'ResourceConflict', message: err.message },
-          { status: 'False', reason: 'ResourceConflict', message: err.message },
-        ),
-      );
-    } else if (err instanceof KubeApiError && err.status !== 409) {
-      // Refused or failing writes (400/422, quota, a full Service IP range, …) are reported, then retried with backoff.
-      await writeStatus(
-        deps,
-        ts,
-        conditionsMutator(
-          ts,
-          { status: 'True', reason: 'ApplyFailed', message: err.message.slice(0, 1000) },
-          { status: 'False', reason: 'ApplyFailed', message: 'An object was refused by the API server' },
-        ),
-      );
-      await deps.recorder.record(ts, {
-        type: 'Warning',
-        reason: 'ApplyFailed',
-        action: 'Reconcile',
-        note: err.message.slice(0, 1000),
-      });
-    } else if (isConflict(err)) {
-      deps.log.debug({ key: `${namespace}/${ts.metadata.name}` }, 'conflict; retrying');
-    }
-    throw err;
   }
+
+  const dep = deps.lookup(RESOURCES.Deployment, namespace, n.deployment);
+  const rollout = rolloutState(dep);
+  const atRevision = dep?.spec?.template?.metadata?.annotations?.[REVISION_ANNOTATION] === revision;
+  let degraded: Cond = { status: 'False', reason: 'AsExpected', message: 'All objects applied' };
+  let progressing: Cond;
+  if (migration === 'failed') {
+    const message = `Migration Job ${jobName} failed; the Deployment stays at its previous revision`;
+    degraded = { status: 'True', reason: 'MigrationFailed', message };
+    progressing = { status: 'False', reason: 'MigrationFailed', message };
+    await deps.recorder.record(ts, {
+      type: 'Warning',
+      reason: 'MigrationFailed',
+      action: 'Reconcile',
+      note: message,
+    });
+  } else if (migration === 'running' && !atRevision) {
+    progressing = {
+      status: 'True',
+      reason: 'MigrationRunning',
+      message: `Migration Job ${jobName} runs before the rollout of revision ${revision}`,
+    };
+  } else if (!rollout.complete) {
+    progressing = { status: 'True', reason: 'RollingOut', message: rollout.message };
+  } else {
+    progressing = { status: 'False', reason: 'RolloutComplete', message: rollout.message };
+  }
+  // A new generation is acknowledged at once; later progress (migration done, replicas) may fold into the next
+  // reconcile's write when one is already queued.
+  const acknowledged = ts.status?.observedGeneration === ts.metadata.generation;
+  if (acknowledged && migration !== 'failed' && deps.deferStatus?.(`${namespace}/${ts.metadata.name}`)) {
+    return undefined;
+  }
+  await writeConditions(deps, RESOURCES.TranslationService, ts, {
+    degraded,
+    progressing,
+    fields: {
+      url: publicUrl(resource, spec),
+      replicas: dep?.status?.replicas ?? 0,
+      readyReplicas: dep?.status?.availableReplicas ?? 0,
+      migration: { job: jobName, revision, succeeded: migration === 'succeeded' },
+    },
+  });
+  return undefined;
 }
