@@ -3,6 +3,7 @@
 // timeout per request, and retries with exponential backoff and full jitter for what may pass
 // (no answer, timeouts, 5xx, 429). A 4xx other than 429 is final at once.
 import { Agent, errors, request } from 'undici';
+import { backoffDelay } from '../backoff.ts';
 import { BrokerReadError } from './read-error.ts';
 
 export interface BrokerHttpOptions {
@@ -30,11 +31,6 @@ export interface BrokerHttp {
   /** GETs `url`; resolves only with a 200 response, else throws BrokerReadError. */
   get(broker: string, url: string, headers: Record<string, string>): Promise<BrokerResponse>;
   close(): Promise<void>;
-}
-
-/** Full-jitter exponential backoff (AWS architecture blog): random(0, min(cap, base × 2^attempt)). */
-export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number): number {
-  return Math.floor(random() * Math.min(maxMs, baseMs * 2 ** attempt));
 }
 
 const retryable = (status: number) => status >= 500 || status === 429;

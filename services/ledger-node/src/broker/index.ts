@@ -5,7 +5,7 @@ export {
   NGSI_LD_CORE_CONTEXT,
   normalizeBrokerUrl,
 } from './endpoint.ts';
-export { type BrokerHttp, type BrokerHttpOptions, backoffDelay, createBrokerHttp } from './http-client.ts';
+export { type BrokerHttp, type BrokerHttpOptions, createBrokerHttp } from './http-client.ts';
 export { listingFor, type ReadOptions, readBroker } from './listing.ts';
 export { entityDigest, ObservationMemory, observationDigest } from './memory.ts';
 export { recordsFor } from './notary.ts';

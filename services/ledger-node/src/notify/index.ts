@@ -1,0 +1,14 @@
+export { Dispatcher, type DispatcherOptions } from './dispatcher.ts';
+export { type MerkleProofBody, TAMPER_EVENT, type TamperEvent, tamperEvent } from './event.ts';
+export { DeliveryQueue, deliveryKey, type QueueItem } from './queue.ts';
+export { deliverAt, deliveryRank, lowerRanked } from './responsibility.ts';
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  IDEMPOTENCY_HEADER,
+  SIGNATURE_HEADER,
+  signWebhook,
+  verifyWebhook,
+} from './signature.ts';
+export { DeliveryError, type Sink } from './sink.ts';
+export { createSyslogSink, formatTamperSyslog, octetFrame, parseSyslogTarget, type SyslogTarget } from './syslog.ts';
+export { createWebhookSink, EVENT_HEADER, webhookName } from './webhook.ts';

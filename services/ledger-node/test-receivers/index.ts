@@ -1,0 +1,9 @@
+export { sampleEvent } from './sample-event.ts';
+export {
+  deframe,
+  parseRfc5424,
+  type SyslogMessage,
+  type SyslogReceiver,
+  startSyslogReceiver,
+} from './syslog-receiver.ts';
+export { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
