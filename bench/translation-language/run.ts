@@ -7,7 +7,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createProvider, type ProviderRequest } from '../../services/translation/src/providers/index.ts';
 import { pseudoLocalize } from '../../services/translation/src/providers/pseudo-transform.ts';
-import { countTokens, estimateRequestTokens } from '../../services/translation/src/tokens/index.ts';
+import { countTokens } from '../../services/translation/src/tokens/index.ts';
 import { validateBatch } from '../../services/translation/src/validators/index.ts';
 import { FAKE_API_KEY, startFakeAnthropic, startFakeOpenAI } from '../../services/translation/test/fakes/index.ts';
 
@@ -52,13 +52,16 @@ const translated = req.items.map((i) => ({
 const longText = `${plain} `.repeat(200);
 const longTokens = countTokens(longText);
 
+/** An OpenAI-compatible provider, for its estimate only (nothing is sent). */
+const estimator = createProvider({ kind: 'openai', baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 });
+
 const pure = {
   pseudo_plain_per_s: rate(() => pseudoLocalize(plain, { glossary })),
   pseudo_icu_per_s: rate(() => pseudoLocalize(icu, { isIcu: true, targetLocale: 'ru', glossary })),
   validate_batch_10_per_s: rate(() => validateBatch(translated, req)),
   // fresh item objects each time: the per-item token memo must not flatter the figure
   estimate_openai_10_per_s: rate(() =>
-    estimateRequestTokens({ ...req, items: req.items.map((i) => ({ ...i })) }, 'openai'),
+    estimator.estimateTranslate({ ...req, items: req.items.map((i) => ({ ...i })) }),
   ),
   tokens_per_s: rate(() => countTokens(longText)) * longTokens,
 };

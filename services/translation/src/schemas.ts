@@ -1,44 +1,14 @@
 // The zod schemas of the HTTP API: the single source for validation, TypeScript types and the OpenAPI document.
 // Field names follow docs spec `translation-service-api.md` exactly; fields the spec leaves open are documented in docs/translation.md.
 import { z } from 'zod';
+import { GlossaryEntry, Locale, Style, Tier, TranslateItem, ValidationIssue } from './language/index.ts';
+
+export { GlossaryEntry, Locale, Style, Tier, TranslateItem, ValidationIssue };
 
 /** `{error: string}`: every error body. */
 export const ErrorBody = z.object({ error: z.string() });
 
-/** A BCP 47 language tag (en, pt-BR, zh-Hant-TW). */
-export const Locale = z
-  .string()
-  .max(35)
-  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'must be a BCP 47 locale code such as en or pt-BR')
-  .meta({ description: 'locale code (BCP 47)', examples: ['en', 'pt-BR'] });
-
 const text = (max: number) => z.string().max(max);
-
-export const TranslateItem = z.object({
-  id: text(256).meta({ description: 'echoed in the result' }),
-  text: text(10_000).meta({ description: 'source text' }),
-  context: text(2_000).optional(),
-  neighbors: z.array(text(2_000)).max(20).optional().meta({ description: 'surrounding strings' }),
-  isIcu: z.boolean().optional().meta({ description: 'marks ICU message format' }),
-  examples: z
-    .array(z.object({ source: text(2_000), target: text(2_000) }))
-    .max(20)
-    .optional(),
-});
-
-export const GlossaryEntry = z.object({
-  term: text(500),
-  target: text(500).nullable(),
-  neverTranslate: z.boolean(),
-});
-
-export const Style = z.object({
-  tone: text(200).optional(),
-  audience: text(200).optional(),
-  notes: text(2_000).optional(),
-});
-
-export const Tier = z.enum(['cheap', 'top']);
 
 /** Results are keyed by item id, so ids are unique within a batch. */
 const uniqueIds = (items: { id: string }[]): boolean => new Set(items.map((i) => i.id)).size === items.length;
@@ -58,12 +28,6 @@ export const TranslateBatch = z.object({
   glossary: z.array(GlossaryEntry).max(500),
 });
 export type TranslateBatch = z.infer<typeof TranslateBatch>;
-
-export const ValidationIssue = z.object({
-  itemId: z.string().optional(),
-  code: z.string(),
-  message: z.string(),
-});
 
 export const TranslateResult = z.object({
   translations: z.array(z.object({ id: z.string(), text: z.string() })),

@@ -12,6 +12,8 @@ beforeAll(async () => {
   h = await startHarness({
     wrapProvider: (real): TranslationProvider => ({
       name: real.name,
+      estimateTranslate: (req) => real.estimateTranslate(req),
+      estimateComplete: (prompt) => real.estimateComplete(prompt),
       complete: (prompt, opts) => real.complete(prompt, opts),
       async translate(req, opts) {
         seen.push(req);

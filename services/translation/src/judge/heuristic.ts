@@ -1,5 +1,5 @@
-import type { ValidationIssue } from '../validators/types.ts';
-import { validateBatch } from '../validators/validate.ts';
+import type { ValidationIssue } from '../language/index.ts';
+import { validateBatch } from '../validators/index.ts';
 import { scoresFromErrors } from './mqm.ts';
 import type { JudgeInput, JudgeItem, JudgeResult, MqmCategory, MqmError, MqmSeverity } from './types.ts';
 

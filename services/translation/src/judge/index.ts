@@ -1,3 +1,4 @@
+export { estimateJudge, judgeCompletion, judgeMaxTokensOut } from './estimate.ts';
 export { heuristicJudge, ISSUE_TO_MQM } from './heuristic.ts';
 export { judgeTranslations } from './judge.ts';
 export { MQM_CATEGORIES, MQM_WEIGHTS, scoresFromErrors } from './mqm.ts';

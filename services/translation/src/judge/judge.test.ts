@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { CompletionPrompt, TranslationProvider } from '../providers/types.ts';
+import { type CompletionPrompt, llmEstimates, type TranslationProvider } from '../providers/index.ts';
 import { judgeTranslations } from './judge.ts';
 
 /** A model that always answers the same text (an in-process stand-in; the HTTP path is tested against the fakes). */
 function scripted(reply: string, seen: CompletionPrompt[] = []): TranslationProvider {
   return {
     name: 'openai',
+    ...llmEstimates(),
     translate: () => Promise.reject(new Error('not used')),
     complete: async (prompt) => {
       seen.push(prompt);

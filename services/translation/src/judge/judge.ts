@@ -1,9 +1,9 @@
-import type { CallOptions, TranslationProvider } from '../providers/types.ts';
-import { judgeMaxTokensOut } from '../tokens/estimate.ts';
-import { validateBatch } from '../validators/validate.ts';
+import type { CallOptions, TranslationProvider } from '../providers/index.ts';
+import { validateBatch } from '../validators/index.ts';
+import { judgeCompletion } from './estimate.ts';
 import { heuristicJudge, issueErrors } from './heuristic.ts';
 import { scoresFromErrors } from './mqm.ts';
-import { buildJudgePrompt, parseJudgeReply } from './prompt.ts';
+import { parseJudgeReply } from './prompt.ts';
 import type { JudgeInput, JudgeResult } from './types.ts';
 
 /**
@@ -26,11 +26,7 @@ export async function judgeTranslations(
     const { scores, overall } = scoresFromErrors([], 0);
     return { scores, overall, judge: 'llm', model: input.model, tokensIn: 0, tokensOut: 0, issues, errors: [] };
   }
-  const prompt = buildJudgePrompt(input);
-  const reply = await provider.complete(
-    { ...prompt, model: input.model, maxTokens: judgeMaxTokensOut(input), json: true },
-    opts,
-  );
+  const reply = await provider.complete(judgeCompletion(input), opts);
   const annotated = parseJudgeReply(
     reply.text,
     input.items.map((i) => i.id),

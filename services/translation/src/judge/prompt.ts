@@ -1,5 +1,4 @@
-import { extractJsonObject } from '../providers/prompt.ts';
-import { UpstreamError } from '../providers/upstream-error.ts';
+import { extractJsonObject, UpstreamError } from '../providers/index.ts';
 import type { JudgeInput, MqmCategory, MqmError, MqmSeverity } from './types.ts';
 
 /** Marker the fakes use to tell a judge prompt from a translate prompt. */

@@ -1,5 +1,4 @@
-import type { GlossaryEntry, TranslationStyle } from '../providers/types.ts';
-import type { ValidationIssue } from '../validators/types.ts';
+import type { GlossaryEntry, Style, ValidationIssue } from '../language/index.ts';
 
 export interface JudgeItem {
   id: string;
@@ -14,7 +13,7 @@ export interface JudgeInput {
   targetLocale: string;
   items: JudgeItem[];
   glossary: GlossaryEntry[];
-  style?: TranslationStyle;
+  style?: Style;
   /** Model asked to judge (ignored by the heuristic judge, which reports `heuristic-validators`). */
   model: string;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { translateMaxTokensOut } from '../tokens/estimate.ts';
+import { completionMaxTokens, llmEstimates, translateMaxTokensOut } from './estimate.ts';
 import { joinUrl, postJson } from './http.ts';
 import { buildTranslationPrompt, parseTranslationReply } from './prompt.ts';
 import type {
@@ -41,7 +41,7 @@ export function createAnthropicProvider(cfg: AnthropicConfig): TranslationProvid
   async function complete(prompt: CompletionPrompt, opts: CallOptions = {}): Promise<CompletionResult> {
     const body = {
       model: prompt.model,
-      max_tokens: Math.min(prompt.maxTokens ?? 1024, cfg.maxOutputTokens),
+      max_tokens: completionMaxTokens(prompt, cfg.maxOutputTokens),
       system: prompt.system,
       messages: [{ role: 'user', content: prompt.user }],
       temperature: 0,
@@ -67,6 +67,7 @@ export function createAnthropicProvider(cfg: AnthropicConfig): TranslationProvid
 
   return {
     name: 'anthropic',
+    ...llmEstimates(cfg.maxOutputTokens),
     complete,
     async translate(req: ProviderRequest, opts: CallOptions = {}): Promise<ProviderResult> {
       const prompt = buildTranslationPrompt(req);

@@ -1,5 +1,5 @@
-import { DEFAULT_MAX_OUTPUT_TOKENS } from '../tokens/estimate.ts';
 import { createAnthropicProvider } from './anthropic.ts';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from './estimate.ts';
 import { createOpenAIProvider } from './openai.ts';
 import { createPseudoProvider } from './pseudo.ts';
 import type { ProviderConfig, TranslationProvider } from './types.ts';

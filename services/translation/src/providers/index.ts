@@ -1,5 +1,6 @@
 export { ANTHROPIC_VERSION } from './anthropic.ts';
 export { createProvider } from './create-provider.ts';
+export { completionMaxTokens, DEFAULT_MAX_OUTPUT_TOKENS, llmEstimates, translateMaxTokensOut } from './estimate.ts';
 export {
   buildTranslationPrompt,
   extractJsonObject,
@@ -7,19 +8,17 @@ export {
   parseTranslationReply,
   TRANSLATE_TASK,
 } from './prompt.ts';
-export { pseudoTranslate } from './pseudo.ts';
+export { createPseudoProvider, pseudoTranslate } from './pseudo.ts';
 export { type PseudoOptions, pseudoLocalize } from './pseudo-transform.ts';
 export type {
   CallOptions,
   CompletionPrompt,
   CompletionResult,
-  GlossaryEntry,
   ProviderConfig,
   ProviderKind,
   ProviderRequest,
   ProviderResult,
-  TranslateItem,
+  TokenEstimate,
   TranslationProvider,
-  TranslationStyle,
 } from './types.ts';
 export { UpstreamError, type UpstreamFailure } from './upstream-error.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { countPromptTokens, countTokens } from '../tokens/count.ts';
-import { translateMaxTokensOut } from '../tokens/estimate.ts';
+import { countPromptTokens, countTokens } from '../tokens/index.ts';
+import { completionMaxTokens, llmEstimates, translateMaxTokensOut } from './estimate.ts';
 import { joinUrl, postJson } from './http.ts';
 import { buildTranslationPrompt, parseTranslationReply } from './prompt.ts';
 import type {
@@ -56,7 +56,7 @@ export function createOpenAIProvider(cfg: OpenAIConfig): TranslationProvider {
         { role: 'user', content: prompt.user },
       ],
       ...(cfg.tokenLimit === 'max_tokens' ? { temperature: 0 } : {}),
-      [cfg.tokenLimit]: Math.min(prompt.maxTokens ?? 1024, cfg.maxOutputTokens),
+      [cfg.tokenLimit]: completionMaxTokens(prompt, cfg.maxOutputTokens),
       ...((prompt.json ?? true) && cfg.jsonMode ? { response_format: { type: 'json_object' } } : {}),
     };
     const raw = await postJson(url, headers, body, cfg.timeoutMs, opts.signal);
@@ -82,6 +82,7 @@ export function createOpenAIProvider(cfg: OpenAIConfig): TranslationProvider {
 
   return {
     name: 'openai',
+    ...llmEstimates(cfg.maxOutputTokens),
     complete,
     async translate(req: ProviderRequest, opts: CallOptions = {}): Promise<ProviderResult> {
       const prompt = buildTranslationPrompt(req);

@@ -1,4 +1,4 @@
-import { pluralCategories } from '../validators/plural-categories.ts';
+import { pluralCategories } from '../language/index.ts';
 import type { ProviderRequest } from './types.ts';
 import { UpstreamError } from './upstream-error.ts';
 

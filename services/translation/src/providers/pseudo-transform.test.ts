@@ -1,10 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${x} is a placeholder under test, not a template
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { scanProtected } from '../validators/patterns.ts';
+import { type GlossaryEntry, scanProtected } from '../language/index.ts';
 import { validateTranslation } from '../validators/validate.ts';
 import { pseudoLocalize } from './pseudo-transform.ts';
-import type { GlossaryEntry } from './types.ts';
 
 describe('pseudoLocalize', () => {
   it('accents, brackets and pads by ~30% of the translatable letters', () => {

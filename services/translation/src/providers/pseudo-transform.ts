@@ -1,9 +1,5 @@
 import { type MessageFormatElement, TYPE } from '@formatjs/icu-messageformat-parser';
-import { findTerm } from '../validators/glossary.ts';
-import { parseIcu, walkIcu } from '../validators/icu.ts';
-import { scanProtected } from '../validators/patterns.ts';
-import { pluralCategories } from '../validators/plural-categories.ts';
-import type { GlossaryEntry } from './types.ts';
+import { findTerm, type GlossaryEntry, parseIcu, pluralCategories, scanProtected, walkIcu } from '../language/index.ts';
 
 const ACCENTS: Record<string, string> = {
   a: 'å',

@@ -1,4 +1,4 @@
-import { countPromptTokens, countTokens } from '../tokens/count.ts';
+import { countPromptTokens, countTokens } from '../tokens/index.ts';
 import { buildTranslationPrompt, formatTranslationReply } from './prompt.ts';
 import { pseudoLocalize } from './pseudo-transform.ts';
 import type {
@@ -54,6 +54,14 @@ function checkSignal(opts: CallOptions): void {
 export function createPseudoProvider(): TranslationProvider {
   return {
     name: 'pseudo',
+    // Exact: the estimate is the answer itself (computed once per request object, see pseudoTranslate).
+    estimateTranslate(req: ProviderRequest) {
+      const r = pseudoTranslate(req);
+      return { tokensIn: r.tokensIn, maxTokensOut: r.tokensOut };
+    },
+    estimateComplete(prompt: CompletionPrompt) {
+      return { tokensIn: countPromptTokens(prompt), maxTokensOut: countTokens(pseudoLocalize(prompt.user)) };
+    },
     async translate(req: ProviderRequest, opts: CallOptions = {}): Promise<ProviderResult> {
       checkSignal(opts);
       return pseudoTranslate(req);

@@ -1,38 +1,14 @@
-import type { ValidationIssue } from '../validators/types.ts';
+import type { GlossaryEntry, Style, TranslateItem, ValidationIssue } from '../language/index.ts';
 
 export { UpstreamError, type UpstreamFailure } from './upstream-error.ts';
 
 export type ProviderKind = 'openai' | 'anthropic' | 'pseudo';
 
-export interface TranslateItem {
-  id: string;
-  text: string;
-  context?: string;
-  /** Surrounding strings, for context only; never translated. */
-  neighbors?: string[];
-  isIcu?: boolean;
-  examples?: { source: string; target: string }[];
-}
-
-export interface GlossaryEntry {
-  term: string;
-  /** Required rendering in the target locale; null when only `neverTranslate` matters. */
-  target: string | null;
-  /** Keep `term` verbatim in the target. */
-  neverTranslate: boolean;
-}
-
-export interface TranslationStyle {
-  tone?: string;
-  audience?: string;
-  notes?: string;
-}
-
 export interface ProviderRequest {
   sourceLocale: string;
   targetLocale: string;
   items: TranslateItem[];
-  style: TranslationStyle;
+  style: Style;
   glossary: GlossaryEntry[];
   /** Upstream model id (tier mapping or `modelOverride` is the caller's business). */
   model: string;
@@ -72,8 +48,20 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** Tokens to reserve before a call (see `providers/estimate.ts`). */
+export interface TokenEstimate {
+  /** Tokens of the prompt that will be sent (system + user + chat framing): exact, or a bound a few tokens above. */
+  tokensIn: number;
+  /** Upper bound on output tokens (sent upstream as `max_tokens`, so the upstream cannot bill more); exact for pseudo. */
+  maxTokensOut: number;
+}
+
 export interface TranslationProvider {
   readonly name: ProviderKind;
+  /** Tokens to reserve before `translate(req)`: each provider knows what it will send and how much it may get back. */
+  estimateTranslate(req: ProviderRequest): TokenEstimate;
+  /** Tokens to reserve before `complete(prompt)`. */
+  estimateComplete(prompt: CompletionPrompt): TokenEstimate;
   /** Translate a batch. Throws UpstreamError on any upstream failure. */
   translate(req: ProviderRequest, opts?: CallOptions): Promise<ProviderResult>;
   /** One raw completion (used by the judge). Throws UpstreamError on any upstream failure. */
@@ -90,7 +78,7 @@ export interface ProviderConfig {
   timeoutMs: number;
   /** openai only: send `response_format: {type: 'json_object'}`. Default true; turn off for servers that reject it. */
   jsonMode?: boolean;
-  /** Cap on `max_tokens` sent upstream (default 8192). Pass the same value to `estimateRequestTokens`. */
+  /** Cap on `max_tokens` sent upstream (default 8192); the provider's estimates use the same cap. */
   maxOutputTokens?: number;
   /**
    * openai only: how the output limit is sent. 'max_tokens' (default; GPT-4-class, vLLM, Ollama, LiteLLM) or

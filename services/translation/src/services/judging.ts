@@ -5,9 +5,8 @@
 import { reviewItems } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import type { JudgeInput, JudgeResult } from '../judge/index.ts';
-import { judgeTranslations } from '../judge/index.ts';
+import { estimateJudge, judgeTranslations } from '../judge/index.ts';
 import { UpstreamError } from '../providers/index.ts';
-import { estimateJudgeTokens } from '../tokens/index.ts';
 import type { AppContext } from './context.ts';
 import { callAndSettle, costMicros, type MeterSubject, reserve } from './meter.ts';
 import type { JudgeSamplePayload } from './translate.ts';
@@ -26,7 +25,7 @@ export async function meteredJudge(
 ): Promise<JudgeResult> {
   if (ctx.provider.name === 'pseudo' || !subject) return judgeTranslations(ctx.heuristicProvider, input);
   const price = priceOf(ctx, input.model);
-  const estimate = estimateJudgeTokens(input, ctx.provider.name);
+  const estimate = estimateJudge(ctx.provider, input);
   let reservation: Awaited<ReturnType<typeof reserve>>;
   try {
     reservation = await reserve(

@@ -1,11 +1,10 @@
 // Translate orchestration: resolve the model, reserve quota and budget, call the provider, validate,
 // retry once with the issues as feedback, settle with the reported usage, maybe sample for background judging.
 import { AppError, forbidden, upstreamFailed } from '../errors.ts';
-import type { ProviderRequest, ProviderResult, TranslateItem } from '../providers/index.ts';
+import type { TranslateItem, ValidationIssue } from '../language/index.ts';
+import type { ProviderRequest, ProviderResult } from '../providers/index.ts';
 import { UpstreamError } from '../providers/index.ts';
 import type { TranslateBatch, TranslateResult } from '../schemas.ts';
-import { estimateRequestTokens } from '../tokens/index.ts';
-import type { ValidationIssue } from '../validators/index.ts';
 import { isRetryable, validateBatch } from '../validators/index.ts';
 import type { Principal } from './accounts.ts';
 import type { AppContext } from './context.ts';
@@ -86,7 +85,7 @@ export async function meteredTranslate(
   price: Price,
   gate?: RateLimitGate,
 ): Promise<MeteredCall> {
-  const estimate = estimateRequestTokens(req, ctx.provider.name);
+  const estimate = ctx.provider.estimateTranslate(req);
   let reservation: Reservation;
   try {
     reservation = await reserve(

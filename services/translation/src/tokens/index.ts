@@ -1,9 +1,10 @@
-export { countPromptTokens, countTokens, PROMPT_OVERHEAD_TOKENS, TOKENIZER } from './count.ts';
+// Token counting with OpenAI's o200k_base BPE: a leaf, imported by the providers (estimates, pseudo's honest counts).
 export {
-  DEFAULT_MAX_OUTPUT_TOKENS,
-  estimateJudgeTokens,
-  estimateRequestTokens,
-  judgeMaxTokensOut,
-  type TokenEstimate,
-  translateMaxTokensOut,
-} from './estimate.ts';
+  countPromptTokens,
+  countSystemTokens,
+  countTokens,
+  countTokensRemembered,
+  PROMPT_OVERHEAD_TOKENS,
+  rememberCounts,
+  TOKENIZER,
+} from './count.ts';

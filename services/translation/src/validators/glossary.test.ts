@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findTerm, validateGlossary } from './glossary.ts';
+import { findTerm } from '../language/index.ts';
+import { validateGlossary } from './glossary.ts';
 
 describe('findTerm', () => {
   it('matches case-insensitively on word boundaries', () => {

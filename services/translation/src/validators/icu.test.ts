@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { pluralCategories } from '../language/index.ts';
 import { validateIcu } from './icu.ts';
-import { pluralCategories } from './plural-categories.ts';
 
 const codes = (source: string, target: string, locale = 'de') => validateIcu(source, target, locale).map((i) => i.code);
 

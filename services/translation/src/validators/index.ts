@@ -1,7 +1,11 @@
-export { findTerm, translatableText, validateGlossary } from './glossary.ts';
-export { icuArguments, parseIcu, validateIcu, walkIcu } from './icu.ts';
-export { type ProtectedToken, parseTag, scanProtected, type TokenKind } from './patterns.ts';
+// The validators: the same checks run on provider output (retry, then flagged) and on review edits (422).
+export { validateGlossary } from './glossary.ts';
+export { validateIcu } from './icu.ts';
 export { validatePlaceholders } from './placeholders.ts';
-export { pluralCategories } from './plural-categories.ts';
-export type { ValidateInput, ValidationIssue, ValidationIssueCode } from './types.ts';
-export { isRetryable, REQUEST_ISSUE_CODES, validateBatch, validateTranslation } from './validate.ts';
+export {
+  isRetryable,
+  REQUEST_ISSUE_CODES,
+  type ValidateInput,
+  validateBatch,
+  validateTranslation,
+} from './validate.ts';

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${x} is a placeholder under test, not a template
 import { describe, expect, it } from 'vitest';
-import { parseTag, scanProtected } from './patterns.ts';
+import { parseTag, scanProtected } from '../language/index.ts';
 import { validatePlaceholders } from './placeholders.ts';
 
 const codes = (s: string, t: string, icu = false) => validatePlaceholders(s, t, { icu }).map((i) => i.code);

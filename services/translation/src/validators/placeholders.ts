@@ -1,5 +1,4 @@
-import { parseTag, scanProtected, type TokenKind } from './patterns.ts';
-import type { ValidationIssue } from './types.ts';
+import { parseTag, scanProtected, type TokenKind, type ValidationIssue } from '../language/index.ts';
 
 const PLACEHOLDER_KINDS = new Set<TokenKind>(['printf', 'mustache', 'dollar', 'brace']);
 

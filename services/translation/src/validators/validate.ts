@@ -1,8 +1,19 @@
-import type { GlossaryEntry } from '../providers/types.ts';
+import { type GlossaryEntry, parseIcu, type ValidationIssue } from '../language/index.ts';
 import { validateGlossary } from './glossary.ts';
-import { parseIcu, validateIcu } from './icu.ts';
+import { validateIcu } from './icu.ts';
 import { validatePlaceholders } from './placeholders.ts';
-import type { ValidateInput, ValidationIssue } from './types.ts';
+
+export interface ValidateInput {
+  source: string;
+  target: string;
+  /** The strings are ICU MessageFormat: check syntax, arguments and plural categories. */
+  isIcu: boolean;
+  sourceLocale: string;
+  targetLocale: string;
+  glossary: GlossaryEntry[];
+  /** Copied into every issue. */
+  itemId?: string;
+}
 
 /**
  * All checks for one translated string: `empty_target`, ICU (when `isIcu`), placeholders and tags, glossary.

@@ -1,12 +1,10 @@
 import { decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { heuristicJudge } from '../../src/judge/heuristic.ts';
 import type { JudgeInput } from '../../src/judge/types.ts';
+import { findTerm, type GlossaryEntry, scanProtected } from '../../src/language/index.ts';
 import { formatTranslationReply } from '../../src/providers/prompt.ts';
 import { pseudoLocalize } from '../../src/providers/pseudo-transform.ts';
-import type { GlossaryEntry } from '../../src/providers/types.ts';
-import { countPromptTokens } from '../../src/tokens/count.ts';
-import { findTerm } from '../../src/validators/glossary.ts';
-import { scanProtected } from '../../src/validators/patterns.ts';
+import { countPromptTokens } from '../../src/tokens/index.ts';
 import type { FakeKnobs, HandlerContext } from './server.ts';
 
 const PLAIN = { disallowedSpecial: new Set<string>() };

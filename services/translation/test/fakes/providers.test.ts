@@ -1,19 +1,25 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { judgeTranslations } from '../../src/judge/index.ts';
-import { createProvider, type ProviderRequest, UpstreamError } from '../../src/providers/index.ts';
-import { buildTranslationPrompt, formatTranslationReply } from '../../src/providers/prompt.ts';
-import { pseudoLocalize } from '../../src/providers/pseudo-transform.ts';
 import {
-  countPromptTokens,
-  countTokens,
-  estimateRequestTokens,
+  buildTranslationPrompt,
+  createProvider,
+  formatTranslationReply,
+  type ProviderKind,
+  type ProviderRequest,
+  pseudoLocalize,
   translateMaxTokensOut,
-} from '../../src/tokens/index.ts';
+  UpstreamError,
+} from '../../src/providers/index.ts';
+import { countPromptTokens, countTokens } from '../../src/tokens/index.ts';
 import { validateBatch } from '../../src/validators/index.ts';
 import { DEFAULT_KNOBS, FAKE_API_KEY, type FakeUpstream, startFakeAnthropic, startFakeOpenAI } from './index.ts';
 
 // Providers against the fake upstreams: real HTTP on 127.0.0.1, the documented request and reply shapes.
+
+/** The estimate a provider of `kind` makes before translating `r`. */
+const estimateRequestTokens = (r: ProviderRequest, kind: ProviderKind) =>
+  createProvider({ kind, baseUrl: 'http://127.0.0.1:9', apiKey: 'unused', timeoutMs: 1000 }).estimateTranslate(r);
 
 const req: ProviderRequest = {
   sourceLocale: 'en',

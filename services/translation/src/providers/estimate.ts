@@ -1,8 +1,7 @@
-import { buildJudgePrompt } from '../judge/prompt.ts';
-import type { JudgeInput } from '../judge/types.ts';
-import { buildTranslationPrompt, translationPromptParts } from '../providers/prompt.ts';
-import { pseudoTranslate } from '../providers/pseudo.ts';
-import type { ProviderKind, ProviderRequest, TranslateItem } from '../providers/types.ts';
+// Token estimation of the LLM providers (openai, anthropic): what a call may cost, before it is made. The quota
+// and budget are reserved for it (the metering module), and the output bound is sent upstream as `max_tokens`.
+// The pseudo provider's estimate is its exact answer (pseudo.ts).
+import type { TranslateItem } from '../language/index.ts';
 import {
   countPromptTokens,
   countSystemTokens,
@@ -10,21 +9,9 @@ import {
   countTokensRemembered,
   PROMPT_OVERHEAD_TOKENS,
   rememberCounts,
-} from './count.ts';
-
-export interface TokenEstimate {
-  /**
-   * Tokens of the prompt that will be sent (system + user + chat framing), counted with o200k_base: exact for
-   * judge prompts and pseudo; for translate prompts on an LLM a bound a few tokens above the exact count (see
-   * `translatePromptTokensBound`).
-   */
-  tokensIn: number;
-  /**
-   * Upper bound on output tokens. For openai/anthropic it is sent upstream as `max_tokens`, so the upstream cannot
-   * bill more; for pseudo it is the exact output count.
-   */
-  maxTokensOut: number;
-}
+} from '../tokens/index.ts';
+import { buildTranslationPrompt, translationPromptParts } from './prompt.ts';
+import type { CompletionPrompt, ProviderRequest, TokenEstimate } from './types.ts';
 
 /** Default cap on `max_tokens` (fits every current OpenAI and Anthropic chat model). */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
@@ -73,43 +60,32 @@ export function translatePromptTokensBound(req: ProviderRequest, system: string)
   return n + Math.max(0, parts.items.length - 1) + PROMPT_OVERHEAD_TOKENS;
 }
 
-/** Output bound of a judge call: 64 + 160 per item (the prompt allows at most 3 short errors per item), capped. */
-export function judgeMaxTokensOut(input: JudgeInput, cap = DEFAULT_MAX_OUTPUT_TOKENS): number {
-  return Math.min(64 + 160 * input.items.length, cap);
+/** The `max_tokens` sent with a completion: the prompt's own bound (default 1024), capped. */
+export function completionMaxTokens(prompt: CompletionPrompt, cap = DEFAULT_MAX_OUTPUT_TOKENS): number {
+  return Math.min(prompt.maxTokens ?? 1024, cap);
 }
 
 /**
- * Tokens to reserve before a translate call. `tokensIn` bounds the prompt that will be sent (the same
- * `buildTranslationPrompt`) from above, a few tokens over the exact o200k count (`translatePromptTokensBound`);
- * the upstream's own tokenizer may count a little differently, and settlement uses its usage report.
- * `maxTokensOut` is a hard bound (see `translateMaxTokensOut`); for `pseudo` both are exact.
+ * The estimates of an LLM provider whose output is capped at `maxOutputTokens`. Translate: `tokensIn` bounds the
+ * prompt that will be sent (the same `buildTranslationPrompt`) from above, a few tokens over the exact o200k count
+ * (`translatePromptTokensBound`); the upstream's own tokenizer may count a little differently, and settlement uses its
+ * usage report. `maxTokensOut` is a hard bound (`translateMaxTokensOut`). Completion: the exact prompt count and the
+ * `max_tokens` sent (`completionMaxTokens`).
  *
- * @example const { tokensIn, maxTokensOut } = estimateRequestTokens(req, provider.name);
+ * @example const { estimateTranslate } = llmEstimates(8192); estimateTranslate(req) // { tokensIn, maxTokensOut }
  */
-export function estimateRequestTokens(
-  req: ProviderRequest,
-  kind: ProviderKind = 'openai',
-  maxOutputTokens = DEFAULT_MAX_OUTPUT_TOKENS,
-): TokenEstimate {
-  if (kind === 'pseudo') {
-    const r = pseudoTranslate(req);
-    return { tokensIn: r.tokensIn, maxTokensOut: r.tokensOut };
-  }
+export function llmEstimates(maxOutputTokens = DEFAULT_MAX_OUTPUT_TOKENS): {
+  estimateTranslate(req: ProviderRequest): TokenEstimate;
+  estimateComplete(prompt: CompletionPrompt): TokenEstimate;
+} {
   return {
-    tokensIn: translatePromptTokensBound(req, buildTranslationPrompt(req).system),
-    maxTokensOut: translateMaxTokensOut(req, maxOutputTokens),
-  };
-}
-
-/** Tokens to reserve before a judge call; the heuristic judge (pseudo) uses none. */
-export function estimateJudgeTokens(
-  input: JudgeInput,
-  kind: ProviderKind = 'openai',
-  maxOutputTokens = DEFAULT_MAX_OUTPUT_TOKENS,
-): TokenEstimate {
-  if (kind === 'pseudo') return { tokensIn: 0, maxTokensOut: 0 };
-  return {
-    tokensIn: countPromptTokens(buildJudgePrompt(input)),
-    maxTokensOut: judgeMaxTokensOut(input, maxOutputTokens),
+    estimateTranslate: (req) => ({
+      tokensIn: translatePromptTokensBound(req, buildTranslationPrompt(req).system),
+      maxTokensOut: translateMaxTokensOut(req, maxOutputTokens),
+    }),
+    estimateComplete: (prompt) => ({
+      tokensIn: countPromptTokens(prompt),
+      maxTokensOut: completionMaxTokens(prompt, maxOutputTokens),
+    }),
   };
 }

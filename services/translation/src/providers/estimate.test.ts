@@ -1,11 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildTranslationPrompt, formatTranslationReply } from '../providers/prompt.ts';
-import { pseudoTranslate } from '../providers/pseudo.ts';
-import { pseudoLocalize } from '../providers/pseudo-transform.ts';
-import type { ProviderRequest } from '../providers/types.ts';
-import { countPromptTokens, countTokens, PROMPT_OVERHEAD_TOKENS } from './count.ts';
-import { estimateJudgeTokens, estimateRequestTokens, translateMaxTokensOut } from './estimate.ts';
+import { countPromptTokens, countTokens, PROMPT_OVERHEAD_TOKENS } from '../tokens/index.ts';
+import { createProvider } from './create-provider.ts';
+import { translateMaxTokensOut } from './estimate.ts';
+import { buildTranslationPrompt, formatTranslationReply } from './prompt.ts';
+import { pseudoTranslate } from './pseudo.ts';
+import { pseudoLocalize } from './pseudo-transform.ts';
+import type { ProviderKind, ProviderRequest } from './types.ts';
+
+/** The estimate a provider of `kind` makes before translating `r` (its output capped at `maxOutputTokens`). */
+const estimateRequestTokens = (r: ProviderRequest, kind: ProviderKind, maxOutputTokens?: number) =>
+  createProvider({
+    kind,
+    baseUrl: 'http://127.0.0.1:9',
+    apiKey: 'unused',
+    timeoutMs: 1000,
+    ...(maxOutputTokens ? { maxOutputTokens } : {}),
+  }).estimateTranslate(r);
 
 describe('countTokens', () => {
   it('counts o200k_base tokens', () => {
@@ -111,21 +122,5 @@ describe('estimateRequestTokens', () => {
       ),
       { numRuns: 200, seed: 5 },
     );
-  });
-});
-
-describe('estimateJudgeTokens', () => {
-  const input = {
-    sourceLocale: 'en',
-    targetLocale: 'de',
-    model: 'm',
-    glossary: [],
-    items: [{ id: 'a', source: 'x', target: 'y' }],
-  };
-  it('is zero for the heuristic judge and bounded for LLMs', () => {
-    expect(estimateJudgeTokens(input, 'pseudo')).toEqual({ tokensIn: 0, maxTokensOut: 0 });
-    const e = estimateJudgeTokens(input, 'openai');
-    expect(e.tokensIn).toBeGreaterThan(100);
-    expect(e.maxTokensOut).toBe(64 + 160);
   });
 });
