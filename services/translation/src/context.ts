@@ -5,7 +5,7 @@ import type { Database } from './db/index.ts';
 import { createProvider, type TranslationProvider } from './providers/index.ts';
 import { ApiKeyResolver } from './services/accounts.ts';
 import type { AppContext } from './services/context.ts';
-import { enableMeterBatching } from './services/meter.ts';
+import { createMeter } from './services/meter.ts';
 import { createMetrics } from './services/metrics.ts';
 import { MemoryRateLimitStore, PostgresRateLimitStore } from './services/rate-limiter.ts';
 
@@ -47,7 +47,10 @@ export function createContext(
   const metrics = createMetrics(config.metrics);
   const logger = opts.logger ?? createLogger(config.logLevel);
   // Concurrent reservations and settlements share statements (group commit); PostgreSQL only.
-  enableMeterBatching(database, {
+  const meter = createMeter(database, {
+    batching: true,
+    metrics,
+    now: opts.now ?? Date.now,
     onBatch: (kind, size) => metrics.meterBatchSize.observe({ kind }, size),
     // The PostgreSQL error code only: a message could quote arguments.
     onFallback: (error) =>
@@ -61,6 +64,7 @@ export function createContext(
     database,
     provider,
     heuristicProvider: createProvider({ kind: 'pseudo', timeoutMs: config.provider.timeoutMs }),
+    meter,
     keys: new ApiKeyResolver(database, config.apiKeyCacheTtlMs, config.apiKeyRevocationCheckMs),
     rateLimits: store,
     metrics,

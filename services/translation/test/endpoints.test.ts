@@ -282,14 +282,23 @@ describe('POST /api/worker', () => {
   });
 
   it('releases metering reservations orphaned by a dead process, and only those', async () => {
+    /** The counter rows of an organization's metered calls (as the metering module names them). */
+    const reservation = (orgId: string) => ({
+      orgId,
+      period: '2026-11-01',
+      quotaTokens: 1000000,
+      scope: `org:${orgId}`,
+      day: '2026-11-22',
+      capMicros: 1000000,
+    });
     const dead = await h.account();
     const live = await h.account();
     for (const { orgId } of [dead, live]) {
-      // A reservation whose process never settles it (the process died after meter_reserve).
-      const [r] = await h.database.query<{ r: string }>(
-        `SELECT meter_reserve($1, '2026-11-01', 100, 1000000, $2, '2026-11-22', 50, 1000000) AS r`,
-        [orgId, `org:${orgId}`],
-      );
+      // A reservation whose process never settles it (the process died after its admission).
+      const admission = { ...reservation(orgId), bucket: null, windowStart: 0, windowMs: 0, limit: 0 };
+      const [r] = await h.database.query<{ r: string }>(`SELECT result AS r FROM meter($1::jsonb, '[]')`, [
+        JSON.stringify([{ ...admission, tokens: 100, costMicros: 50 }]),
+      ]);
       expect(r!.r).toBe('ok');
     }
     await h.database.query(`UPDATE quota_usage SET reserved_at = now() - interval '1 hour' WHERE org_id = $1`, [
@@ -312,10 +321,11 @@ describe('POST /api/worker', () => {
     expect(await reserved(dead.orgId)).toEqual({ q: 0, b: 0 });
     expect(await reserved(live.orgId)).toEqual({ q: 100, b: 50 });
     // A settlement arriving after its reservation was released never drives the counter below zero.
-    await h.database.query(
-      `SELECT * FROM meter_settle($1, '2026-11-01', 100, 10, 1000000, $2, '2026-11-22', 50, 5, 1000000)`,
-      [dead.orgId, `org:${dead.orgId}`],
-    );
+    const usage = { apiKeyId: null, kind: 'translate', model: 'm', items: 1, tokensIn: 5, tokensOut: 5, outcome: 'ok' };
+    const settlement = { ...reservation(dead.orgId), ...usage, reservedTokens: 100, tokens: 10 };
+    await h.database.query(`SELECT * FROM meter('[]', $1::jsonb)`, [
+      JSON.stringify([{ ...settlement, reservedCostMicros: 50, costMicros: 5 }]),
+    ]);
     expect(await reserved(dead.orgId)).toEqual({ q: 0, b: 0 });
   });
 

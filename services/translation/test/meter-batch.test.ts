@@ -5,17 +5,12 @@ import { createTestDatabase, type TestDatabase } from '@scriptorium/test-support
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Database, migrate, openDatabase } from '../src/db/index.ts';
 import { createOrganization, ensureUser } from '../src/services/accounts.ts';
-import {
-  enableMeterBatching,
-  type MeterSubject,
-  type RateLimitGate,
-  type Reservation,
-  reserve,
-  settle,
-} from '../src/services/meter.ts';
+import { createMeter, type MeterSubject, type RateLimitGate, type Reservation } from '../src/services/meter.ts';
 
 let testDb: TestDatabase;
 let setup: Database;
+/** The same metering without batching: each call alone, one after the other. */
+let sequentialMeter: ReturnType<typeof createMeter>;
 const now = Date.parse('2026-11-22T10:00:00Z');
 
 /** A database handle with batching on, recording batch sizes and fallbacks. */
@@ -23,11 +18,12 @@ async function replica() {
   const database = await openDatabase(testDb.url, { poolMax: 4 });
   const batches: { kind: string; size: number }[] = [];
   const fallbacks: unknown[] = [];
-  enableMeterBatching(database, {
+  const meter = createMeter(database, {
+    batching: true,
     onBatch: (kind, size) => batches.push({ kind, size }),
     onFallback: (error) => fallbacks.push(error),
   });
-  return { database, batches, fallbacks };
+  return { database, meter, batches, fallbacks };
 }
 
 async function org(name: string, quotaTokens: number, capMicros: number): Promise<MeterSubject> {
@@ -64,6 +60,7 @@ beforeAll(async () => {
   testDb = await createTestDatabase(inject('postgresUrl'), 'meter_batch');
   setup = await openDatabase(testDb.url, { poolMax: 2 });
   await migrate(setup);
+  sequentialMeter = createMeter(setup);
 });
 afterAll(async () => {
   await setup?.close();
@@ -93,7 +90,7 @@ describe('metering batches (group commit)', () => {
         const batchedRemaining: number[] = [];
         const got = await Promise.all(
           Array.from({ length: 12 }, (_, i) =>
-            outcome(reserve(r.database, batched, tokens(i), 100, now, gate(`b:${batched.orgId}`, batchedRemaining))),
+            outcome(r.meter.reserve(batched, tokens(i), 100, now, gate(`b:${batched.orgId}`, batchedRemaining))),
           ),
         );
         const sequentialRemaining: number[] = [];
@@ -101,7 +98,13 @@ describe('metering batches (group commit)', () => {
         for (let i = 0; i < 12; i++) {
           want.push(
             await outcome(
-              reserve(setup, sequential, tokens(i), 100, now, gate(`s:${sequential.orgId}`, sequentialRemaining)),
+              sequentialMeter.reserve(
+                sequential,
+                tokens(i),
+                100,
+                now,
+                gate(`s:${sequential.orgId}`, sequentialRemaining),
+              ),
             ),
           );
         }
@@ -125,16 +128,14 @@ describe('metering batches (group commit)', () => {
     try {
       const subject = await org('settle', 1_000_000, 1_000);
       const reservations = (
-        await Promise.all(
-          Array.from({ length: 8 }, () => reserve(r.database, subject, 100, 100, now).catch(() => null)),
-        )
+        await Promise.all(Array.from({ length: 8 }, () => r.meter.reserve(subject, 100, 100, now).catch(() => null)))
       ).filter((x): x is Reservation => x !== null);
       expect(reservations).toHaveLength(8);
       // Each reports 150 micro-units, more than it reserved: a charge never eats the headroom still reserved by the
       // others, so in order: 150 while it fits, then 100 (its own reservation) each; the total stops at the cap.
       const charged = await Promise.all(
         reservations.map((res) =>
-          settle(r.database, res, { tokens: 90, costMicros: 150 }, { ...usage, tokensIn: 60, tokensOut: 30 }),
+          r.meter.settle(res, { tokens: 90, costMicros: 150 }, { ...usage, tokensIn: 60, tokensOut: 30 }),
         ),
       );
       expect(r.batches.filter((b) => b.kind === 'settle' && b.size > 1).length).toBeGreaterThan(0);
@@ -154,16 +155,16 @@ describe('metering batches (group commit)', () => {
     const r = await replica();
     try {
       const subject = await org('mixed', 1e9, 500);
-      const held = await Promise.all(Array.from({ length: 5 }, () => reserve(r.database, subject, 10, 100, now)));
+      const held = await Promise.all(Array.from({ length: 5 }, () => r.meter.reserve(subject, 10, 100, now)));
       const before = r.batches.length;
       // In one turn: five settlements (50 each: 250 spent, the 500 reserved released), then four admissions of 100.
       const [charged, admitted] = await Promise.all([
         Promise.all(
           held.map((res) =>
-            settle(r.database, res, { tokens: 5, costMicros: 50 }, { ...usage, tokensIn: 3, tokensOut: 2 }),
+            r.meter.settle(res, { tokens: 5, costMicros: 50 }, { ...usage, tokensIn: 3, tokensOut: 2 }),
           ),
         ),
-        Promise.all(Array.from({ length: 4 }, () => outcome(reserve(r.database, subject, 10, 100, now)))),
+        Promise.all(Array.from({ length: 4 }, () => outcome(r.meter.reserve(subject, 10, 100, now)))),
       ]);
       expect(r.batches.slice(before)).toEqual([
         { kind: 'admit', size: 4 },
@@ -184,16 +185,15 @@ describe('metering batches (group commit)', () => {
     const [a, b] = [await replica(), await replica()];
     try {
       const orgs = [await org('x1', 1e9, 40_000), await org('x2', 1e9, 40_000), await org('x3', 1e9, 40_000)];
-      const round = (database: Database, order: MeterSubject[]) =>
+      const round = (meter: ReturnType<typeof createMeter>, order: MeterSubject[]) =>
         Promise.all(
           Array.from({ length: 30 }, async (_, i) => {
             const subject = order[i % order.length]!;
-            const res = await reserve(database, subject, 10, 500, now).catch(() => null);
-            if (res)
-              await settle(database, res, { tokens: 10, costMicros: 400 }, { ...usage, tokensIn: 5, tokensOut: 5 });
+            const res = await meter.reserve(subject, 10, 500, now).catch(() => null);
+            if (res) await meter.settle(res, { tokens: 10, costMicros: 400 }, { ...usage, tokensIn: 5, tokensOut: 5 });
           }),
         );
-      for (let i = 0; i < 6; i++) await Promise.all([round(a.database, orgs), round(b.database, [...orgs].reverse())]);
+      for (let i = 0; i < 6; i++) await Promise.all([round(a.meter, orgs), round(b.meter, [...orgs].reverse())]);
       expect(a.fallbacks).toEqual([]);
       expect(b.fallbacks).toEqual([]);
       for (const subject of orgs) {
@@ -215,9 +215,9 @@ describe('metering batches (group commit)', () => {
       // No such organization: its quota row violates the foreign key, so the batch statement fails as a whole.
       const missing: MeterSubject = { ...good, orgId: 'no-such-org', scope: 'org:no-such-org' };
       const got = await Promise.all([
-        outcome(reserve(r.database, good, 10, 10, now)),
-        outcome(reserve(r.database, missing, 10, 10, now)),
-        outcome(reserve(r.database, good, 10, 10, now)),
+        outcome(r.meter.reserve(good, 10, 10, now)),
+        outcome(r.meter.reserve(missing, 10, 10, now)),
+        outcome(r.meter.reserve(good, 10, 10, now)),
       ]);
       expect(got[0]).toBe('ok');
       expect(got[1]).not.toBe('ok');

@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/index.ts';
 import type { TranslationProvider } from '../providers/index.ts';
 import type { ApiKeyResolver } from './accounts.ts';
+import type { Meter } from './meter.ts';
 import type { Metrics } from './metrics.ts';
 import type { RateLimitStore } from './rate-limiter.ts';
 
@@ -14,6 +15,7 @@ export interface AppContext {
   /** The validator-based heuristic judge's provider (used when the LLM judge cannot run). */
   heuristicProvider: TranslationProvider;
   keys: ApiKeyResolver;
+  meter: Meter;
   rateLimits: RateLimitStore;
   metrics: Metrics;
   logger: Logger;

@@ -8,12 +8,13 @@ import type { JudgeInput, JudgeResult } from '../judge/index.ts';
 import { estimateJudge, judgeTranslations } from '../judge/index.ts';
 import { UpstreamError } from '../providers/index.ts';
 import type { AppContext } from './context.ts';
-import { callAndSettle, costMicros, type MeterSubject, reserve } from './meter.ts';
+import { type MeteredCall, type MeterSubject, ORG_LIMITS_COLUMNS, orgSubject } from './meter.ts';
 import type { JudgeSamplePayload } from './translate.ts';
 import { priceOf } from './translate.ts';
 
 /**
- * Judges `input` with the configured provider, metered against `subject`; falls back to the heuristic judge.
+ * Judges `input` with the configured provider, metered against `subject`; falls back to the heuristic judge when
+ * there is no LLM (pseudo), nobody pays, the budget is reached or the upstream fails.
  * @example const r = await meteredJudge(ctx, subject, keyId, 'judge', input);
  */
 export async function meteredJudge(
@@ -24,36 +25,24 @@ export async function meteredJudge(
   input: JudgeInput,
 ): Promise<JudgeResult> {
   if (ctx.provider.name === 'pseudo' || !subject) return judgeTranslations(ctx.heuristicProvider, input);
-  const price = priceOf(ctx, input.model);
-  const estimate = estimateJudge(ctx.provider, input);
-  let reservation: Awaited<ReturnType<typeof reserve>>;
+  let call: MeteredCall<JudgeResult>;
   try {
-    reservation = await reserve(
-      ctx.database,
-      subject,
-      estimate.tokensIn + estimate.maxTokensOut,
-      costMicros(estimate.tokensIn, estimate.maxTokensOut, price),
-      ctx.now(),
-    );
+    call = await ctx.meter.meteredCall(subject, {
+      estimate: estimateJudge(ctx.provider, input),
+      price: priceOf(ctx, input.model),
+      run: () => judgeTranslations(ctx.provider, input),
+      usage: { apiKeyId, kind, model: input.model, items: input.items.length },
+    });
   } catch (e) {
     if (e instanceof AppError && e.status === 402) return judgeTranslations(ctx.heuristicProvider, input);
     throw e;
   }
-  const { result, error, charged } = await callAndSettle(
-    ctx.database,
-    reservation,
-    price,
-    { apiKeyId, kind, model: input.model, items: input.items.length },
-    () => judgeTranslations(ctx.provider, input),
-  );
-  ctx.metrics.upstreamCalls.inc({ kind: 'judge', outcome: result ? 'ok' : 'error' });
-  ctx.metrics.spendMicros.inc({ kind }, charged);
-  if (result) return result;
-  if (error instanceof UpstreamError) {
-    ctx.logger.warn({ reason: error.reason }, 'judge upstream failed; heuristic judge used');
+  if (call.result) return call.result;
+  if (call.error instanceof UpstreamError) {
+    ctx.logger.warn({ reason: call.error.reason }, 'judge upstream failed; heuristic judge used');
     return judgeTranslations(ctx.heuristicProvider, input);
   }
-  throw error;
+  throw call.error;
 }
 
 /**
@@ -64,23 +53,17 @@ export function judgeSampleHandler(ctx: AppContext) {
   return async (raw: unknown): Promise<void> => {
     const p = raw as JudgeSamplePayload;
     if (!p || !Array.isArray(p.items)) throw new Error('judge-sample: malformed payload');
-    const [org] = await ctx.database.query<{
-      quota_tokens: number;
-      period_days: number;
-      daily_budget: number;
-    }>(
-      `SELECT p.quota_tokens, p.period_days, COALESCE(o.daily_budget_micros, p.daily_budget_micros) AS daily_budget
-         FROM organizations o JOIN plans p ON p.id = o.plan_id WHERE o.id = $1`,
+    const [org] = await ctx.database.query<{ quota_tokens: number; period_days: number; daily_budget: number }>(
+      `SELECT ${ORG_LIMITS_COLUMNS} FROM organizations o JOIN plans p ON p.id = o.plan_id WHERE o.id = $1`,
       [p.orgId],
     );
     if (!org) return; // the organization is gone: nothing to review
-    const subject: MeterSubject = {
+    const subject = orgSubject({
       orgId: p.orgId,
-      scope: `org:${p.orgId}`,
       quotaTokens: Number(org.quota_tokens),
       periodDays: Number(org.period_days),
-      capMicros: Number(org.daily_budget),
-    };
+      dailyBudgetMicros: Number(org.daily_budget),
+    });
     const input: JudgeInput = {
       sourceLocale: p.sourceLocale,
       targetLocale: p.targetLocale,

@@ -1,12 +1,16 @@
-// Metering: the plan quota (tokens per period) and the daily budget cap (micro-units, priced per model) are
-// reserved atomically in PostgreSQL before an upstream call (`meter_reserve`) and settled after it with the
-// provider's reported usage (`meter_settle`, which also records the usage event, in the same round trip).
-// With batching enabled (`enableMeterBatching`, on PostgreSQL), concurrent admissions and settlements are coalesced:
-// one statement per batch for both kinds (`meter_batch`), each request's outcome exactly as if the batch's requests
-// had come one after the other.
+// Metering: the plan quota (tokens per period) and the daily budget cap (micro-units, priced per model) are reserved
+// atomically in PostgreSQL before an upstream call and settled after it with the provider's reported usage.
+//
+// Every metered call goes through `meter.meteredCall(subject, {estimate, price, run, usage})`: translate, its retry,
+// the judge and the playground. The counters' arithmetic lives in ONE place, the SQL function `meter` (migration
+// 0002_meter_named_arguments.sql, where it is documented); this module prices the calls (`costMicros`), picks the
+// quota period and the budget day, and sends the calls to `meter` as named JSON objects (`Admission`, `Settlement`:
+// their field names are the function's column names). Concurrent calls share one statement (group commit, see
+// `createMeter`), each decided exactly as if the calls had come one after the other.
 import type { Database } from '../db/index.ts';
-import { budgetExceeded, playgroundBudgetExceeded, quotaExceeded, rateLimited } from '../errors.ts';
+import { AppError, budgetExceeded, playgroundBudgetExceeded, quotaExceeded, rateLimited } from '../errors.ts';
 import { Coalescer } from './coalescer.ts';
+import type { Metrics } from './metrics.ts';
 import { decideRateLimit, type RateLimitDecision } from './rate-limiter.ts';
 
 /** Price per million tokens, micro-units. */
@@ -33,7 +37,7 @@ function isoDay(epochDay: number): string {
   return iso;
 }
 
-/** The UTC day of `now` (YYYY-MM-DD). */
+/** The UTC day of `now` (YYYY-MM-DD): budget days. */
 export const utcDay = (now: number): string => isoDay(Math.floor(now / DAY_MS));
 
 /** First UTC day of the quota period containing `now`; periods of `periodDays` are aligned on the Unix epoch. */
@@ -42,7 +46,7 @@ export function periodStart(now: number, periodDays: number): string {
   return isoDay(day - (day % periodDays));
 }
 
-/** What pays: an organization (quota + budget) or the public playground (budget only). */
+/** Who pays for a call: an organization (quota + budget) or the public playground (budget only). */
 export interface MeterSubject {
   orgId: string | null;
   /** Budget scope: `org:<id>` or `playground`. */
@@ -50,6 +54,34 @@ export interface MeterSubject {
   quotaTokens: number;
   periodDays: number;
   capMicros: number;
+}
+
+/** An organization's limits: its plan's quota and period, its daily budget (the organization's override or the plan's). */
+export interface OrgLimits {
+  orgId: string;
+  quotaTokens: number;
+  periodDays: number;
+  dailyBudgetMicros: number;
+}
+
+/** The columns of an organization's limits, for a query joining `organizations o` and `plans p`. */
+export const ORG_LIMITS_COLUMNS = `p.quota_tokens, p.period_days,
+       COALESCE(o.daily_budget_micros, p.daily_budget_micros) AS daily_budget`;
+
+/** An organization pays: its quota for the period, its budget for the day. */
+export function orgSubject(limits: OrgLimits): MeterSubject {
+  return {
+    orgId: limits.orgId,
+    scope: `org:${limits.orgId}`,
+    quotaTokens: limits.quotaTokens,
+    periodDays: limits.periodDays,
+    capMicros: limits.dailyBudgetMicros,
+  };
+}
+
+/** The public playground pays: one global daily budget, no quota. */
+export function playgroundSubject(dailyBudgetMicros: number): MeterSubject {
+  return { orgId: null, scope: 'playground', quotaTokens: 0, periodDays: 1, capMicros: dailyBudgetMicros };
 }
 
 export interface Reservation {
@@ -61,111 +93,40 @@ export interface Reservation {
 }
 
 /**
- * A rate limit counted in the same round trip as the reservation (the translate route on PostgreSQL).
+ * A rate limit counted in the same statement as the reservation (the translate route on PostgreSQL).
  * `onDecision` receives the window's state (for RateLimitRemaining) before any error is thrown.
  */
 export interface RateLimitGate {
+  /** The limited route (metrics). */
+  route?: string;
   bucket: string;
   limit: number;
   windowMs: number;
   onDecision(decision: RateLimitDecision): void;
 }
 
-/**
- * Reserves `tokens` and `cost` for `subject`, or throws the 402 error naming what is reached
- * (with a `gate`: first counts the rate-limit hit, and throws 429 over the limit without reserving).
- * @example const r = await reserve(db, subject, 1200, 900, Date.now());
- */
-export async function reserve(
-  database: Database,
-  subject: MeterSubject,
-  tokens: number,
-  cost: number,
-  now: number,
-  gate?: RateLimitGate,
-): Promise<Reservation> {
-  const period = periodStart(now, subject.periodDays);
-  const day = utcDay(now);
-  const windowStart = gate ? now - (now % gate.windowMs) : 0;
-  const args: AdmitArgs = [
-    gate?.bucket ?? null,
-    windowStart,
-    gate?.windowMs ?? 0,
-    gate?.limit ?? 0,
-    subject.orgId,
-    period,
-    tokens,
-    subject.quotaTokens,
-    subject.scope,
-    day,
-    cost,
-    subject.capMicros,
-  ];
-  const batcher = batchers.get(database);
-  const row = batcher ? ((await batcher.submit({ admit: args })) as AdmitRow) : await admitOne(database, args);
-  if (gate) {
-    const decision = decideRateLimit(row.hits, gate.limit, windowStart, gate.windowMs, now);
-    gate.onDecision(decision);
-    if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
-  }
-  if (row.result === 'quota') throw quotaExceeded();
-  if (row.result === 'budget') throw subject.orgId ? budgetExceeded() : playgroundBudgetExceeded();
-  return { subject, period, day, tokens, costMicros: cost };
+/** One admission as the `meter` function reads it: the rate-limit hit (bucket null: none), then the reservation. */
+export interface Admission {
+  bucket: string | null;
+  windowStart: number;
+  windowMs: number;
+  limit: number;
+  orgId: string | null;
+  period: string;
+  tokens: number;
+  quotaTokens: number;
+  scope: string;
+  day: string;
+  costMicros: number;
+  capMicros: number;
 }
 
-/** meter_admit's arguments: bucket (null: no rate limit), window start, window ms, limit, then meter_reserve's. */
-type AdmitArgs = [
-  bucket: string | null,
-  windowStart: number,
-  windowMs: number,
-  limit: number,
-  orgId: string | null,
-  period: string,
-  tokens: number,
-  quotaTokens: number,
-  scope: string,
-  day: string,
-  cost: number,
-  capMicros: number,
-];
+export type UsageKind = 'translate' | 'judge' | 'playground';
 
-interface AdmitRow {
-  /** Hits counted in the rate-limit window (0 without a rate limit). */
-  hits: number;
-  /** ok, quota, budget or rate_limited. */
-  result: string;
-}
-
-async function admitOne(database: Database, args: AdmitArgs): Promise<AdmitRow> {
-  if (args[0] !== null) {
-    const [row] = await database.query<{ hits: number; result: string }>(
-      'SELECT hits, result FROM meter_admit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
-      args,
-      'meter_admit',
-    );
-    return { hits: Number(row?.hits ?? 0), result: row?.result ?? '' };
-  }
-  const [row] = await database.query<{ r: string }>(
-    'SELECT meter_reserve($1, $2, $3, $4, $5, $6, $7, $8) AS r',
-    args.slice(4),
-    'meter_reserve',
-  );
-  return { hits: 0, result: row?.r ?? '' };
-}
-
-/** Calls as rows of arguments → one array per argument (the batch functions take arrays). */
-function columns(calls: unknown[][], n: number): unknown[][] {
-  const out: unknown[][] = Array.from({ length: n }, () => new Array(calls.length));
-  for (let i = 0; i < calls.length; i++) {
-    const call = calls[i]!;
-    for (let j = 0; j < n; j++) out[j]![i] = call[j];
-  }
-  return out;
-}
-
+/** What a settled call records as its usage event (no content). */
 export interface UsageRecord {
   apiKeyId: string | null;
-  kind: 'translate' | 'judge' | 'playground';
+  kind: UsageKind;
   model: string;
   items: number;
   tokensIn: number;
@@ -173,208 +134,270 @@ export interface UsageRecord {
   outcome: 'ok' | 'upstream_error';
 }
 
-const SETTLE_SQL = `
-WITH s AS (SELECT * FROM meter_settle($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))
-INSERT INTO usage_events (org_id, api_key_id, kind, model, items, tokens_in, tokens_out, cost_micros, outcome)
-SELECT $11, $12, $13, $14, $15, $16, $17, s.charged_micros, $18 FROM s
-RETURNING cost_micros`;
-
-/** meter_settle's ten arguments, then the usage event's (the organization is the first argument). */
-type SettleArgs = [
-  orgId: string | null,
-  period: string,
-  reservedTokens: number,
-  tokens: number,
-  quotaTokens: number,
-  scope: string,
-  day: string,
-  reservedCost: number,
-  cost: number,
-  capMicros: number,
-  apiKeyId: string | null,
-  kind: string,
-  model: string,
-  items: number,
-  tokensIn: number,
-  tokensOut: number,
-  outcome: string,
-];
-
-/**
- * Releases `reservation` and charges the actual usage (0 releases everything), recording one usage event.
- * The charge never exceeds the headroom under the cap. Returns the micro-units charged.
- */
-export async function settle(
-  database: Database,
-  reservation: Reservation,
-  actual: { tokens: number; costMicros: number },
-  usage: UsageRecord,
-): Promise<number> {
-  const s = reservation.subject;
-  const args: SettleArgs = [
-    s.orgId,
-    reservation.period,
-    reservation.tokens,
-    actual.tokens,
-    s.quotaTokens,
-    s.scope,
-    reservation.day,
-    reservation.costMicros,
-    actual.costMicros,
-    s.capMicros,
-    usage.apiKeyId,
-    usage.kind,
-    usage.model,
-    usage.items,
-    usage.tokensIn,
-    usage.tokensOut,
-    usage.outcome,
-  ];
-  const batcher = batchers.get(database);
-  return batcher ? ((await batcher.submit({ settle: args })) as number) : settleOne(database, args);
+/** One settlement as the `meter` function reads it: the reservation released, the actual usage charged, the event. */
+export interface Settlement extends UsageRecord {
+  orgId: string | null;
+  period: string;
+  reservedTokens: number;
+  tokens: number;
+  quotaTokens: number;
+  scope: string;
+  day: string;
+  reservedCostMicros: number;
+  costMicros: number;
+  capMicros: number;
 }
 
-async function settleOne(database: Database, args: SettleArgs): Promise<number> {
-  const params = [...args.slice(0, 10), args[0], ...args.slice(10)]; // $11: the usage event's org_id
-  // A settlement that cannot be written leaves the reservation held (limits stay safe, capacity shrinks):
-  // retry briefly before giving up.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const [row] = await database.query<{ cost_micros: number }>(SETTLE_SQL, params, 'meter_settle');
-      return Number(row?.cost_micros ?? 0);
-    } catch (error) {
-      if (attempt >= 3) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-    }
-  }
+interface AdmitOutcome {
+  /** Hits counted in the rate-limit window (0 without a rate limit). */
+  hits: number;
+  /** ok, quota, budget or rate_limited. */
+  result: string;
 }
 
-/** One call of a metering batch: an admission or a settlement. */
-type MeterCall = { admit: AdmitArgs; settle?: undefined } | { settle: SettleArgs; admit?: undefined };
+/** One call of a metering statement: an admission or a settlement. */
+type MeterCall = { admit: Admission; settle?: undefined } | { settle: Settlement; admit?: undefined };
 
-const BATCH_SQL = `SELECT kind, hits, result, charged_micros FROM meter_batch(
-  $1::text[], $2::bigint[], $3::int[], $4::int[], $5::text[], $6::date[], $7::bigint[], $8::bigint[], $9::text[],
-  $10::date[], $11::bigint[], $12::bigint[],
-  $13::text[], $14::date[], $15::bigint[], $16::bigint[], $17::bigint[], $18::text[], $19::date[], $20::bigint[],
-  $21::bigint[], $22::bigint[], $23::text[], $24::text[], $25::text[], $26::int[], $27::int[], $28::int[], $29::text[])`;
+const METER_SQL = 'SELECT kind, hits, result, charged_micros FROM meter($1::jsonb, $2::jsonb)';
 
-interface BatchRow {
+interface MeterRow {
   kind: string;
   hits: number | null;
   result: string | null;
   charged_micros: number | null;
 }
 
-/** One statement for a batch of admissions and settlements (meter_batch: settlements first, then admissions). */
-async function runBatch(database: Database, calls: MeterCall[]): Promise<(AdmitRow | number)[]> {
-  const admits: AdmitArgs[] = [];
-  const settles: SettleArgs[] = [];
+/** One statement for `calls` (the function answers the settlements first, then the admissions). */
+async function runMeter(database: Database, calls: MeterCall[]): Promise<(AdmitOutcome | number)[]> {
+  const admissions: Admission[] = [];
+  const settlements: Settlement[] = [];
   for (const c of calls) {
-    if (c.admit) admits.push(c.admit);
-    else settles.push(c.settle);
+    if (c.admit) admissions.push(c.admit);
+    else settlements.push(c.settle);
   }
-  const rows = await database.query<BatchRow>(
-    BATCH_SQL,
-    [...columns(admits, 12), ...columns(settles, 17)],
-    'meter_batch',
+  const rows = await database.query<MeterRow>(
+    METER_SQL,
+    [JSON.stringify(admissions), JSON.stringify(settlements)],
+    'meter',
   );
   if (rows.length !== calls.length) return [];
   let s = 0;
-  let a = settles.length;
+  let a = settlements.length;
   return calls.map((c) => {
     const row = c.admit ? rows[a++]! : rows[s++]!;
     return c.admit ? { hits: Number(row.hits ?? 0), result: row.result ?? '' } : Number(row.charged_micros ?? 0);
   });
 }
 
-const batchers = new WeakMap<Database, Coalescer<MeterCall, AdmitRow | number>>();
-
-/**
- * Coalesces concurrent reservations and settlements on `database` (PostgreSQL only; a no-op on PGlite, which
- * has one connection). Admissions and settlements that arrive together share ONE statement (`meter_batch`). At most
- * `maxInFlight` batches are in flight (default 1: the classic group commit, where a batch holds everything that
- * arrived during the previous one — PostgreSQL's cost per request falls with the batch size); a batch of one uses the
- * single statements. `onBatch` sees how many admissions and settlements each batch sent; `onFallback` each batch that
- * failed as a whole (its calls then run one by one, so one bad call cannot fail the others).
- */
-export function enableMeterBatching(
-  database: Database,
-  opts: {
-    maxInFlight?: number;
-    maxBatch?: number;
-    onBatch?(kind: 'admit' | 'settle', size: number): void;
-    onFallback?(error: unknown): void;
-  } = {},
-): void {
-  if (database.kind !== 'postgres' || batchers.has(database)) return;
-  batchers.set(
-    database,
-    new Coalescer<MeterCall, AdmitRow | number>({
-      batch: (calls) => runBatch(database, calls),
-      single: (call) => (call.admit ? admitOne(database, call.admit) : settleOne(database, call.settle)),
-      maxInFlight: opts.maxInFlight ?? 1,
-      maxBatch: opts.maxBatch ?? 256,
-      onBatch: (size, calls) => {
-        const admits = calls.filter((c) => c.admit).length;
-        if (admits > 0) opts.onBatch?.('admit', admits);
-        if (size - admits > 0) opts.onBatch?.('settle', size - admits);
-      },
-      onFallback: (error) => opts.onFallback?.(error),
-    }),
-  );
+/** One call alone. A settlement that cannot be written leaves its reservation held (limits stay safe, capacity
+ * shrinks): it is retried briefly before giving up. */
+async function runOne(database: Database, call: MeterCall): Promise<AdmitOutcome | number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const [result] = await runMeter(database, [call]);
+      if (result === undefined) throw new Error('meter answered no row');
+      return result;
+    } catch (error) {
+      if (call.admit || attempt >= 3) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
 }
 
-/**
- * Frees reservations orphaned by a process that died between reserve and settle: on counter rows whose last
- * reservation is older than `olderThanMs` (every live reservation settles within one upstream timeout), whatever is
- * still reserved is released. Returns the number of counter rows released.
- */
-export async function releaseOrphanedReservations(database: Database, olderThanMs: number): Promise<number> {
-  const [row] = await database.query<{ n: number }>(
-    'SELECT meter_release_orphans(make_interval(secs => $1::float8 / 1000)) AS n',
-    [olderThanMs],
-  );
-  return Number(row?.n ?? 0);
-}
-
-/** What a metered upstream call gave: its result, or the error it threw, and the micro-units charged. */
-export interface SettledCall<R> {
+/** What a metered call gave: its result, or the error it threw, and the micro-units charged. */
+export interface MeteredCall<R> {
   result: R | null;
   error: unknown;
   charged: number;
 }
 
+/** A call to meter: what it may cost, how it is priced, the call itself and what its usage event records. */
+export interface MeteredCallSpec<R> {
+  estimate: { tokensIn: number; maxTokensOut: number };
+  price: Price;
+  run: () => Promise<R>;
+  usage: Pick<UsageRecord, 'apiKeyId' | 'kind' | 'model' | 'items'>;
+  /** A rate limit counted with the reservation (one statement). */
+  gate?: RateLimitGate;
+}
+
+export interface MeterOptions {
+  /**
+   * Coalesce concurrent calls into one statement (group commit; PostgreSQL only — PGlite has one connection). At most
+   * `maxInFlight` statements are in flight (default 1: the classic group commit, where a batch holds everything that
+   * arrived during the previous one — PostgreSQL's cost per request falls with the batch size), up to `maxBatch` calls
+   * each; a batch of one runs alone. A batch that fails as a whole runs its calls one by one, so one bad call cannot
+   * fail the others.
+   */
+  batching?: boolean;
+  maxInFlight?: number;
+  maxBatch?: number;
+  /** How many admissions and settlements each batch sent. */
+  onBatch?(kind: 'admit' | 'settle', size: number): void;
+  /** A batch that failed as a whole (its calls then ran one by one). */
+  onFallback?(error: unknown): void;
+  metrics?: Metrics;
+  now?: () => number;
+}
+
+/** The metering module: reservations, settlements and the metered call around them. */
+export interface Meter {
+  /**
+   * Reserves `tokens` and `cost` for `subject`, or throws the 402 error naming what is reached (with a `gate`: first
+   * counts the rate-limit hit, and throws 429 over the limit without reserving).
+   * @example const r = await meter.reserve(subject, 1200, 900, Date.now());
+   */
+  reserve(subject: MeterSubject, tokens: number, cost: number, now: number, gate?: RateLimitGate): Promise<Reservation>;
+  /**
+   * Releases `reservation` and charges the actual usage (0 releases everything), recording one usage event. The charge
+   * never exceeds the headroom under the limits. Returns the micro-units charged.
+   */
+  settle(reservation: Reservation, actual: { tokens: number; costMicros: number }, usage: UsageRecord): Promise<number>;
+  /**
+   * One metered call: reserve what `estimate` may cost (throws 402, or 429 with a gate), run it, settle with the usage
+   * it reports (a failed call releases everything and charges nothing). Never throws what `run` threw: returns it,
+   * so the caller decides between a 502, a fallback or rethrowing.
+   * @example const { result, error } = await meter.meteredCall(subject, { estimate, price, run: () => provider.translate(req), usage });
+   */
+  meteredCall<R extends { tokensIn: number; tokensOut: number; model: string }>(
+    subject: MeterSubject,
+    spec: MeteredCallSpec<R>,
+  ): Promise<MeteredCall<R>>;
+  /**
+   * Frees reservations orphaned by a process that died between reserve and settle: on counter rows whose last
+   * reservation is older than `olderThanMs` (every live reservation settles within one upstream timeout), whatever is
+   * still reserved is released. Returns the number of counter rows released.
+   */
+  releaseOrphans(olderThanMs: number): Promise<number>;
+}
+
 /**
- * Runs `call` under `reservation`, then settles with the usage it reports (a failed call releases everything).
- * Never throws what `call` threw: the caller decides between a 502, a fallback or rethrowing.
+ * The metering module on `database`.
+ * @example const meter = createMeter(database, { batching: true, metrics }); await meter.meteredCall(subject, spec);
  */
-export async function callAndSettle<R extends { tokensIn: number; tokensOut: number; model: string }>(
-  database: Database,
-  reservation: Reservation,
-  price: Price,
-  usage: Pick<UsageRecord, 'apiKeyId' | 'kind' | 'model' | 'items'>,
-  call: () => Promise<R>,
-): Promise<SettledCall<R>> {
-  let result: R | null = null;
-  let error: unknown;
-  try {
-    result = await call();
-  } catch (e) {
-    error = e;
-  }
-  const tokensIn = result?.tokensIn ?? 0;
-  const tokensOut = result?.tokensOut ?? 0;
-  const charged = await settle(
-    database,
-    reservation,
-    { tokens: tokensIn + tokensOut, costMicros: result ? costMicros(tokensIn, tokensOut, price) : 0 },
-    {
-      ...usage,
-      model: result?.model ?? usage.model,
-      tokensIn,
-      tokensOut,
-      outcome: result ? 'ok' : 'upstream_error',
+export function createMeter(database: Database, opts: MeterOptions = {}): Meter {
+  const now = opts.now ?? Date.now;
+  const metrics = opts.metrics;
+  const batcher =
+    opts.batching && database.kind === 'postgres'
+      ? new Coalescer<MeterCall, AdmitOutcome | number>({
+          batch: (calls) => runMeter(database, calls),
+          single: (call) => runOne(database, call),
+          maxInFlight: opts.maxInFlight ?? 1,
+          maxBatch: opts.maxBatch ?? 256,
+          onBatch: (size, calls) => {
+            const admits = calls.filter((c) => c.admit).length;
+            if (admits > 0) opts.onBatch?.('admit', admits);
+            if (size - admits > 0) opts.onBatch?.('settle', size - admits);
+          },
+          onFallback: (error) => opts.onFallback?.(error),
+        })
+      : null;
+  const submit = (call: MeterCall) => (batcher ? batcher.submit(call) : runOne(database, call));
+
+  const reserve: Meter['reserve'] = async (subject, tokens, cost, at, gate) => {
+    const period = periodStart(at, subject.periodDays);
+    const day = utcDay(at);
+    const windowStart = gate ? at - (at % gate.windowMs) : 0;
+    const outcome = (await submit({
+      admit: {
+        bucket: gate?.bucket ?? null,
+        windowStart,
+        windowMs: gate?.windowMs ?? 0,
+        limit: gate?.limit ?? 0,
+        orgId: subject.orgId,
+        period,
+        tokens,
+        quotaTokens: subject.quotaTokens,
+        scope: subject.scope,
+        day,
+        costMicros: cost,
+        capMicros: subject.capMicros,
+      },
+    })) as AdmitOutcome;
+    if (gate) {
+      const decision = decideRateLimit(outcome.hits, gate.limit, windowStart, gate.windowMs, at);
+      gate.onDecision(decision);
+      if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
+    }
+    if (outcome.result === 'quota') throw quotaExceeded();
+    if (outcome.result === 'budget') throw subject.orgId ? budgetExceeded() : playgroundBudgetExceeded();
+    return { subject, period, day, tokens, costMicros: cost };
+  };
+
+  const settle: Meter['settle'] = async (reservation, actual, usage) => {
+    const s = reservation.subject;
+    return (await submit({
+      settle: {
+        orgId: s.orgId,
+        period: reservation.period,
+        reservedTokens: reservation.tokens,
+        tokens: actual.tokens,
+        quotaTokens: s.quotaTokens,
+        scope: s.scope,
+        day: reservation.day,
+        reservedCostMicros: reservation.costMicros,
+        costMicros: actual.costMicros,
+        capMicros: s.capMicros,
+        ...usage,
+      },
+    })) as number;
+  };
+
+  return {
+    reserve,
+    settle,
+    async meteredCall<R extends { tokensIn: number; tokensOut: number; model: string }>(
+      subject: MeterSubject,
+      spec: MeteredCallSpec<R>,
+    ): Promise<MeteredCall<R>> {
+      const { estimate, price, usage } = spec;
+      let reservation: Reservation;
+      try {
+        reservation = await reserve(
+          subject,
+          estimate.tokensIn + estimate.maxTokensOut,
+          costMicros(estimate.tokensIn, estimate.maxTokensOut, price),
+          now(),
+          spec.gate,
+        );
+      } catch (e) {
+        if (e instanceof AppError && e.status === 429) metrics?.rateLimited.inc({ route: spec.gate?.route ?? 'meter' });
+        else if (e instanceof AppError) metrics?.meterRefusals.inc({ reason: e.code });
+        throw e;
+      }
+      let result: R | null = null;
+      let error: unknown;
+      try {
+        result = await spec.run();
+      } catch (e) {
+        error = e;
+      }
+      const tokensIn = result?.tokensIn ?? 0;
+      const tokensOut = result?.tokensOut ?? 0;
+      const charged = await settle(
+        reservation,
+        { tokens: tokensIn + tokensOut, costMicros: result ? costMicros(tokensIn, tokensOut, price) : 0 },
+        {
+          ...usage,
+          model: result?.model ?? usage.model,
+          tokensIn,
+          tokensOut,
+          outcome: result ? 'ok' : 'upstream_error',
+        },
+      );
+      metrics?.upstreamCalls.inc({ kind: usage.kind, outcome: result ? 'ok' : 'error' });
+      metrics?.tokens.inc({ direction: 'in' }, tokensIn);
+      metrics?.tokens.inc({ direction: 'out' }, tokensOut);
+      metrics?.spendMicros.inc({ kind: usage.kind }, charged);
+      return { result, error, charged };
     },
-  );
-  return { result, error, charged };
+    async releaseOrphans(olderThanMs) {
+      const [row] = await database.query<{ n: number }>(
+        'SELECT meter_release_orphans(make_interval(secs => $1::float8 / 1000)) AS n',
+        [olderThanMs],
+      );
+      return Number(row?.n ?? 0);
+    },
+  };
 }

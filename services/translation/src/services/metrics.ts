@@ -35,7 +35,7 @@ export function createMetrics(collectDefaults: boolean): Metrics {
     }),
     upstreamCalls: new Counter({
       name: `${p}upstream_calls_total`,
-      help: 'Calls to the LLM provider by kind (translate, retry, judge) and outcome',
+      help: 'Metered calls to the LLM provider by usage kind (translate, judge, playground) and outcome',
       labelNames: ['kind', 'outcome'],
       registers: [registry],
     }),

@@ -5,18 +5,8 @@ import type { ProviderRequest } from '../providers/index.ts';
 import type { PlaygroundRequest } from '../schemas.ts';
 import type { AppContext } from './context.ts';
 import { meteredJudge } from './judging.ts';
-import type { MeterSubject } from './meter.ts';
+import { playgroundSubject } from './meter.ts';
 import { meteredTranslate, priceOf } from './translate.ts';
-
-export function playgroundSubject(ctx: AppContext): MeterSubject {
-  return {
-    orgId: null,
-    scope: 'playground',
-    quotaTokens: 0,
-    periodDays: 1,
-    capMicros: ctx.config.playground.dailyBudgetMicros,
-  };
-}
 
 export interface PlaygroundResult {
   translation: string;
@@ -28,7 +18,7 @@ export interface PlaygroundResult {
 
 export async function playground(ctx: AppContext, body: PlaygroundRequest): Promise<PlaygroundResult> {
   const model = ctx.config.models[ctx.config.playground.tier];
-  const subject = playgroundSubject(ctx);
+  const subject = playgroundSubject(ctx.config.playground.dailyBudgetMicros);
   const req: ProviderRequest = {
     sourceLocale: body.sourceLocale,
     targetLocale: body.targetLocale,

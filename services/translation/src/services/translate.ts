@@ -9,15 +9,7 @@ import { isRetryable, validateBatch } from '../validators/index.ts';
 import type { Principal } from './accounts.ts';
 import type { AppContext } from './context.ts';
 import { enqueue } from './jobs.ts';
-import {
-  callAndSettle,
-  costMicros,
-  type MeterSubject,
-  type Price,
-  type RateLimitGate,
-  type Reservation,
-  reserve,
-} from './meter.ts';
+import { type MeteredCall, type MeterSubject, orgSubject, type Price, type RateLimitGate } from './meter.ts';
 
 export interface ResolvedModel {
   /** Model name sent upstream. */
@@ -59,21 +51,8 @@ export async function resolveModel(
   };
 }
 
-export const orgSubject = (p: Principal): MeterSubject => ({
-  orgId: p.orgId,
-  scope: `org:${p.orgId}`,
-  quotaTokens: p.quotaTokens,
-  periodDays: p.periodDays,
-  capMicros: p.dailyBudgetMicros,
-});
-
-interface MeteredCall {
-  result: ProviderResult | null;
-  error: unknown;
-}
-
 /**
- * One metered provider call: reserve (throws 402), call, settle with the reported usage (or release on failure).
+ * One metered provider call: reserve (throws 402), translate, settle with the reported usage (or release on failure).
  * Never throws for an upstream failure: returns it, so callers decide (502, or keep an earlier result).
  */
 export async function meteredTranslate(
@@ -84,38 +63,16 @@ export async function meteredTranslate(
   req: ProviderRequest,
   price: Price,
   gate?: RateLimitGate,
-): Promise<MeteredCall> {
-  const estimate = ctx.provider.estimateTranslate(req);
-  let reservation: Reservation;
-  try {
-    reservation = await reserve(
-      ctx.database,
-      subject,
-      estimate.tokensIn + estimate.maxTokensOut,
-      costMicros(estimate.tokensIn, estimate.maxTokensOut, price),
-      ctx.now(),
-      gate,
-    );
-  } catch (e) {
-    if (e instanceof AppError && e.status === 429) ctx.metrics.rateLimited.inc({ route: '/api/v1/translate' });
-    else if (e instanceof AppError) ctx.metrics.meterRefusals.inc({ reason: e.code });
-    throw e;
-  }
-  const { result, error, charged } = await callAndSettle(
-    ctx.database,
-    reservation,
+): Promise<MeteredCall<ProviderResult>> {
+  const call = await ctx.meter.meteredCall(subject, {
+    estimate: ctx.provider.estimateTranslate(req),
     price,
-    { apiKeyId, kind, model: req.model, items: req.items.length },
-    () => ctx.provider.translate(req),
-  );
-  const tokensIn = result?.tokensIn ?? 0;
-  const tokensOut = result?.tokensOut ?? 0;
-  ctx.metrics.upstreamCalls.inc({ kind, outcome: result ? 'ok' : 'error' });
-  ctx.metrics.tokens.inc({ direction: 'in' }, tokensIn);
-  ctx.metrics.tokens.inc({ direction: 'out' }, tokensOut);
-  ctx.metrics.spendMicros.inc({ kind }, charged);
-  if (error !== undefined && !(error instanceof UpstreamError)) throw error;
-  return { result, error };
+    run: () => ctx.provider.translate(req),
+    usage: { apiKeyId, kind, model: req.model, items: req.items.length },
+    ...(gate ? { gate } : {}),
+  });
+  if (call.error !== undefined && !(call.error instanceof UpstreamError)) throw call.error;
+  return call;
 }
 
 function validateAll(batch: TranslateBatch, texts: Map<string, string>): ValidationIssue[] {

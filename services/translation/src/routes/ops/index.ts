@@ -7,7 +7,7 @@ import { RetentionResult, WorkerResult } from '../../schemas.ts';
 import type { AppContext } from '../../services/context.ts';
 import { drain, enqueue } from '../../services/jobs.ts';
 import { judgeSampleHandler, usageRollupHandler } from '../../services/judging.ts';
-import { releaseOrphanedReservations, utcDay } from '../../services/meter.ts';
+import { utcDay } from '../../services/meter.ts';
 import { enforceRetention } from '../../services/retention.ts';
 import { r401, r429, rateLimitHeaders } from '../responses.ts';
 
@@ -47,7 +47,7 @@ export function opsRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: Ap
     { onRequest: [limit('/api/worker', 'worker:ip'), auth] },
     async () => {
       // Every live reservation settles within one upstream timeout: far older ones belong to a dead process.
-      const released = await releaseOrphanedReservations(ctx.database, 2 * ctx.config.provider.timeoutMs + 60_000);
+      const released = await ctx.meter.releaseOrphans(2 * ctx.config.provider.timeoutMs + 60_000);
       if (released > 0) ctx.logger.warn({ rows: released }, 'orphaned metering reservations released');
       const yesterday = utcDay(ctx.now() - 86_400_000);
       await enqueue(

@@ -5,7 +5,7 @@ import { rateLimit } from '../../../plugins/rate-limit.ts';
 import { JudgeRequest, JudgeResponse } from '../../../schemas.ts';
 import type { AppContext } from '../../../services/context.ts';
 import { meteredJudge } from '../../../services/judging.ts';
-import { orgSubject } from '../../../services/translate.ts';
+import { orgSubject } from '../../../services/meter.ts';
 import { r400, r401, r429, rateLimitHeaders } from '../../responses.ts';
 
 export function judgeRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: AppContext): void {

@@ -49,6 +49,7 @@ export function translateRoutes(app: FastifyInstance, registry: RouteRegistry, c
         request.body,
         shared
           ? {
+              route: url,
               bucket: `${rule.name}:${request.principal!.keyId}`,
               limit: rule.limit,
               windowMs: rule.windowMs,
