@@ -1,40 +1,69 @@
-// The app factory: builds the fastify app on a context and never listens (tests use app.inject()).
+// The app factory: builds the fastify app and never listens (tests use app.inject()). The shared things are plugins
+// that decorate the instance (settings, database, observability, providers, rate limits, metering, auth, the
+// OpenAPI collector); each route folder is a plugin registered under its prefix.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import type { RouteRegistry } from './http/route-spec.ts';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Database } from './db/index.ts';
 import { serializerCompiler, validatorCompiler } from './http/zod-compilers.ts';
-import errorsPlugin from './plugins/errors.ts';
+import { createLogger } from './logger.ts';
+import auth from './plugins/auth.ts';
+import databasePlugin from './plugins/database.ts';
+import errors from './plugins/errors.ts';
+import metering from './plugins/metering.ts';
 import observability from './plugins/observability.ts';
-import { healthRoutes } from './routes/health/index.ts';
-import { opsRoutes } from './routes/ops/index.ts';
-import { judgeRoutes } from './routes/v1/judge/index.ts';
-import { playgroundRoutes } from './routes/v1/playground/index.ts';
-import { translateRoutes } from './routes/v1/translate/index.ts';
-import { webRoutes } from './routes/web/index.ts';
-import type { AppContext } from './services/context.ts';
+import openapi from './plugins/openapi.ts';
+import providers from './plugins/providers.ts';
+import rateLimits from './plugins/rate-limit.ts';
+import settings from './plugins/settings.ts';
+import type { TranslationProvider } from './providers/index.ts';
+import healthRoutes from './routes/health/index.ts';
+import opsRoutes from './routes/ops/index.ts';
+import judgeRoutes from './routes/v1/judge/index.ts';
+import playgroundRoutes from './routes/v1/playground/index.ts';
+import translateRoutes from './routes/v1/translate/index.ts';
+import webRoutes from './routes/web/index.ts';
 
-export interface BuiltApp {
-  app: FastifyInstance;
-  registry: RouteRegistry;
+export interface AppOptions {
+  config: Config;
+  /** The open database; its owner closes it. */
+  database: Database;
+  logger?: Logger;
+  /** Replaces the provider the configuration names (tests wrap the real one). */
+  provider?: TranslationProvider;
+  now?: () => number;
+  random?: () => number;
 }
+
+/** The route folders and the prefix each is registered under. */
+const ROUTES = [
+  [translateRoutes, '/api/v1/translate'],
+  [judgeRoutes, '/api/v1/judge'],
+  [playgroundRoutes, '/api/v1/playground'],
+  [opsRoutes, '/api'],
+  [webRoutes, ''],
+  [healthRoutes, ''],
+] as const;
 
 /**
  * Builds the HTTP app.
- * @example const { app } = await buildApp(ctx); const res = await app.inject({ method: 'GET', url: '/healthz' });
+ * @example const app = await buildApp({ config, database }); const res = await app.inject({ method: 'GET', url: '/healthz' });
  */
-export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const { config } = opts;
   const app: FastifyInstance = Fastify({
-    loggerInstance: ctx.logger as FastifyBaseLogger,
+    loggerInstance: (opts.logger ?? createLogger(config.logLevel)) as FastifyBaseLogger,
     // Our own one-line-per-request log (plugins/observability.ts) replaces fastify's two lines.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
     // A number is a hop count: trust that many proxies in front of the service.
     trustProxy:
-      typeof ctx.config.trustProxy === 'number'
+      typeof config.trustProxy === 'number'
         ? (
             (hops: number) => (_address: string, i: number) =>
               i < hops
-          )(ctx.config.trustProxy)
-        : ctx.config.trustProxy,
+          )(config.trustProxy)
+        : config.trustProxy,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     requestTimeout: 120_000,
@@ -43,18 +72,21 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   app.setSerializerCompiler(serializerCompiler);
   // Bodies are JSON only: anything else is 415.
   app.removeContentTypeParser('text/plain');
-  app.decorateRequest('principal', null);
 
-  await app.register(errorsPlugin);
-  await app.register(observability, { metrics: ctx.metrics });
-
-  const registry: RouteRegistry = { specs: [] };
-  translateRoutes(app, registry, ctx);
-  judgeRoutes(app, registry, ctx);
-  playgroundRoutes(app, registry, ctx);
-  opsRoutes(app, registry, ctx);
-  webRoutes(app, registry, ctx);
-  healthRoutes(app, registry, ctx);
+  await app.register(settings, {
+    config,
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.random ? { random: opts.random } : {}),
+  });
+  await app.register(errors);
+  await app.register(observability);
+  await app.register(databasePlugin, { database: opts.database });
+  await app.register(providers, opts.provider ? { provider: opts.provider } : {});
+  await app.register(rateLimits);
+  await app.register(metering);
+  await app.register(auth);
+  await app.register(openapi);
+  for (const [plugin, prefix] of ROUTES) await app.register(plugin, { prefix });
   await app.ready();
-  return { app, registry };
+  return app;
 }

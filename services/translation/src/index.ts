@@ -1,8 +1,8 @@
 // Public surface of @scriptorium/translation (the app side; the language parts have their own exports).
-export { type BuiltApp, buildApp } from './app.ts';
+export { type AppOptions, buildApp } from './app.ts';
 export { type Config, configVariables, loadConfig } from './config.ts';
-export { createContext, createLogger } from './context.ts';
+export type { AppContext } from './context.ts';
 export { type Database, migrate, migrationStatus, openDatabase } from './db/index.ts';
 export { API_VERSION, buildOpenApi } from './http/openapi.ts';
+export { createLogger } from './logger.ts';
 export { MigrationsBehindError, type RunningServer, startServer } from './server.ts';
-export type { AppContext } from './services/context.ts';

@@ -45,8 +45,8 @@ async function main(argv: string[]): Promise<void> {
       const { startServer, handleSignals } = await loadServer();
       const server = await startServer(config);
       if (!config.workerSecret)
-        server.ctx.logger.warn('WORKER_SECRET is not set: /api/worker and /api/retention answer 401');
-      server.ctx.logger.info({ url: server.url }, 'listening');
+        server.logger.warn('WORKER_SECRET is not set: /api/worker and /api/retention answer 401');
+      server.logger.info({ url: server.url }, 'listening');
       handleSignals(server, config.shutdownGraceMs);
       return;
     }

@@ -1,11 +1,11 @@
 // Listens, and stops gracefully on SIGTERM/SIGINT: stop accepting, drain in-flight requests, close the database.
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.ts';
+import type { Logger } from 'pino';
+import { type AppOptions, buildApp } from './app.ts';
 import type { Config } from './config.ts';
-import { createContext } from './context.ts';
 import { type Database, migrationStatus, openDatabase } from './db/index.ts';
+import { createLogger } from './logger.ts';
 import { syncPlans } from './services/accounts.ts';
-import type { AppContext } from './services/context.ts';
 
 export class MigrationsBehindError extends Error {
   constructor(message: string) {
@@ -16,7 +16,7 @@ export class MigrationsBehindError extends Error {
 
 export interface RunningServer {
   app: FastifyInstance;
-  ctx: AppContext;
+  logger: Logger;
   url: string;
   close(): Promise<void>;
 }
@@ -27,7 +27,7 @@ export interface RunningServer {
  */
 export async function startServer(
   config: Config,
-  opts: { database?: Database; ctx?: Partial<Parameters<typeof createContext>[2]> } = {},
+  opts: { database?: Database } & Partial<Omit<AppOptions, 'config' | 'database'>> = {},
 ): Promise<RunningServer> {
   if (!opts.database && !config.databaseUrl) throw new Error('DATABASE_URL: required');
   const database = opts.database ?? (await openDatabase(config.databaseUrl!, { poolMax: config.databasePoolMax }));
@@ -39,8 +39,8 @@ export async function startServer(
     );
   }
   await syncPlans(database, config.plans);
-  const ctx = createContext(config, database, opts.ctx ?? {});
-  const { app } = await buildApp(ctx);
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const app = await buildApp({ ...opts, config, database, logger });
   // reusePort (Node ≥ 22.12, Linux): replicas on one host bind the same port; fastify hands it to server.listen.
   const url = await app.listen({
     port: config.port,
@@ -50,7 +50,7 @@ export async function startServer(
   let closing: Promise<void> | undefined;
   return {
     app,
-    ctx,
+    logger,
     url,
     close: () => {
       closing ??= (async () => {
@@ -65,15 +65,15 @@ export async function startServer(
 /** Closes `server` on SIGTERM/SIGINT, forcing an exit after the grace period. */
 export function handleSignals(server: RunningServer, graceMs: number): void {
   const stop = (signal: string) => {
-    server.ctx.logger.info({ signal }, 'shutting down');
+    server.logger.info({ signal }, 'shutting down');
     const timer = setTimeout(() => {
-      server.ctx.logger.error('shutdown grace period passed; exiting');
-      server.ctx.logger.flush();
+      server.logger.error('shutdown grace period passed; exiting');
+      server.logger.flush();
       process.exit(1);
     }, graceMs);
     timer.unref();
     const exit = (code: number) => {
-      server.ctx.logger.flush();
+      server.logger.flush();
       setImmediate(() => process.exit(code));
     };
     server.close().then(

@@ -2,8 +2,8 @@
 // the recorded spend never exceeds the daily budget cap, and every reservation is settled.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
-import { createContext, createLogger } from '../src/context.ts';
 import { openDatabase } from '../src/db/index.ts';
+import { createLogger } from '../src/logger.ts';
 import { batch, bearer, type Harness, startHarness } from './harness.ts';
 
 let h: Harness;
@@ -22,9 +22,13 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 async function replica() {
-  const database = await openDatabase(h.ctx.config.databaseUrl!, { poolMax: 20 });
-  const ctx = createContext(h.ctx.config, database, { logger: createLogger('silent'), provider: h.ctx.provider });
-  const { app } = await buildApp(ctx);
+  const database = await openDatabase(h.app.config.databaseUrl!, { poolMax: 20 });
+  const app = await buildApp({
+    config: h.app.config,
+    database,
+    logger: createLogger('silent'),
+    provider: h.app.provider,
+  });
   return {
     app,
     close: async () => {

@@ -1,5 +1,5 @@
 // Integration-test harness: a fresh database on the run's real PostgreSQL (or PGlite), migrations applied,
-// a fake upstream (T2's real local HTTP servers), the app built on it, and helpers to seed accounts.
+// a fake upstream (real local HTTP servers speaking the provider's API), the app built on it, and helpers to seed accounts.
 import { Writable } from 'node:stream';
 import { createTestDatabase, type TestDatabase } from '@scriptorium/test-support';
 import { eq } from 'drizzle-orm';
@@ -7,21 +7,20 @@ import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { createContext, createLogger } from '../src/context.ts';
 import { type Database, migrate, openDatabase } from '../src/db/index.ts';
 import { fineTunedModels, organizations } from '../src/db/schema.ts';
-import type { RouteRegistry } from '../src/http/route-spec.ts';
+import type { RouteSpec } from '../src/http/route-spec.ts';
+import { createLogger } from '../src/logger.ts';
 import { createProvider, type TranslationProvider } from '../src/providers/index.ts';
 import { createOrganization, ensureUser, issueApiKey } from '../src/services/accounts.ts';
-import type { AppContext } from '../src/services/context.ts';
 import { FAKE_API_KEY, type FakeKnobs, type FakeUpstream, startFakeAnthropic, startFakeOpenAI } from './fakes/index.ts';
 
 export const WORKER_SECRET = 'worker-secret-for-tests-0123456789abcdef';
 
 export interface Harness {
   app: FastifyInstance;
-  registry: RouteRegistry;
-  ctx: AppContext;
+  /** Every route's spec, with its full path. */
+  registry: { specs: RouteSpec[] };
   database: Database;
   fake: FakeUpstream | null;
   /** Every log line the app wrote (pino JSON). */
@@ -98,18 +97,18 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(fake ? { baseUrl: fake.url, apiKey: FAKE_API_KEY } : {}),
     timeoutMs: config.provider.timeoutMs,
   });
-  const ctx = createContext(config, database, {
+  const app = await buildApp({
+    config,
+    database,
     logger: createLogger('trace', sink),
     provider: opts.wrapProvider ? opts.wrapProvider(real) : real,
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.random ? { random: opts.random } : {}),
   });
-  const { app, registry } = await buildApp(ctx);
   let n = 0;
   return {
     app,
-    registry,
-    ctx,
+    registry: { specs: app.routeSpecs },
     database,
     fake,
     logs,

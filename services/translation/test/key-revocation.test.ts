@@ -34,11 +34,11 @@ describe('API-key revocation', () => {
     expect((await post()).statusCode).toBe(200);
     expect((await post()).statusCode).toBe(200); // served from the cache
     const keyId = await keyIdOf(apiKey);
-    expect(await revokeApiKey(h.database, { keyId, actor: 'operator' }, h.ctx.keys)).toBe(true);
+    expect(await revokeApiKey(h.database, { keyId, actor: 'operator' }, h.app.apiKeys)).toBe(true);
     const after = await post();
     expect(after.statusCode).toBe(401);
     expect(after.json()).toEqual({ error: 'missing or invalid credentials' });
-    expect(await revokeApiKey(h.database, { keyId, actor: 'operator' }, h.ctx.keys)).toBe(false);
+    expect(await revokeApiKey(h.database, { keyId, actor: 'operator' }, h.app.apiKeys)).toBe(false);
     const audit = await h.database.query<{ action: string; target: string }>(
       `SELECT action, target FROM audit_log WHERE org_id = $1 AND action = 'api_key.revoke'`,
       [orgId],

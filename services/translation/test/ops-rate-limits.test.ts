@@ -2,8 +2,8 @@
 // RateLimitRemaining, counted in PostgreSQL (shared by replicas), the worker secret checked only after the limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
-import { createContext, createLogger } from '../src/context.ts';
 import { openDatabase } from '../src/db/index.ts';
+import { createLogger } from '../src/logger.ts';
 import { bearer, type Harness, startHarness, WORKER_SECRET } from './harness.ts';
 
 let h: Harness;
@@ -70,13 +70,14 @@ describe('rate limits on the operations routes and GET /', () => {
   });
 
   it('the counters live in PostgreSQL: a second replica on the same database shares them', async () => {
-    const database = await openDatabase(h.ctx.config.databaseUrl!, { poolMax: 2 });
-    const ctx = createContext(h.ctx.config, database, {
+    const database = await openDatabase(h.app.config.databaseUrl!, { poolMax: 2 });
+    const other = await buildApp({
+      config: h.app.config,
+      database,
       logger: createLogger('silent'),
-      provider: h.ctx.provider,
+      provider: h.app.provider,
       now: () => clock,
     });
-    const { app: other } = await buildApp(ctx);
     try {
       const get = (app: typeof other) => app.inject({ method: 'GET', url: '/', ...from(9) });
       expect((await get(h.app)).statusCode).toBe(200);

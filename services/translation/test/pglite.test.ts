@@ -16,7 +16,7 @@ afterAll(async () => h?.close());
 describe('PGlite + pseudo provider', () => {
   it('migrates, translates, judges, plays, drains and enforces retention', async () => {
     expect(h.database.kind).toBe('pglite');
-    expect(h.ctx.rateLimits).toBeInstanceOf(MemoryRateLimitStore);
+    expect(h.app.rateLimits.store).toBeInstanceOf(MemoryRateLimitStore);
     expect((await migrationStatus(h.database)).pending).toEqual([]);
     const { apiKey } = await h.account();
     const t = await h.app.inject({

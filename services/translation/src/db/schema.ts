@@ -337,3 +337,17 @@ export const rateLimitWindows = pgTable(
   },
   (t) => [primaryKey({ columns: [t.bucket, t.windowStart] }), index('rate_limit_windows_start_idx').on(t.windowStart)],
 );
+
+// Row types, derived from the tables (what a `SELECT *` through drizzle returns; raw SQL aliases its columns to these
+// names).
+export type Plan = typeof plans.$inferSelect;
+export type User = typeof users.$inferSelect;
+export type Session = typeof sessions.$inferSelect;
+export type Organization = typeof organizations.$inferSelect;
+export type Membership = typeof memberships.$inferSelect;
+export type Invite = typeof invites.$inferSelect;
+export type ApiKey = typeof apiKeys.$inferSelect;
+export type FineTunedModel = typeof fineTunedModels.$inferSelect;
+export type ReviewItem = typeof reviewItems.$inferSelect;
+export type Job = typeof jobs.$inferSelect;
+export type AuditEntry = typeof auditLog.$inferSelect;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ErrorBody } from '../schemas.ts';
 import { buildOpenApi } from './openapi.ts';
 import type { RouteSpec } from './route-spec.ts';
+import { ErrorBody } from './schemas.ts';
 
 describe('buildOpenApi', () => {
   const spec: RouteSpec = {

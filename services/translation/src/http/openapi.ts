@@ -1,7 +1,7 @@
 // Builds the OpenAPI 3.1 document from the registered route specs (zod 4 → JSON Schema 2020-12).
 import { z } from 'zod';
-import { ErrorBody } from '../schemas.ts';
 import type { RouteSpec } from './route-spec.ts';
+import { ErrorBody } from './schemas.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -12,7 +12,7 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
 
 /**
  * The OpenAPI 3.1 document of `specs`.
- * @example const doc = buildOpenApi(registry.specs, 'https://translate.example.com');
+ * @example const doc = buildOpenApi(app.routeSpecs, 'https://translate.example.com');
  */
 export function buildOpenApi(specs: RouteSpec[], serverUrl?: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};

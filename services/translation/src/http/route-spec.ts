@@ -14,7 +14,7 @@ export interface ResponseSpec {
 }
 
 export interface RouteSpec<B extends z.ZodType | undefined = z.ZodType | undefined> {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   url: string;
   operationId: string;
   summary: string;
@@ -29,12 +29,14 @@ export interface RouteSpec<B extends z.ZodType | undefined = z.ZodType | undefin
   internal?: boolean;
 }
 
-export type Body<S> = S extends z.ZodType ? z.output<S> : undefined;
-
-/** Every spec registered on any app, for the OpenAPI document. */
-export interface RouteRegistry {
-  specs: RouteSpec[];
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's spec (recorded by the OpenAPI plugin). */
+    spec?: RouteSpec;
+  }
 }
+
+export type Body<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 type Handler<B extends z.ZodType | undefined> = (
   request: FastifyRequest & { body: Body<B> },
@@ -42,23 +44,24 @@ type Handler<B extends z.ZodType | undefined> = (
 ) => Promise<unknown>;
 
 /**
- * Registers `spec` on `app` with `handler`; `options` adds hooks (auth, rate limits) and limits.
- * @example route(app, registry, translateSpec, { onRequest: [auth] }, async (req) => translate(req.body))
+ * Registers `spec` on `app` with `handler`; `options` adds hooks (auth, rate limits) and limits. Inside a route folder
+ * registered with a prefix, `spec.url` is relative to it (`''` is the prefix itself); the OpenAPI plugin records the
+ * full path.
+ * @example route(app, translateSpec, { onRequest: [app.authenticate.apiKey] }, async (req) => translate(app, req.body))
  */
 export function route<B extends z.ZodType | undefined>(
   app: FastifyInstance,
-  registry: RouteRegistry,
   spec: RouteSpec<B>,
   options: RouteShorthandOptions,
   handler: Handler<B>,
 ): void {
-  registry.specs.push(spec as RouteSpec);
   const response: Record<number, z.ZodType> = {};
   for (const [status, r] of Object.entries(spec.responses)) if (r.schema) response[Number(status)] = r.schema;
   app.route({
     ...options,
     method: spec.method,
     url: spec.url,
+    config: { spec },
     schema: { ...(spec.body ? { body: spec.body } : {}), response },
     handler: handler as unknown as (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
   });

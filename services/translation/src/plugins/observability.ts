@@ -1,14 +1,23 @@
-// One log line and the HTTP metrics per request. Logs hold method, route, status and duration: never bodies or headers.
+// The metrics registry (`app.metrics`), and one log line and the HTTP metrics per request. Logs hold method, route,
+// status and duration: never bodies or headers.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Metrics } from '../services/metrics.ts';
+import { createMetrics, type Metrics } from '../services/metrics.ts';
 
-function observability(app: FastifyInstance, opts: { metrics: Metrics }): void {
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Metrics;
+  }
+}
+
+async function observability(app: FastifyInstance): Promise<void> {
+  const metrics = createMetrics(app.config.metrics);
+  app.decorate('metrics', metrics);
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const seconds = reply.elapsedTime / 1000;
-    opts.metrics.httpRequests.inc({ route, method: request.method, status: String(reply.statusCode) });
-    opts.metrics.httpDuration.observe({ route, method: request.method }, seconds);
+    metrics.httpRequests.inc({ route, method: request.method, status: String(reply.statusCode) });
+    metrics.httpDuration.observe({ route, method: request.method }, seconds);
     request.log.info(
       { method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
@@ -16,4 +25,4 @@ function observability(app: FastifyInstance, opts: { metrics: Metrics }): void {
   });
 }
 
-export default fp(observability, { name: 'observability', fastify: '5.x' });
+export default fp(observability, { name: 'observability', fastify: '5.x', dependencies: ['settings'] });

@@ -1,41 +1,57 @@
-// Rate-limit hooks: per route and per key (per IP on public routes). Limited routes carry RateLimitRemaining;
-// a refusal is 429 with Retry-After in whole seconds.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+// Rate limits: the window store (PostgreSQL, shared by replicas; in memory on PGlite) and the hooks that count a
+// request per route and per key, session or IP. Limited routes carry RateLimitRemaining; a refusal is 429 with
+// Retry-After.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { rateLimited } from '../errors.ts';
-import type { AppContext } from '../services/context.ts';
-import { checkRateLimit } from '../services/rate-limiter.ts';
+import {
+  createRateLimits,
+  type LimitRule,
+  MemoryRateLimitStore,
+  PostgresRateLimitStore,
+  type RateLimits,
+} from '../services/rate-limiter.ts';
 
-export interface LimitRule {
-  /** Bucket name prefix, e.g. `translate:key` */
-  name: string;
-  limit: number;
-  windowMs: number;
+export interface AppRateLimits extends RateLimits {
+  /** An onRequest/preHandler hook counting the request of `who(request)` in every rule's bucket. */
+  hook(
+    route: string,
+    rules: LimitRule[],
+    who: (request: FastifyRequest) => string,
+  ): (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 }
 
-/**
- * A hook that counts the request in every rule's bucket for `who(request)`; the tightest remaining count is
- * reported in RateLimitRemaining.
- */
-export function rateLimit(
-  ctx: AppContext,
-  route: string,
-  rules: LimitRule[],
-  who: (request: FastifyRequest) => string,
-) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const subject = who(request);
-    const now = ctx.now();
-    let remaining = Number.POSITIVE_INFINITY;
-    let refusedFor = 0;
-    for (const rule of rules) {
-      const d = await checkRateLimit(ctx.rateLimits, `${rule.name}:${subject}`, rule.limit, rule.windowMs, now);
-      remaining = Math.min(remaining, d.remaining);
-      if (!d.allowed) refusedFor = Math.max(refusedFor, d.retryAfterSeconds);
-    }
-    reply.header('RateLimitRemaining', String(remaining));
-    if (refusedFor > 0) {
-      ctx.metrics.rateLimited.inc({ route });
-      throw rateLimited(refusedFor);
-    }
-  };
+declare module 'fastify' {
+  interface FastifyInstance {
+    rateLimits: AppRateLimits;
+  }
 }
+
+async function rateLimit(app: FastifyInstance): Promise<void> {
+  const { store } = app.config.rateLimits;
+  const limits = createRateLimits({
+    store:
+      store === 'memory' || (store === 'auto' && app.database.kind === 'pglite')
+        ? new MemoryRateLimitStore()
+        : new PostgresRateLimitStore(app.database),
+    perMinute: app.config.rateLimits.perMinute,
+    now: app.now,
+  });
+  app.decorate('rateLimits', {
+    ...limits,
+    hook: (route, rules, who) => async (request, reply) => {
+      const { remaining, retryAfterSeconds } = await limits.check(rules, who(request));
+      reply.header('RateLimitRemaining', String(remaining));
+      if (retryAfterSeconds > 0) {
+        app.metrics.rateLimited.inc({ route });
+        throw rateLimited(retryAfterSeconds);
+      }
+    },
+  } satisfies AppRateLimits);
+}
+
+export default fp(rateLimit, {
+  name: 'rate-limits',
+  fastify: '5.x',
+  dependencies: ['settings', 'database', 'observability'],
+});

@@ -2,20 +2,22 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { PlanConfig } from '../config.ts';
 import type { Database } from '../db/index.ts';
-import { apiKeys, auditLog, memberships, organizations, plans, users } from '../db/schema.ts';
+import {
+  type ApiKey,
+  apiKeys,
+  auditLog,
+  memberships,
+  type Organization,
+  organizations,
+  plans,
+  users,
+} from '../db/schema.ts';
+import { ORG_LIMITS_COLUMNS, type OrgLimits } from './meter.ts';
 import { digestsEqual, generateApiKey, looksLikeApiKey, sha256 } from './secrets.ts';
 
-/** Who is calling with an API key, and the limits of the organization that pays. */
-export interface Principal {
-  keyId: string;
-  userId: string;
-  orgId: string;
-  quotaTokens: number;
-  periodDays: number;
-  dailyBudgetMicros: number;
-  judgeSampleRate: number;
-  reviewThreshold: number;
-}
+/** Who is calling with an API key, and the limits and review settings of the organization that pays. */
+export type Principal = { keyId: ApiKey['id']; userId: ApiKey['userId'] } & OrgLimits &
+  Pick<Organization, 'judgeSampleRate' | 'reviewThreshold'>;
 
 /** Upserts the operator's plans (PLANS) so organizations can reference them by name. */
 export async function syncPlans(database: Database, configured: PlanConfig[]): Promise<void> {
@@ -116,22 +118,9 @@ export async function issueApiKey(
   return { apiKey: key.secret, prefix: key.prefix, keyId: row!.id, orgId };
 }
 
-interface PrincipalRow {
-  id: string;
-  hash: Buffer | Uint8Array;
-  user_id: string;
-  org_id: string;
-  quota_tokens: number;
-  period_days: number;
-  daily_budget: number;
-  judge_sample_rate: number;
-  review_threshold: number;
-}
-
 const PRINCIPAL_SQL = `
-SELECT k.id, k.hash, k.user_id, k.org_id, p.quota_tokens, p.period_days,
-       COALESCE(o.daily_budget_micros, p.daily_budget_micros) AS daily_budget,
-       o.judge_sample_rate, o.review_threshold
+SELECT k.id AS "keyId", k.hash, k.user_id AS "userId", k.org_id AS "orgId", ${ORG_LIMITS_COLUMNS},
+       o.judge_sample_rate AS "judgeSampleRate", o.review_threshold AS "reviewThreshold"
   FROM api_keys k
   JOIN organizations o ON o.id = k.org_id
   JOIN plans p ON p.id = o.plan_id
@@ -202,20 +191,16 @@ export class ApiKeyResolver {
     // Tagged with the generation known before the lookup: if a revocation moves it meanwhile, the entry is stale.
     const generation = this.#generation;
     const now = Date.now();
-    const [row] = await this.#database.query<PrincipalRow>(PRINCIPAL_SQL, [hash], 'api_key_principal');
-    const principal =
-      row && digestsEqual(Buffer.from(row.hash), hash)
-        ? {
-            keyId: row.id,
-            userId: row.user_id,
-            orgId: row.org_id,
-            quotaTokens: Number(row.quota_tokens),
-            periodDays: Number(row.period_days),
-            dailyBudgetMicros: Number(row.daily_budget),
-            judgeSampleRate: Number(row.judge_sample_rate),
-            reviewThreshold: Number(row.review_threshold),
-          }
-        : null;
+    const [row] = await this.#database.query<Principal & Pick<ApiKey, 'hash'>>(
+      PRINCIPAL_SQL,
+      [hash],
+      'api_key_principal',
+    );
+    let principal: Principal | null = null;
+    if (row && digestsEqual(Buffer.from(row.hash), hash)) {
+      const { hash: _stored, ...fields } = row;
+      principal = fields;
+    }
     if (this.#ttlMs > 0) {
       if (this.#cache.size > 10_000) this.#cache.clear();
       this.#cache.set(cacheKey, { principal, expires: now + this.#ttlMs, generation });

@@ -3,14 +3,10 @@
 // `max_attempts`, then marked dead. A finished job's payload is scrubbed (it may hold sampled text).
 
 import type { Database } from '../db/index.ts';
+import type { Job as JobRow } from '../db/schema.ts';
 
-export interface Job {
-  id: number;
-  kind: string;
-  payload: unknown;
-  attempts: number;
-  maxAttempts: number;
-}
+/** A claimed job (its row's fields a handler needs). */
+export type Job = Pick<JobRow, 'id' | 'kind' | 'payload' | 'attempts' | 'maxAttempts'>;
 
 export type JobHandler = (payload: unknown, job: Job) => Promise<void>;
 
@@ -35,17 +31,9 @@ export async function enqueue(
   return rows.length > 0;
 }
 
-interface JobRow {
-  id: number;
-  kind: string;
-  payload: unknown;
-  attempts: number;
-  max_attempts: number;
-}
-
 /** Claims up to `limit` ready jobs (queued and due, or running with an expired lock). */
 export async function claim(database: Database, limit: number, lockMs: number): Promise<Job[]> {
-  const rows = await database.query<JobRow>(
+  const rows = await database.query<Job>(
     `UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = now() + make_interval(secs => $2::float8 / 1000)
       WHERE id IN (
         SELECT id FROM jobs
@@ -53,7 +41,7 @@ export async function claim(database: Database, limit: number, lockMs: number): 
          ORDER BY run_at, id
          LIMIT $1
          FOR UPDATE SKIP LOCKED)
-      RETURNING id, kind, payload, attempts, max_attempts`,
+      RETURNING id, kind, payload, attempts, max_attempts AS "maxAttempts"`,
     [limit, lockMs],
   );
   return rows.map((r) => ({
@@ -61,7 +49,7 @@ export async function claim(database: Database, limit: number, lockMs: number): 
     kind: r.kind,
     payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload,
     attempts: r.attempts,
-    maxAttempts: r.max_attempts,
+    maxAttempts: r.maxAttempts,
   }));
 }
 

@@ -2,13 +2,13 @@
 // The LLM judge is metered like a translation; when the budget is reached or the upstream fails, the
 // validator-based heuristic judge answers instead (labelled `heuristic`), so judging never fails a request.
 
+import type { AppContext } from '../context.ts';
 import { reviewItems } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import type { JudgeInput, JudgeResult } from '../judge/index.ts';
 import { estimateJudge, judgeTranslations } from '../judge/index.ts';
 import { UpstreamError } from '../providers/index.ts';
-import type { AppContext } from './context.ts';
-import { type MeteredCall, type MeterSubject, ORG_LIMITS_COLUMNS, orgSubject } from './meter.ts';
+import { type MeteredCall, type MeterSubject, ORG_LIMITS_COLUMNS, type OrgLimits, orgSubject } from './meter.ts';
 import type { JudgeSamplePayload } from './translate.ts';
 import { priceOf } from './translate.ts';
 
@@ -39,7 +39,7 @@ export async function meteredJudge(
   }
   if (call.result) return call.result;
   if (call.error instanceof UpstreamError) {
-    ctx.logger.warn({ reason: call.error.reason }, 'judge upstream failed; heuristic judge used');
+    ctx.log.warn({ reason: call.error.reason }, 'judge upstream failed; heuristic judge used');
     return judgeTranslations(ctx.heuristicProvider, input);
   }
   throw call.error;
@@ -53,17 +53,12 @@ export function judgeSampleHandler(ctx: AppContext) {
   return async (raw: unknown): Promise<void> => {
     const p = raw as JudgeSamplePayload;
     if (!p || !Array.isArray(p.items)) throw new Error('judge-sample: malformed payload');
-    const [org] = await ctx.database.query<{ quota_tokens: number; period_days: number; daily_budget: number }>(
-      `SELECT ${ORG_LIMITS_COLUMNS} FROM organizations o JOIN plans p ON p.id = o.plan_id WHERE o.id = $1`,
+    const [org] = await ctx.database.query<OrgLimits>(
+      `SELECT o.id AS "orgId", ${ORG_LIMITS_COLUMNS} FROM organizations o JOIN plans p ON p.id = o.plan_id WHERE o.id = $1`,
       [p.orgId],
     );
     if (!org) return; // the organization is gone: nothing to review
-    const subject = orgSubject({
-      orgId: p.orgId,
-      quotaTokens: Number(org.quota_tokens),
-      periodDays: Number(org.period_days),
-      dailyBudgetMicros: Number(org.daily_budget),
-    });
+    const subject = orgSubject(org);
     const input: JudgeInput = {
       sourceLocale: p.sourceLocale,
       targetLocale: p.targetLocale,

@@ -64,9 +64,9 @@ export interface OrgLimits {
   dailyBudgetMicros: number;
 }
 
-/** The columns of an organization's limits, for a query joining `organizations o` and `plans p`. */
-export const ORG_LIMITS_COLUMNS = `p.quota_tokens, p.period_days,
-       COALESCE(o.daily_budget_micros, p.daily_budget_micros) AS daily_budget`;
+/** The columns of an organization's limits (named as OrgLimits' fields), for a query joining `organizations o` and `plans p`. */
+export const ORG_LIMITS_COLUMNS = `p.quota_tokens AS "quotaTokens", p.period_days AS "periodDays",
+       COALESCE(o.daily_budget_micros, p.daily_budget_micros) AS "dailyBudgetMicros"`;
 
 /** An organization pays: its quota for the period, its budget for the day. */
 export function orgSubject(limits: OrgLimits): MeterSubject {

@@ -1,9 +1,10 @@
 // The public playground: one string (≤ 500 characters), per-IP limits, a global daily budget (402),
 // the translation and a score.
+
+import type { AppContext } from '../context.ts';
 import { upstreamFailed } from '../errors.ts';
+import type { PlaygroundRequest } from '../http/schemas.ts';
 import type { ProviderRequest } from '../providers/index.ts';
-import type { PlaygroundRequest } from '../schemas.ts';
-import type { AppContext } from './context.ts';
 import { meteredJudge } from './judging.ts';
 import { playgroundSubject } from './meter.ts';
 import { meteredTranslate, priceOf } from './translate.ts';

@@ -85,3 +85,47 @@ export class MemoryRateLimitStore implements RateLimitStore {
     for (const [bucket, w] of this.#windows) if (w.windowStart + w.windowMs < now) this.#windows.delete(bucket);
   }
 }
+
+export interface LimitRule {
+  /** Bucket name prefix, e.g. `translate:key` */
+  name: string;
+  limit: number;
+  windowMs: number;
+}
+
+/** The rate limits of the app: the store, the configured limits, and the check of one request against rules. */
+export interface RateLimits {
+  readonly store: RateLimitStore;
+  /** True when the store is shared by replicas (PostgreSQL). */
+  readonly shared: boolean;
+  /** The per-minute limit of `route` (RATE_LIMITS, or the built-in default, else `fallback`). */
+  perMinute(route: string, fallback: number): number;
+  /**
+   * Counts one request of `subject` in every rule's bucket. Returns the tightest remaining count (for
+   * RateLimitRemaining) and, over a limit, the seconds until every refusing window frees up (0 when allowed).
+   */
+  check(rules: LimitRule[], subject: string): Promise<{ remaining: number; retryAfterSeconds: number }>;
+}
+
+export function createRateLimits(opts: {
+  store: RateLimitStore;
+  perMinute: Record<string, number>;
+  now: () => number;
+}): RateLimits {
+  return {
+    store: opts.store,
+    shared: opts.store instanceof PostgresRateLimitStore,
+    perMinute: (route, fallback) => opts.perMinute[route] ?? fallback,
+    async check(rules, subject) {
+      const now = opts.now();
+      let remaining = Number.POSITIVE_INFINITY;
+      let retryAfterSeconds = 0;
+      for (const rule of rules) {
+        const d = await checkRateLimit(opts.store, `${rule.name}:${subject}`, rule.limit, rule.windowMs, now);
+        remaining = Math.min(remaining, d.remaining);
+        if (!d.allowed) retryAfterSeconds = Math.max(retryAfterSeconds, d.retryAfterSeconds);
+      }
+      return { remaining, retryAfterSeconds };
+    },
+  };
+}

@@ -1,7 +1,7 @@
 // Retention: deletes what is past its configured period, per category, and reports the counts.
 import type { Config } from '../config.ts';
 import type { Database } from '../db/index.ts';
-import type { RetentionResult } from '../schemas.ts';
+import type { RetentionResult } from '../http/schemas.ts';
 
 type Category = keyof RetentionResult['deleted'];
 

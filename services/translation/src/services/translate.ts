@@ -1,13 +1,15 @@
 // Translate orchestration: resolve the model, reserve quota and budget, call the provider, validate,
 // retry once with the issues as feedback, settle with the reported usage, maybe sample for background judging.
+
+import type { AppContext } from '../context.ts';
+import type { FineTunedModel } from '../db/schema.ts';
 import { AppError, forbidden, upstreamFailed } from '../errors.ts';
+import type { TranslateBatch, TranslateResult } from '../http/schemas.ts';
 import type { TranslateItem, ValidationIssue } from '../language/index.ts';
 import type { ProviderRequest, ProviderResult } from '../providers/index.ts';
 import { UpstreamError } from '../providers/index.ts';
-import type { TranslateBatch, TranslateResult } from '../schemas.ts';
 import { isRetryable, validateBatch } from '../validators/index.ts';
 import type { Principal } from './accounts.ts';
-import type { AppContext } from './context.ts';
 import { enqueue } from './jobs.ts';
 import { type MeteredCall, type MeterSubject, orgSubject, type Price, type RateLimitGate } from './meter.ts';
 
@@ -35,19 +37,18 @@ export async function resolveModel(
     const upstream = ctx.config.models[tier];
     return { upstream, reported: null, price: priceOf(ctx, upstream) };
   }
-  const [row] = await ctx.database.query<{
-    org_id: string;
-    upstream_model: string;
-    price_in_micros: number;
-    price_out_micros: number;
-  }>('SELECT org_id, upstream_model, price_in_micros, price_out_micros FROM fine_tuned_models WHERE id = $1', [
-    modelOverride,
-  ]);
-  if (!row || row.org_id !== orgId) throw forbidden('modelOverride is not a model this organization may use');
+  const [row] = await ctx.database.query<
+    Pick<FineTunedModel, 'orgId' | 'upstreamModel' | 'priceInMicros' | 'priceOutMicros'>
+  >(
+    `SELECT org_id AS "orgId", upstream_model AS "upstreamModel", price_in_micros AS "priceInMicros",
+            price_out_micros AS "priceOutMicros" FROM fine_tuned_models WHERE id = $1`,
+    [modelOverride],
+  );
+  if (!row || row.orgId !== orgId) throw forbidden('modelOverride is not a model this organization may use');
   return {
-    upstream: row.upstream_model,
+    upstream: row.upstreamModel,
     reported: modelOverride,
-    price: { in: Number(row.price_in_micros), out: Number(row.price_out_micros) },
+    price: { in: row.priceInMicros, out: row.priceOutMicros },
   };
 }
 
@@ -184,6 +185,6 @@ async function maybeSample(
     await enqueue(ctx.database, 'judge-sample', payload, { maxAttempts: ctx.config.jobs.maxAttempts });
   } catch (error) {
     // Sampling is best effort: the caller has been charged and gets the translation.
-    ctx.logger.warn({ error: error instanceof Error ? error.name : 'error' }, 'judge sample not enqueued');
+    ctx.log.warn({ error: error instanceof Error ? error.name : 'error' }, 'judge sample not enqueued');
   }
 }

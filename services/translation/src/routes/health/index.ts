@@ -3,16 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { migrationStatus } from '../../db/index.ts';
 import { buildOpenApi } from '../../http/openapi.ts';
-import { type RouteRegistry, route } from '../../http/route-spec.ts';
-import { ErrorBody } from '../../schemas.ts';
-import type { AppContext } from '../../services/context.ts';
+import { route } from '../../http/route-spec.ts';
+import { ErrorBody } from '../../http/schemas.ts';
 
 const Status = z.object({ status: z.string() });
 
-export function healthRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: AppContext): void {
+export default async function healthRoutes(app: FastifyInstance): Promise<void> {
   route(
     app,
-    registry,
     {
       method: 'GET',
       url: '/healthz',
@@ -29,7 +27,6 @@ export function healthRoutes(app: FastifyInstance, registry: RouteRegistry, ctx:
 
   route(
     app,
-    registry,
     {
       method: 'GET',
       url: '/readyz',
@@ -46,7 +43,7 @@ export function healthRoutes(app: FastifyInstance, registry: RouteRegistry, ctx:
     {},
     async (_request, reply) => {
       try {
-        const status = await migrationStatus(ctx.database);
+        const status = await migrationStatus(app.database);
         if (status.pending.length > 0) {
           return reply.code(503).send({ error: `migrations pending: ${status.pending.join(', ')}` });
         }
@@ -57,17 +54,16 @@ export function healthRoutes(app: FastifyInstance, registry: RouteRegistry, ctx:
     },
   );
 
-  if (ctx.config.metrics) {
+  if (app.config.metrics) {
     app.get('/metrics', async (_request, reply) => {
-      reply.header('content-type', ctx.metrics.registry.contentType);
-      return ctx.metrics.registry.metrics();
+      reply.header('content-type', app.metrics.registry.contentType);
+      return app.metrics.registry.metrics();
     });
   }
 
   let document: Record<string, unknown> | undefined;
   route(
     app,
-    registry,
     {
       method: 'GET',
       url: '/api/v1/openapi.json',
@@ -79,7 +75,7 @@ export function healthRoutes(app: FastifyInstance, registry: RouteRegistry, ctx:
     },
     {},
     async (_request, reply) => {
-      document ??= buildOpenApi(registry.specs);
+      document ??= buildOpenApi(app.routeSpecs);
       return reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(document));
     },
   );

@@ -1,15 +1,13 @@
+// GET / — the app page.
 import type { FastifyInstance } from 'fastify';
-import { type RouteRegistry, route } from '../../http/route-spec.ts';
-import { rateLimit } from '../../plugins/rate-limit.ts';
-import type { AppContext } from '../../services/context.ts';
+import { route } from '../../http/route-spec.ts';
 import { contentSecurityPolicy, newNonce, renderPage } from '../../web/page.ts';
 import { r429, rateLimitHeaders } from '../responses.ts';
 
-export function webRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: AppContext): void {
+export default async function webRoutes(app: FastifyInstance): Promise<void> {
   const url = '/';
   route(
     app,
-    registry,
     {
       method: 'GET',
       url,
@@ -31,10 +29,9 @@ export function webRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: Ap
       },
     },
     {
-      onRequest: rateLimit(
-        ctx,
+      onRequest: app.rateLimits.hook(
         url,
-        [{ name: 'page:ip', limit: ctx.config.rateLimits.perMinute[url] ?? 120, windowMs: 60_000 }],
+        [{ name: 'page:ip', limit: app.rateLimits.perMinute(url, 120), windowMs: 60_000 }],
         (req) => req.ip,
       ),
     },

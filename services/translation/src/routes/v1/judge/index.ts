@@ -1,21 +1,18 @@
+// POST /api/v1/judge (registered with that prefix).
 import type { FastifyInstance } from 'fastify';
-import { type RouteRegistry, route } from '../../../http/route-spec.ts';
-import { apiKeyAuth } from '../../../plugins/auth.ts';
-import { rateLimit } from '../../../plugins/rate-limit.ts';
-import { JudgeRequest, JudgeResponse } from '../../../schemas.ts';
-import type { AppContext } from '../../../services/context.ts';
+import { route } from '../../../http/route-spec.ts';
+import { JudgeRequest, JudgeResponse } from '../../../http/schemas.ts';
 import { meteredJudge } from '../../../services/judging.ts';
 import { orgSubject } from '../../../services/meter.ts';
 import { r400, r401, r429, rateLimitHeaders } from '../../responses.ts';
 
-export function judgeRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: AppContext): void {
-  const url = '/api/v1/judge';
+export default async function judgeRoutes(app: FastifyInstance): Promise<void> {
+  const url = app.prefix;
   route(
     app,
-    registry,
     {
       method: 'POST',
-      url,
+      url: '',
       operationId: 'judge',
       summary: 'Score translations from 0 to 5 per dimension',
       description:
@@ -33,11 +30,10 @@ export function judgeRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: 
     },
     {
       onRequest: [
-        apiKeyAuth(ctx),
-        rateLimit(
-          ctx,
+        app.authenticate.apiKey,
+        app.rateLimits.hook(
           url,
-          [{ name: 'judge:key', limit: ctx.config.rateLimits.perMinute[url] ?? 120, windowMs: 60_000 }],
+          [{ name: 'judge:key', limit: app.rateLimits.perMinute(url, 120), windowMs: 60_000 }],
           (req) => req.principal!.keyId,
         ),
       ],
@@ -45,13 +41,13 @@ export function judgeRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: 
     async (request) => {
       const principal = request.principal!;
       const b = request.body;
-      const result = await meteredJudge(ctx, orgSubject(principal), principal.keyId, 'judge', {
+      const result = await meteredJudge(app, orgSubject(principal), principal.keyId, 'judge', {
         sourceLocale: b.sourceLocale,
         targetLocale: b.targetLocale,
         items: b.items,
         glossary: b.glossary,
         ...(b.style ? { style: b.style } : {}),
-        model: ctx.config.models.judge,
+        model: app.config.models.judge,
       });
       return {
         scores: result.scores,

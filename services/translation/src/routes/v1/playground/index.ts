@@ -1,20 +1,18 @@
+// POST /api/v1/playground (registered with that prefix).
 import type { FastifyInstance } from 'fastify';
 import { payloadTooLarge } from '../../../errors.ts';
-import { type RouteRegistry, route } from '../../../http/route-spec.ts';
-import { rateLimit } from '../../../plugins/rate-limit.ts';
-import { charLength, PLAYGROUND_MAX_CHARS, PlaygroundRequest, PlaygroundResponse } from '../../../schemas.ts';
-import type { AppContext } from '../../../services/context.ts';
+import { route } from '../../../http/route-spec.ts';
+import { charLength, PLAYGROUND_MAX_CHARS, PlaygroundRequest, PlaygroundResponse } from '../../../http/schemas.ts';
 import { playground } from '../../../services/playground.ts';
 import { r400, r402, r413, r429, r502, rateLimitHeaders } from '../../responses.ts';
 
-export function playgroundRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: AppContext): void {
-  const url = '/api/v1/playground';
+export default async function playgroundRoutes(app: FastifyInstance): Promise<void> {
+  const url = app.prefix;
   route(
     app,
-    registry,
     {
       method: 'POST',
-      url,
+      url: '',
       operationId: 'playground',
       summary: 'Translate one string live (public, capped)',
       description:
@@ -42,16 +40,15 @@ export function playgroundRoutes(app: FastifyInstance, registry: RouteRegistry, 
           throw payloadTooLarge('source is longer than 500 characters');
         }
       },
-      preHandler: rateLimit(
-        ctx,
+      preHandler: app.rateLimits.hook(
         url,
         [
-          { name: 'playground:ip', limit: ctx.config.rateLimits.perMinute[url] ?? 5, windowMs: 60_000 },
-          { name: 'playground:ip-day', limit: ctx.config.rateLimits.playgroundPerDay, windowMs: 86_400_000 },
+          { name: 'playground:ip', limit: app.rateLimits.perMinute(url, 5), windowMs: 60_000 },
+          { name: 'playground:ip-day', limit: app.config.rateLimits.playgroundPerDay, windowMs: 86_400_000 },
         ],
         (req) => req.ip,
       ),
     },
-    async (request) => playground(ctx, request.body),
+    async (request) => playground(app, request.body),
   );
 }

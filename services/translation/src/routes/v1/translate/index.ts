@@ -1,24 +1,21 @@
+// POST /api/v1/translate (registered with that prefix).
 import type { FastifyInstance } from 'fastify';
-import { type RouteRegistry, route } from '../../../http/route-spec.ts';
-import { apiKeyAuth } from '../../../plugins/auth.ts';
-import { rateLimit } from '../../../plugins/rate-limit.ts';
-import { TranslateBatch, TranslateResult } from '../../../schemas.ts';
-import type { AppContext } from '../../../services/context.ts';
-import { PostgresRateLimitStore } from '../../../services/rate-limiter.ts';
+import { route } from '../../../http/route-spec.ts';
+import { TranslateBatch, TranslateResult } from '../../../http/schemas.ts';
 import { translateBatch } from '../../../services/translate.ts';
 import { r400, r401, r402, r403, r429, r502, rateLimitHeaders } from '../../responses.ts';
 
-export function translateRoutes(app: FastifyInstance, registry: RouteRegistry, ctx: AppContext): void {
-  const url = '/api/v1/translate';
-  const auth = apiKeyAuth(ctx);
-  const rule = { name: 'translate:key', limit: ctx.config.rateLimits.perMinute[url] ?? 600, windowMs: 60_000 };
-  const shared = ctx.rateLimits instanceof PostgresRateLimitStore;
+export default async function translateRoutes(app: FastifyInstance): Promise<void> {
+  const url = app.prefix;
+  const rule = { name: 'translate:key', limit: app.rateLimits.perMinute(url, 600), windowMs: 60_000 };
+  // On PostgreSQL the rate-limit hit rides with the reservation (one statement, see the metering module); elsewhere
+  // (single-process memory store) it is a hook like on the other routes.
+  const shared = app.rateLimits.shared;
   route(
     app,
-    registry,
     {
       method: 'POST',
-      url,
+      url: '',
       operationId: 'translate',
       summary: 'Translate a batch of strings (metered)',
       description:
@@ -38,13 +35,13 @@ export function translateRoutes(app: FastifyInstance, registry: RouteRegistry, c
       },
     },
     {
-      // On PostgreSQL the rate-limit hit rides with the reservation (one round trip, see meter_admit); elsewhere
-      // (single-process memory store) it is a hook like on the other routes.
-      onRequest: shared ? [auth] : [auth, rateLimit(ctx, url, [rule], (req) => req.principal!.keyId)],
+      onRequest: shared
+        ? [app.authenticate.apiKey]
+        : [app.authenticate.apiKey, app.rateLimits.hook(url, [rule], (req) => req.principal!.keyId)],
     },
     async (request, reply) =>
       translateBatch(
-        ctx,
+        app,
         request.principal!,
         request.body,
         shared

@@ -1,7 +1,7 @@
 // The zod schemas of the HTTP API: the single source for validation, TypeScript types and the OpenAPI document.
 // Field names follow docs spec `translation-service-api.md` exactly; fields the spec leaves open are documented in docs/translation.md.
 import { z } from 'zod';
-import { GlossaryEntry, Locale, Style, Tier, TranslateItem, ValidationIssue } from './language/index.ts';
+import { GlossaryEntry, Locale, Style, Tier, TranslateItem, ValidationIssue } from '../language/index.ts';
 
 export { GlossaryEntry, Locale, Style, Tier, TranslateItem, ValidationIssue };
 
