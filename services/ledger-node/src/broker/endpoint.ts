@@ -38,3 +38,15 @@ export function normalizeBrokerUrl(raw: string): string | { error: string } {
   if (u.search || u.hash) return { error: 'a broker URL takes no query or fragment' };
   return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
 }
+
+/** How one API pages its entity listing. */
+export interface ListingProtocol {
+  maxLimit: number;
+  /** Lower-case response header carrying the total. */
+  countHeader: string;
+  pageRequest(
+    endpoint: BrokerEndpoint,
+    offset: number,
+    limit: number,
+  ): { url: string; headers: Record<string, string> };
+}

@@ -3,24 +3,12 @@
 // no entity comes twice. Anything else is a BrokerReadError; a listing that changed under the read
 // is read again (up to `attempts` times) before giving up. Nothing is returned from a partial read,
 // so a broker that is down or answers garbage is never mistaken for one whose entities were deleted.
-import type { BrokerEndpoint } from './endpoint.ts';
+import type { BrokerEndpoint, ListingProtocol } from './endpoint.ts';
 import type { BrokerHttp } from './http-client.ts';
 import { ngsiLdListing } from './ngsi-ld.ts';
 import { ngsiV2Listing } from './ngsi-v2.ts';
 import { entityKey, type ObservedEntity, ObserveError, observeEntity } from './observe.ts';
 import { BrokerReadError } from './read-error.ts';
-
-/** How one API pages its entity listing. */
-export interface ListingProtocol {
-  maxLimit: number;
-  /** Lower-case response header carrying the total. */
-  countHeader: string;
-  pageRequest(
-    endpoint: BrokerEndpoint,
-    offset: number,
-    limit: number,
-  ): { url: string; headers: Record<string, string> };
-}
 
 export interface ReadOptions {
   /** Entities per page (default and maximum: the API's limit, 1000). */

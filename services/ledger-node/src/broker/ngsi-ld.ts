@@ -3,8 +3,7 @@
 // `NGSILD-Results-Count`, the `@context` in a `Link` header with `Accept: application/json`, the
 // tenant in `NGSILD-Tenant`, `local=true` on the primary (its own data, no forwarding to
 // registered context sources), `X-Auth-Token` for a broker behind a PEP proxy.
-import { type BrokerEndpoint, NGSI_LD_CORE_CONTEXT } from './endpoint.ts';
-import type { ListingProtocol } from './listing.ts';
+import { type BrokerEndpoint, type ListingProtocol, NGSI_LD_CORE_CONTEXT } from './endpoint.ts';
 
 export const NGSI_LD_MAX_LIMIT = 1000;
 

@@ -2,8 +2,7 @@
 // 1000), the total in `Fiware-Total-Count`, the tenant in `Fiware-Service` and `Fiware-ServicePath`,
 // `options=skipForwarding` on the primary (its own data, not what context providers would answer),
 // `X-Auth-Token` for a broker behind a PEP proxy.
-import type { BrokerEndpoint } from './endpoint.ts';
-import type { ListingProtocol } from './listing.ts';
+import type { BrokerEndpoint, ListingProtocol } from './endpoint.ts';
 
 export const NGSI_V2_MAX_LIMIT = 1000;
 
