@@ -42,8 +42,12 @@ const defaultBaseUrls: Record<string, string | undefined> = {
   anthropic: 'https://api.anthropic.com',
 };
 
-/** Every variable the service reads, flat (env names), with defaults. */
-const envSchema = z.object({
+/**
+ * The settings contract: every variable the image reads, flat (env names), with defaults. The operator's env builder
+ * for translation pods is typed against these names (`SettingName`), and a test fails if it sets anything else.
+ */
+export const settingsSchema = z.object({
+  NODE_ENV: z.enum(['production', 'development', 'test']).default('production'),
   PORT: int(3000, 0).pipe(z.number().max(65535)),
   HOST: z.string().min(1).default('0.0.0.0'),
   REUSE_PORT: bool(false),
@@ -134,6 +138,8 @@ const envSchema = z.object({
 });
 
 export interface Config {
+  /** `development` relaxes what only makes sense behind TLS (the session cookie's Secure flag). */
+  environment: z.infer<typeof settingsSchema>['NODE_ENV'];
   port: number;
   host: string;
   /** Listen with SO_REUSEPORT: several processes on one host share the port (the kernel spreads connections). */
@@ -141,7 +147,7 @@ export interface Config {
   databaseUrl: string | undefined;
   databasePoolMax: number;
   workerSecret: string | undefined;
-  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  logLevel: z.infer<typeof settingsSchema>['LOG_LEVEL'];
   trustProxy: boolean | number | string;
   provider: {
     kind: 'openai' | 'anthropic' | 'pseudo';
@@ -183,7 +189,17 @@ export interface Config {
   translationUrl: string;
 }
 
-const secretNames = ['WORKER_SECRET', 'PROVIDER__API_KEY', 'DATABASE_URL'] as const;
+/** The secrets: each may also come from a file, `<NAME>_FILE` (a mounted Secret). */
+export const SECRET_SETTINGS = ['WORKER_SECRET', 'PROVIDER__API_KEY', 'DATABASE_URL'] as const;
+
+/** A variable the image reads: a setting, or `<SECRET>_FILE`. */
+export type SettingName = keyof typeof settingsSchema.shape | `${(typeof SECRET_SETTINGS)[number]}_FILE`;
+
+/** Every variable the image reads (for the operator's contract test, the README and `--help`). */
+export const settingNames: readonly SettingName[] = [
+  ...(Object.keys(settingsSchema.shape) as (keyof typeof settingsSchema.shape)[]),
+  ...SECRET_SETTINGS.map((name) => `${name}_FILE` as const),
+];
 
 /**
  * Reads and validates the configuration.
@@ -191,11 +207,11 @@ const secretNames = ['WORKER_SECRET', 'PROVIDER__API_KEY', 'DATABASE_URL'] as co
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const raw: Record<string, string | undefined> = {};
-  for (const key of Object.keys(envSchema.shape)) {
+  for (const key of Object.keys(settingsSchema.shape)) {
     const value = env[key];
     raw[key] = value === '' ? undefined : value;
   }
-  for (const name of secretNames) {
+  for (const name of SECRET_SETTINGS) {
     const file = env[`${name}_FILE`];
     if (raw[name] === undefined && file) {
       try {
@@ -205,7 +221,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       }
     }
   }
-  const parsed = envSchema.safeParse(raw);
+  const parsed = settingsSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const name = String(issue?.path[0] ?? 'environment');
@@ -213,6 +229,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   return {
+    environment: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,
     reusePort: e.REUSE_PORT,
@@ -276,6 +293,3 @@ function parseTrustProxy(value: string): boolean | number | string {
   if (/^\d+$/.test(value)) return Number(value);
   return value; // comma-separated addresses/CIDRs, as fastify's trustProxy accepts
 }
-
-/** Names of every variable (for the README and `--help`). */
-export const configVariables = Object.keys(envSchema.shape);

@@ -1,6 +1,6 @@
 // Public surface of @scriptorium/translation (the app side; the language parts have their own exports).
 export { type AppOptions, buildApp } from './app.ts';
-export { type Config, configVariables, loadConfig } from './config.ts';
+export { type Config, loadConfig, type SettingName, settingNames, settingsSchema } from './config.ts';
 export type { AppContext } from './context.ts';
 export { type Database, migrate, migrationStatus, openDatabase } from './db/index.ts';
 export { API_VERSION, buildOpenApi } from './http/openapi.ts';

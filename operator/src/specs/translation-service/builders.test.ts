@@ -1,3 +1,4 @@
+import { settingNames } from '@scriptorium/translation/settings';
 import { describe, expect, it } from 'vitest';
 import { translationServiceSpec } from '../../api/index.ts';
 import type { KubeObject } from '../../kube/types.ts';
@@ -87,15 +88,28 @@ describe('deployment', () => {
     expect(hpa(minimal, minimalSpec)).toBeNull();
   });
 
+  it("sets only variables the image reads (the translation service's settings contract)", () => {
+    const read = new Set<string>(settingNames);
+    for (const [ts, spec] of [
+      [full, fullParsed],
+      [minimal, minimalSpec],
+    ] as const) {
+      const set = [
+        ...container(deployment(ts, spec, 'r')).env,
+        ...container(migrationJob(ts, spec)).env,
+        ...container(workerCronJob(ts, spec)).env,
+      ].map((e: { name: string }) => e.name);
+      expect(set.length).toBeGreaterThan(5);
+      expect(set.filter((name) => !read.has(name))).toEqual([]);
+    }
+  });
+
   it('takes secrets from references, never as literal values', () => {
     const env = serveEnv(full, fullParsed);
     const byName = Object.fromEntries(env.map((e) => [e.name, e]));
     expect(byName.DATABASE_URL?.valueFrom).toEqual({ secretKeyRef: { name: 'shop-db-app', key: 'uri' } });
     expect(byName.PROVIDER__API_KEY?.valueFrom).toEqual({ secretKeyRef: { name: 'llm', key: 'api-key' } });
     expect(byName.WORKER_SECRET?.valueFrom).toEqual({ secretKeyRef: { name: 'web-worker-secret', key: 'secret' } });
-    expect(byName.SESSION_SECRET?.valueFrom).toEqual({ secretKeyRef: { name: 'web-session-secret', key: 'secret' } });
-    expect(byName.OAUTH__CLIENT_SECRET?.valueFrom).toEqual({ secretKeyRef: { name: 'oauth', key: 'secret' } });
-    expect(byName.BILLING__WEBHOOK_SECRET?.valueFrom).toEqual({ secretKeyRef: { name: 'billing', key: 'whsec' } });
     expect(JSON.parse(byName.PLANS?.value ?? '[]')).toEqual([
       { name: 'pro', tokensPerPeriod: 1_000_000, periodDays: 30, dailyBudgetCents: 500 },
     ]);

@@ -1,13 +1,17 @@
+// The environment of translation pods: the contract with the image. Names are the image's own settings
+// (`SettingName`, exported by the translation service with its settings schema), so a misspelt or unknown variable
+// fails the type check, and a test fails if the operator sets a variable the image does not read.
+import type { SettingName } from '@scriptorium/translation/settings';
 import type { TranslationService, TranslationServiceSpec } from '../../api/index.ts';
 import { names } from './meta.ts';
 
 export interface EnvVar {
-  name: string;
+  name: SettingName;
   value?: string;
   valueFrom?: { secretKeyRef: { name: string; key: string } };
 }
 
-const fromSecret = (name: string, ref: { name: string; key: string }): EnvVar => ({
+const fromSecret = (name: SettingName, ref: { name: string; key: string }): EnvVar => ({
   name,
   valueFrom: { secretKeyRef: { name: ref.name, key: ref.key } },
 });
@@ -41,10 +45,8 @@ export function serveEnv(ts: TranslationService, spec: TranslationServiceSpec): 
     { name: 'NODE_ENV', value: 'production' },
     { name: 'HOST', value: '0.0.0.0' },
     { name: 'PORT', value: '3000' },
-    { name: 'PUBLIC_URL', value: publicUrl(ts, spec) },
     fromSecret('DATABASE_URL', spec.database.secretRef),
     fromSecret('WORKER_SECRET', { name: n.workerSecret, key: 'secret' }),
-    fromSecret('SESSION_SECRET', { name: n.sessionSecret, key: 'secret' }),
     { name: 'PROVIDER__KIND', value: spec.provider.kind },
   ];
   if (spec.provider.baseUrl) env.push({ name: 'PROVIDER__BASE_URL', value: spec.provider.baseUrl });
@@ -53,14 +55,6 @@ export function serveEnv(ts: TranslationService, spec: TranslationServiceSpec): 
   if (spec.provider.apiKeySecretRef) env.push(fromSecret('PROVIDER__API_KEY', spec.provider.apiKeySecretRef));
   if (spec.plans.length > 0) env.push({ name: 'PLANS', value: JSON.stringify(spec.plans) });
   if (spec.rateLimits.length > 0) env.push({ name: 'RATE_LIMITS', value: JSON.stringify(spec.rateLimits) });
-  if (spec.oauth) {
-    env.push({ name: 'OAUTH__CLIENT_ID', value: spec.oauth.clientId });
-    env.push(fromSecret('OAUTH__CLIENT_SECRET', spec.oauth.clientSecretRef));
-    if (spec.oauth.authorizeUrl) env.push({ name: 'OAUTH__AUTHORIZE_URL', value: spec.oauth.authorizeUrl });
-    if (spec.oauth.tokenUrl) env.push({ name: 'OAUTH__TOKEN_URL', value: spec.oauth.tokenUrl });
-    if (spec.oauth.userUrl) env.push({ name: 'OAUTH__USER_URL', value: spec.oauth.userUrl });
-  }
-  if (spec.billing) env.push(fromSecret('BILLING__WEBHOOK_SECRET', spec.billing.webhookSecretRef));
   const trust = trustProxyOf(spec);
   if (trust !== undefined) env.push({ name: 'TRUST_PROXY', value: trust });
   return env;
