@@ -1,4 +1,4 @@
-// Translation language parts benchmark (T2): pseudo-localization, validators, token estimates, and provider
+// Translation language parts benchmark: pseudo-localization, validators, token estimates, and provider
 // round trips against the fake upstream (zero latency). Bounded in count and time; prints figures and writes
 // bench/results/translation-language.json. The app-level figures (req/s of POST /api/v1/translate) are in
 // bench/translation.

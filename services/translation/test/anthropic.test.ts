@@ -1,4 +1,4 @@
-// The same translate contract through the Anthropic provider and T2's fake Anthropic messages server.
+// The same translate contract through the Anthropic provider and the fake Anthropic messages server (real local HTTP).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batch, bearer, type Harness, startHarness } from './harness.ts';
 

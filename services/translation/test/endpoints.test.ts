@@ -296,7 +296,7 @@ describe('POST /api/worker', () => {
     for (const { orgId } of [dead, live]) {
       // A reservation whose process never settles it (the process died after its admission).
       const admission = { ...reservation(orgId), bucket: null, windowStart: 0, windowMs: 0, limit: 0 };
-      const [r] = await h.database.query<{ r: string }>(`SELECT result AS r FROM meter($1::jsonb, '[]')`, [
+      const [r] = await h.database.query<{ r: string }>(`SELECT result AS r FROM meter($1::json, '[]')`, [
         JSON.stringify([{ ...admission, tokens: 100, costMicros: 50 }]),
       ]);
       expect(r!.r).toBe('ok');
@@ -323,7 +323,7 @@ describe('POST /api/worker', () => {
     // A settlement arriving after its reservation was released never drives the counter below zero.
     const usage = { apiKeyId: null, kind: 'translate', model: 'm', items: 1, tokensIn: 5, tokensOut: 5, outcome: 'ok' };
     const settlement = { ...reservation(dead.orgId), ...usage, reservedTokens: 100, tokens: 10 };
-    await h.database.query(`SELECT * FROM meter('[]', $1::jsonb)`, [
+    await h.database.query(`SELECT * FROM meter('[]', $1::json)`, [
       JSON.stringify([{ ...settlement, reservedCostMicros: 50, costMicros: 5 }]),
     ]);
     expect(await reserved(dead.orgId)).toEqual({ q: 0, b: 0 });

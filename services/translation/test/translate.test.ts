@@ -1,4 +1,4 @@
-// POST /api/v1/translate on real PostgreSQL against T2's fake OpenAI-compatible upstream.
+// POST /api/v1/translate on real PostgreSQL against the fake OpenAI-compatible upstream (a real local HTTP server).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addFineTunedModel, batch, bearer, type Harness, startHarness } from './harness.ts';
 

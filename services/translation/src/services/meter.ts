@@ -158,7 +158,7 @@ interface AdmitOutcome {
 /** One call of a metering statement: an admission or a settlement. */
 type MeterCall = { admit: Admission; settle?: undefined } | { settle: Settlement; admit?: undefined };
 
-const METER_SQL = 'SELECT kind, hits, result, charged_micros FROM meter($1::jsonb, $2::jsonb)';
+const METER_SQL = 'SELECT kind, hits, result, charged_micros FROM meter($1::json, $2::json)';
 
 interface MeterRow {
   kind: string;

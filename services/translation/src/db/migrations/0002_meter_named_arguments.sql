@@ -30,7 +30,7 @@ DROP FUNCTION meter_reserve(text, date, bigint, bigint, text, date, bigint, bigi
 --> statement-breakpoint
 DROP FUNCTION meter_settle(text, date, bigint, bigint, bigint, text, date, bigint, bigint, bigint);
 --> statement-breakpoint
-CREATE FUNCTION meter(p_admissions jsonb, p_settlements jsonb)
+CREATE FUNCTION meter(p_admissions json, p_settlements json)
   RETURNS TABLE (kind text, hits integer, result text, charged_micros bigint) LANGUAGE plpgsql AS $$
 DECLARE
   i integer;
@@ -59,7 +59,7 @@ BEGIN
       coalesce(array_agg(x."scope" ORDER BY n), '{}'), coalesce(array_agg(x."day" ORDER BY n), '{}'),
       coalesce(array_agg(x."costMicros" ORDER BY n), '{}'), coalesce(array_agg(x."capMicros" ORDER BY n), '{}')
     INTO a_bucket, a_window_start, a_window_ms, a_limit, a_org, a_period, a_tokens, a_quota, a_scope, a_day, a_cost, a_cap
-    FROM ROWS FROM (jsonb_to_recordset(p_admissions) AS (
+    FROM ROWS FROM (json_to_recordset(p_admissions) AS (
       "bucket" text, "windowStart" bigint, "windowMs" integer, "limit" integer, "orgId" text, "period" date,
       "tokens" bigint, "quotaTokens" bigint, "scope" text, "day" date, "costMicros" bigint, "capMicros" bigint))
       WITH ORDINALITY AS x("bucket", "windowStart", "windowMs", "limit", "orgId", "period", "tokens", "quotaTokens",
@@ -75,7 +75,7 @@ BEGIN
       coalesce(array_agg(x."outcome" ORDER BY n), '{}')
     INTO s_org, s_period, s_reserved_tokens, s_tokens, s_quota, s_scope, s_day, s_reserved_cost, s_cost, s_cap,
       s_api_key, s_kind, s_model, s_items, s_tokens_in, s_tokens_out, s_outcome
-    FROM ROWS FROM (jsonb_to_recordset(p_settlements) AS (
+    FROM ROWS FROM (json_to_recordset(p_settlements) AS (
       "orgId" text, "period" date, "reservedTokens" bigint, "tokens" bigint, "quotaTokens" bigint, "scope" text,
       "day" date, "reservedCostMicros" bigint, "costMicros" bigint, "capMicros" bigint, "apiKeyId" text, "kind" text,
       "model" text, "items" integer, "tokensIn" integer, "tokensOut" integer, "outcome" text))
