@@ -1,9 +1,6 @@
 // Under 200 concurrent requests from two replicas (two apps, two connection pools) against real PostgreSQL,
 // the recorded spend never exceeds the daily budget cap, and every reservation is settled.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { openDatabase } from '../src/db/index.ts';
-import { createLogger } from '../src/logger.ts';
 import { batch, bearer, type Harness, startHarness } from './harness.ts';
 
 let h: Harness;
@@ -21,27 +18,10 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-async function replica() {
-  const database = await openDatabase(h.app.config.databaseUrl!, { poolMax: 20 });
-  const app = await buildApp({
-    config: h.app.config,
-    database,
-    logger: createLogger('silent'),
-    provider: h.app.provider,
-  });
-  return {
-    app,
-    close: async () => {
-      await app.close();
-      await database.close();
-    },
-  };
-}
-
 async function storm(cap: number, usage: { tokensIn: number; tokensOut: number }) {
   const { apiKey, orgId } = await h.account({ dailyBudgetMicros: cap });
   h.fake!.set({ usage });
-  const replicas = [{ app: h.app, close: async () => {} }, await replica()];
+  const replicas = [{ app: h.app, close: async () => {} }, await h.replica()];
   try {
     const responses = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
@@ -96,7 +76,7 @@ describe('200 concurrent translate requests', () => {
 
   it('rate limits hold across replicas: 60 concurrent judge calls against a limit of 20/min admit exactly 20', async () => {
     const { apiKey } = await h.account();
-    const replicas = [{ app: h.app, close: async () => {} }, await replica()];
+    const replicas = [{ app: h.app, close: async () => {} }, await h.replica()];
     try {
       const body = { sourceLocale: 'en', targetLocale: 'de', items: [{ id: 'a', source: 'Hi', target: 'Hallo' }] };
       const responses = await Promise.all(

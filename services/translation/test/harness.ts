@@ -23,6 +23,8 @@ export interface Harness {
   registry: { specs: RouteSpec[] };
   database: Database;
   fake: FakeUpstream | null;
+  /** A second replica: another app on its own connection pool to the same database, the same provider. */
+  replica(opts?: { poolMax?: number; now?: () => number }): Promise<{ app: FastifyInstance; close(): Promise<void> }>;
   /** Every log line the app wrote (pino JSON). */
   logs: string[];
   /** A fresh user + organization + API key. */
@@ -112,6 +114,23 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     database,
     fake,
     logs,
+    async replica(r = {}) {
+      const replicaDatabase = await openDatabase(url, { poolMax: r.poolMax ?? 20 });
+      const other = await buildApp({
+        config,
+        database: replicaDatabase,
+        logger: createLogger('silent'),
+        provider: app.provider,
+        ...(r.now ? { now: r.now } : {}),
+      });
+      return {
+        app: other,
+        close: async () => {
+          await other.close();
+          await replicaDatabase.close();
+        },
+      };
+    },
     async account(a = {}) {
       n++;
       const userId = await ensureUser(database, `user${n}-${Math.random().toString(36).slice(2)}@example.com`);

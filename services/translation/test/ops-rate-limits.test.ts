@@ -1,9 +1,6 @@
 // Per-IP rate limits of the operations routes and the app page: 429 with Retry-After in whole seconds and
 // RateLimitRemaining, counted in PostgreSQL (shared by replicas), the worker secret checked only after the limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { openDatabase } from '../src/db/index.ts';
-import { createLogger } from '../src/logger.ts';
 import { bearer, type Harness, startHarness, WORKER_SECRET } from './harness.ts';
 
 let h: Harness;
@@ -70,14 +67,7 @@ describe('rate limits on the operations routes and GET /', () => {
   });
 
   it('the counters live in PostgreSQL: a second replica on the same database shares them', async () => {
-    const database = await openDatabase(h.app.config.databaseUrl!, { poolMax: 2 });
-    const other = await buildApp({
-      config: h.app.config,
-      database,
-      logger: createLogger('silent'),
-      provider: h.app.provider,
-      now: () => clock,
-    });
+    const { app: other, close } = await h.replica({ poolMax: 2, now: () => clock });
     try {
       const get = (app: typeof other) => app.inject({ method: 'GET', url: '/', ...from(9) });
       expect((await get(h.app)).statusCode).toBe(200);
@@ -85,8 +75,7 @@ describe('rate limits on the operations routes and GET /', () => {
       expect((await get(h.app)).statusCode).toBe(429);
       expect((await get(other)).statusCode).toBe(429);
     } finally {
-      await other.close();
-      await database.close();
+      await close();
     }
     const rows = await h.database.query<{ bucket: string }>(
       `SELECT bucket FROM rate_limit_windows WHERE bucket LIKE '%10.1.0.9'`,
