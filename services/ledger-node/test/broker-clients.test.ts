@@ -196,7 +196,7 @@ describe('HTTPS with a private CA', () => {
     seed(broker, { count: 1200, attrs: 2 });
     broker.inject({
       method: 'POST',
-      path: '/v2/entities/' + encodeURIComponent(entityId(5)) + '/attrs',
+      path: `/v2/entities/${encodeURIComponent(entityId(5))}/attrs`,
       body: { temperature: attribute('ngsi-v2', 5, 0, 7) },
     });
   });
