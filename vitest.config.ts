@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects: `unit` runs pure logic beside its code (src/**/*.test.ts, sim/**/*.test.ts);
+// Three projects: `unit` runs pure logic beside its code (src/**/*.test.ts, sim/**/*.test.ts, and the check of
+// the monitoring files in deploy/monitoring);
 // `integration` runs tests that start real processes, servers and PostgreSQL (test/**/*.test.ts);
 // `e2e` runs deploy/e2e on a real cluster (make e2e-local, make e2e-kind; not part of make test).
 const parts = '{packages/*,services/*,operator}';
@@ -11,7 +12,12 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: [`${parts}/src/**/*.test.ts`, `${parts}/sim/**/*.test.ts`, 'tools/**/*.test.ts'],
+          include: [
+            `${parts}/src/**/*.test.ts`,
+            `${parts}/sim/**/*.test.ts`,
+            'tools/**/*.test.ts',
+            'deploy/monitoring/**/*.test.ts',
+          ],
           testTimeout: 20_000,
         },
       },

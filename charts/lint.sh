@@ -70,6 +70,23 @@ for bad in 'podSecurityContext.runAsNonRoot=false' 'securityContext.allowPrivile
 	if "$helm" template "$release" "$chart" --set "$bad" >/dev/null 2>&1; then fail "values.schema.json accepted --set $bad"; fi
 done
 
+echo "chart-lint: monitoring objects (off by default; ServiceMonitor, two PodMonitors, PrometheusRule when on)"
+monitoring=(--set monitoring.serviceMonitor.enabled=true --set monitoring.podMonitors.enabled=true
+	--set monitoring.prometheusRule.enabled=true --set-string monitoring.prometheusRule.labels.release=prometheus)
+"$helm" lint --strict "$chart" --namespace "$ns" "${monitoring[@]}" >"$work/lint.out" 2>&1 ||
+	{ cat "$work/lint.out" >&2; fail "helm lint with monitoring on"; }
+"$helm" template "$release" "$chart" --namespace "$ns" "${monitoring[@]}" >"$work/monitoring.yaml"
+for kind in ServiceMonitor PodMonitor PrometheusRule; do
+	grep -q "^kind: $kind\$" "$work/monitoring.yaml" || fail "monitoring on: no $kind rendered"
+done
+[[ $(grep -c '^kind: PodMonitor$' "$work/monitoring.yaml") == 2 ]] || fail "monitoring on: expected 2 PodMonitors"
+# The alert annotations reach Prometheus as written (Helm must not evaluate their {{ $labels }}).
+grep -q 'summary: LedgerCluster {{ $labels.namespace }}/{{ $labels.name }}' "$work/monitoring.yaml" ||
+	fail "the PrometheusRule lost its {{ \$labels }} templates"
+if "$helm" template "$release" "$chart" | grep -qE '^kind: (ServiceMonitor|PodMonitor|PrometheusRule)$'; then
+	fail "monitoring objects rendered with the default values"
+fi
+
 if [[ -n ${CHART_LINT_KUBECONFIG:-} ]]; then
 	export KUBECONFIG=$CHART_LINT_KUBECONFIG
 else

@@ -48,6 +48,43 @@ export function createMetrics(registry = new Registry(), options: { defaults?: b
       labelNames: ['kind'],
       registers: [registry],
     }),
+    ledger: ledgerGauges(registry),
+  };
+}
+
+/** What the LedgerCluster reconciler saw of each cluster at its last look (labels: namespace, name). */
+function ledgerGauges(registry: Registry) {
+  const gauge = (name: string, help: string) =>
+    new Gauge({
+      name: `scriptorium_operator_ledger_${name}`,
+      help,
+      labelNames: ['namespace', 'name'],
+      registers: [registry],
+    });
+  return {
+    height: gauge('height', 'Highest finalized height a validator reports.'),
+    round: gauge('round', 'Highest round a validator is in at its open height.'),
+    pendingRecords: gauge('pending_records', 'Records waiting in the fullest mempool.'),
+    secondsSinceHeightChange: gauge(
+      'seconds_since_height_change',
+      'Seconds since the operator first saw the current height.',
+    ),
+    stalled: gauge(
+      'stalled',
+      '1 while no block is finalized for stallAfterSeconds with work pending (Progressing=False, Stalled).',
+    ),
+    roundChangeStorm: gauge(
+      'round_change_storm',
+      '1 while a validator is at roundChangeStormRound or higher (RoundChangeStorm=True).',
+    ),
+    activeValidators: gauge('active_validators', 'Validators in the active set.'),
+    reachableValidators: gauge('reachable_validators', 'Active validators run by the operator whose API answers.'),
+    unreachableValidators: gauge('unreachable_validators', 'Validators the operator runs whose API does not answer.'),
+    quorumAtRisk: gauge(
+      'quorum_at_risk',
+      '1 while fewer active validators answer (with the external ones) than the quorum needs.',
+    ),
+    quorum: gauge('quorum', 'Validators needed to finalize a block (N - floor((N-1)/3)).'),
   };
 }
 

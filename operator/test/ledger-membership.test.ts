@@ -18,6 +18,8 @@ import { condition, create, createNamespace, eventually, get, installCrds, list,
 // DNS names mapped to loopback ports), and it reports the pod Ready exactly when the node's /ready says so.
 // Then it retires a validator and watches the operator: a replacement is started as a follower, ADDed once
 // caught up, the retired one REMOVEd, and its workload deleted only after the chain no longer lists it.
+// Last, the day-2 diagnosis: two of the four validators are stopped under load, and the operator reports the stall
+// and the round-change storm (conditions, Events, metrics), then their end when the two come back.
 const MAIN = join(import.meta.dirname, '../../services/ledger-node/src/main.ts');
 const NAMES = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3', 'ledger-v4'];
 
@@ -63,6 +65,8 @@ async function startValidator(name: string): Promise<void> {
   env.NODE_CONSENSUS__BIND_PORT = String(ports.get(name));
   env.NODE_PEERS__ANNOUNCE_INTERVAL_MS = '1000';
   env.NODE_SYNC__INTERVAL_MS = '500';
+  // The debug API's POST /admin/submit is how the stall test puts load on the chain.
+  env.NODE_DEBUG_API = 'true';
   const child = spawn(process.execPath, [MAIN, ...container.args], { env, stdio: 'ignore' });
   nodes.set(name, child);
 }
@@ -299,5 +303,87 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
           .join(' | '),
       );
     });
+  });
+});
+
+describe('LedgerCluster stall and round-change storm with real ledger nodes', { timeout: 300_000 }, () => {
+  it('two of four validators stopped under load: Progressing=False/Stalled and RoundChangeStorm appear, then clear', async () => {
+    const live = ['ledger-v0', 'ledger-v2', 'ledger-v3', 'ledger-v4'];
+    const stopped = ['ledger-v3', 'ledger-v4'];
+    await client.request('PATCH', resourcePath(RESOURCES.LedgerCluster, ns, 'ledger'), {
+      contentType: 'application/merge-patch+json',
+      body: { spec: { diagnostics: { stallAfterSeconds: 5, roundChangeStormRound: 3 } } },
+    });
+    const token = Buffer.from((await get(client, RESOURCES.Secret, ns, 'ledger-token'))?.data?.token ?? '', 'base64');
+    // Load: synthetic records into the two validators that keep running, bounded in count and time.
+    let loading = true;
+    const load = (async () => {
+      for (let i = 0; loading && i < 600; i++) {
+        for (const name of ['ledger-v0', 'ledger-v2']) {
+          await fetch(`http://127.0.0.1:${ports.get(name)}/admin/submit?count=5`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token.toString('utf8')}` },
+            signal: AbortSignal.timeout(2000),
+          }).catch(() => undefined);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    })();
+    const conditionsOf = (got: KubeObject | undefined) =>
+      (got?.status?.conditions ?? [])
+        .map((c: { type: string; status: string; reason: string }) => `${c.type}=${c.status}/${c.reason}`)
+        .join(' ');
+    try {
+      for (const name of stopped) stopValidator(name);
+      const stalled = await slowly('Progressing=False/Stalled and RoundChangeStorm=True', async () => {
+        await playKubelet(live);
+        const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
+        const progressing = condition(got, 'Progressing');
+        if (
+          progressing?.status === 'False' &&
+          progressing.reason === 'Stalled' &&
+          condition(got, 'RoundChangeStorm')?.status === 'True'
+        )
+          return got;
+        const st = got?.status ?? {};
+        throw new Error(`${conditionsOf(got)} height ${st.height} round ${st.round} pending ${st.pendingRecords}`);
+      });
+      expect(condition(stalled, 'Progressing')?.message).toMatch(/No block finalized for \d+ s .* records/);
+      expect(condition(stalled, 'Ready')?.status).toBe('False');
+      expect(stalled.status.pendingRecords).toBeGreaterThan(0);
+      expect(stalled.status.round).toBeGreaterThanOrEqual(3);
+      const metrics = await operator.metrics.registry.metrics();
+      expect(metrics).toContain(`scriptorium_operator_ledger_stalled{namespace="${ns}",name="ledger"} 1`);
+      expect(metrics).toContain(`scriptorium_operator_ledger_round_change_storm{namespace="${ns}",name="ledger"} 1`);
+
+      for (const name of stopped) await startValidator(name);
+      const cleared = await slowly('the stall and the storm end', async () => {
+        await playKubelet(live);
+        const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
+        if (
+          condition(got, 'Progressing')?.reason !== 'Stalled' &&
+          condition(got, 'RoundChangeStorm')?.status === 'False' &&
+          got?.status?.height > stalled.status.height
+        )
+          return got;
+        throw new Error(`${conditionsOf(got)} height ${got?.status?.height}`);
+      });
+      expect(cleared.status.height).toBeGreaterThan(stalled.status.height);
+      const after = await operator.metrics.registry.metrics();
+      expect(after).toContain(`scriptorium_operator_ledger_stalled{namespace="${ns}",name="ledger"} 0`);
+    } finally {
+      loading = false;
+      await load;
+    }
+    const reasons = (await list(client, RESOURCES.Event, ns))
+      .filter((e) => e.regarding?.kind === 'LedgerCluster')
+      .sort((a, b) => String(a.eventTime).localeCompare(String(b.eventTime)))
+      .map((e) => `${e.type}/${e.reason}`);
+    const at = (reason: string) => reasons.indexOf(reason);
+    const log = reasons.join('\n');
+    expect(at('Warning/Stalled'), log).toBeGreaterThanOrEqual(0);
+    expect(at('Normal/StallEnded'), log).toBeGreaterThan(at('Warning/Stalled'));
+    expect(at('Warning/RoundChangeStorm'), log).toBeGreaterThanOrEqual(0);
+    expect(at('Normal/RoundChangeStormEnded'), log).toBeGreaterThan(at('Warning/RoundChangeStorm'));
   });
 });

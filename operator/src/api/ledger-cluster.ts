@@ -66,6 +66,27 @@ export const ledgerClusterSpec = z
     storage: z
       .object({ size: quantity.default('1Gi'), storageClassName: z.string().max(253).optional() })
       .default({ size: '1Gi' }),
+    diagnostics: z
+      .object({
+        stallAfterSeconds: z
+          .int()
+          .min(1)
+          .max(86_400)
+          .default(60)
+          .describe(
+            'No block finalized for this long while records or a membership change are pending: Progressing=False, reason Stalled.',
+          ),
+        roundChangeStormRound: z
+          .int()
+          .min(1)
+          .max(64)
+          .default(4)
+          .describe(
+            'A validator at this round or higher at its open height: condition RoundChangeStorm=True (round timeouts grow as base × 2^round).',
+          ),
+      })
+      .default({ stallAfterSeconds: 60, roundChangeStormRound: 4 })
+      .describe('When the operator reports a stalled chain and a round-change storm.'),
     notifications: z
       .array(
         z.object({
@@ -124,6 +145,9 @@ export const ledgerClusterStatus = z.object({
   validators: z.int().nonnegative().optional().describe('Validators running (scale subresource).'),
   selector: z.string().optional().describe('Label selector of the validator pods (scale subresource).'),
   height: z.int().nonnegative().optional(),
+  lastHeightChange: z.string().optional().describe('When the operator first saw the current height (RFC 3339).'),
+  round: z.int().nonnegative().optional().describe('Highest round a validator is in at its open height.'),
+  pendingRecords: z.int().nonnegative().optional().describe('Records waiting in the fullest mempool.'),
   activeValidators: z.int().nonnegative().optional(),
   quorum: z.int().nonnegative().optional(),
   members: z

@@ -222,6 +222,7 @@ export class Controller<Deps extends ReconcilerDeps> {
       onWrite: this.#cache.remember,
       recorder: this.#o.recorder,
       log,
+      metrics: this.#o.metrics,
       deferStatus: statusDeferral(this.queue),
       ...this.#kindDeps,
     } as Omit<Deps, 'stats'>;

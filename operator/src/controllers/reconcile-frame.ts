@@ -18,7 +18,8 @@ import type { KubeClient } from '../kube/client.ts';
 import { EventBatch, type EventRecorder } from '../kube/events.ts';
 import { type ResourceType, resourcePath } from '../kube/resources.ts';
 import { type KubeObject, objectKey, splitKey } from '../kube/types.ts';
-import { setCondition } from '../status/conditions.ts';
+import type { Metrics } from '../metrics.ts';
+import { type ConditionInput, setCondition } from '../status/conditions.ts';
 import { type Status, updateStatus } from '../status/status-writer.ts';
 
 /** Writes made by reconciles (metrics and the benchmarks). */
@@ -45,6 +46,8 @@ export interface FrameDeps {
 /** What every reconciler reads and writes through (both kinds' deps extend it). */
 export interface ReconcilerDeps extends FrameDeps {
   list: (type: ResourceType, namespace: string) => KubeObject[];
+  /** The operator's metrics (a reconciler's own gauges). */
+  metrics?: Metrics;
   /**
    * True when the final status write of this reconcile may be left to the next reconcile of `key`, which is
    * already queued (a newer view of the children is on its way). The controller allows it once in a row per key.
@@ -59,6 +62,8 @@ export type Cond = { status: 'True' | 'False'; reason: string; message: string }
 export interface ConditionsReport {
   degraded: Cond;
   progressing: Cond;
+  /** Further conditions of the kind (a diagnosis such as `RoundChangeStorm`). */
+  others?: ConditionInput[];
   /** Status fields written along; an undefined value removes the field. */
   fields?: Partial<Status>;
 }
@@ -249,6 +254,7 @@ export function writeConditions(
   return writeStatus(deps, type, obj, (status) => {
     let conditions = setCondition(status.conditions, { type: 'Degraded', ...report.degraded }, generation);
     conditions = setCondition(conditions, { type: 'Progressing', ...report.progressing }, generation);
+    for (const other of report.others ?? []) conditions = setCondition(conditions, other, generation);
     const next: Status = { ...status, ...report.fields, observedGeneration: generation, conditions };
     for (const [k, v] of Object.entries(report.fields ?? {})) if (v === undefined) delete next[k];
     return next;

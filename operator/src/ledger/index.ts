@@ -25,6 +25,13 @@ export {
   quorumSize,
 } from './membership.ts';
 export {
+  type ConsensusView,
+  MEMPOOL_METRIC,
+  parseConsensusMetrics,
+  ROUND_CHANGES_METRIC,
+  ROUND_METRIC,
+} from './node-metrics.ts';
+export {
   CLOCK_SKEW_MS,
   certificateNeedsRenewal,
   createClusterCa,

@@ -1,10 +1,11 @@
-// The operator's HTTP(S) client to ledger nodes: GET /chain, GET /ready and POST /membership (spec
+// The operator's HTTP(S) client to ledger nodes: GET /chain, GET /ready, POST /membership and GET /metrics (spec
 // "Integrity Ledger Node", sections 2, 4 and 5). Every call is bounded in time and in body size; a body that
 // does not match the contract is a typed error, never a crash. The token is sent only as the bearer header
 // of POST /membership and never appears in an error message.
 import type { Agent } from 'undici';
 import { z } from 'zod';
 import { OperatorError } from '../errors.ts';
+import { type ConsensusView, MEMPOOL_METRIC, parseConsensusMetrics, ROUND_METRIC } from './node-metrics.ts';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 /** A /chain answer of 100 validators is about 7 KB; anything near this bound is not a ledger node. */
@@ -104,6 +105,7 @@ export interface LedgerNodeClientOptions {
 interface Answer {
   status: number;
   json: unknown;
+  text: string;
 }
 
 /**
@@ -186,6 +188,22 @@ export class LedgerNodeClient {
     return parsed.data;
   }
 
+  /**
+   * GET /metrics, read for consensus progress: the round at the open height and the records waiting (see
+   * node-metrics.ts). A body without those gauges is a `bad-body` error.
+   */
+  async consensus(baseUrl: string): Promise<ConsensusView> {
+    const url = endpoint(baseUrl, '/metrics');
+    const answer = await this.call('GET', url);
+    if (answer.status !== 200) throw httpError('GET', url, answer);
+    const view = parseConsensusMetrics(answer.text);
+    if (!view)
+      throw new LedgerNodeError('bad-body', url, `GET ${url}: no ${ROUND_METRIC} or ${MEMPOOL_METRIC} gauge`, {
+        status: answer.status,
+      });
+    return view;
+  }
+
   async close(): Promise<void> {
     const pool = this.agent;
     this.agent = undefined;
@@ -243,7 +261,7 @@ export class LedgerNodeClient {
       // Non-JSON bodies: an error for 200 answers (checked by the caller's schema), plain text otherwise.
       json = undefined;
     }
-    return { status, json };
+    return { status, json, text };
   }
 }
 

@@ -5,7 +5,7 @@ import { fixture, parsedSpec } from '../../specs/ledger-cluster/fixtures.ts';
 import { pendingFromStatus, pendingSettled, planStep } from './membership-plan.ts';
 import { type NodeApi, observeNodes } from './observe.ts';
 import { ledgerNeedsReconcile, ledgerOwnerKey, podChanged } from './predicates.ts';
-import { ledgerStatus, type Snapshot } from './status.ts';
+import { diagnosisEvents, ledgerStatus, type Snapshot } from './status.ts';
 
 const key = (i: number) => i.toString(16).padStart(2, '0').repeat(32);
 const meta = (extra: Partial<KubeObject['metadata']> = {}) => ({ name: 'x', namespace: 'ns', ...extra });
@@ -194,11 +194,11 @@ describe('membership step', () => {
   });
 });
 
-describe('ledgerStatus', () => {
-  const lc = fixture();
-  const spec = parsedSpec(lc);
-  const names = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3'];
-  const snapshot = (over: Partial<Snapshot> = {}, reachable = [true, true, true, true]): Snapshot => ({
+const names = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3'];
+
+/** What a reconcile saw of a 4-validator cluster at height 12 (`reachable` per validator). */
+function snapshot(over: Partial<Snapshot> = {}, reachable = [true, true, true, true]): Snapshot {
+  return {
     desired: names,
     members: names,
     keys: new Map(names.map((n, i) => [n, key(i)])),
@@ -222,7 +222,12 @@ describe('ledgerStatus', () => {
     membership: { pending: undefined, waiting: undefined, deleted: undefined },
     heldBack: [],
     ...over,
-  });
+  };
+}
+
+describe('ledgerStatus', () => {
+  const lc = fixture();
+  const spec = parsedSpec(lc);
   it('all validators Ready and active: not progressing, not degraded, height and quorum from the chain', () => {
     const st = ledgerStatus(lc, spec, snapshot());
     expect(st.degraded.status).toBe('False');
@@ -261,5 +266,86 @@ describe('ledgerStatus', () => {
         snapshot({ membership: { pending: undefined, waiting: 'x not caught up', deleted: undefined } }),
       ).progressing,
     ).toMatchObject({ reason: 'MembershipWaiting', message: 'x not caught up' });
+  });
+});
+
+describe('stall and round-change storm diagnosis', () => {
+  const t0 = '2026-11-24T10:00:00Z';
+  const at = (seconds: number) => new Date(Date.parse(t0) + seconds * 1000);
+  const lc = { ...fixture(), status: { height: 12, lastHeightChange: t0 } };
+  const spec = parsedSpec(lc); // defaults: stall after 60 s, storm from round 4
+  /** `seconds` after t0, with the height, the highest round and the records waiting the nodes report. */
+  const observed = (seconds: number, o: { height?: number; round?: number; pendingRecords?: number } = {}) => {
+    const base = snapshot({ now: at(seconds) });
+    const height = o.height ?? 12;
+    return {
+      ...base,
+      observation: {
+        ...base.observation,
+        members: base.observation.members.map((m) => ({ ...m, height })),
+        height,
+        round: o.round ?? 0,
+        pendingRecords: o.pendingRecords ?? 0,
+      },
+    };
+  };
+
+  it('no block for stallAfterSeconds with records pending is Progressing=False/Stalled, whatever else is under way', () => {
+    const st = ledgerStatus(lc, spec, { ...observed(61, { pendingRecords: 30, round: 2 }), heldBack: ['ledger-v1'] });
+    expect(st.progressing).toMatchObject({ status: 'False', reason: 'Stalled' });
+    expect(st.progressing.message).toBe('No block finalized for 61 s (height 12, round 2) while 30 records wait');
+    expect(st.fields).toMatchObject({ lastHeightChange: t0, round: 2, pendingRecords: 30 });
+    expect(st.diagnosis).toMatchObject({ stalled: true, storm: false, secondsSinceHeightChange: 61 });
+  });
+
+  it('is not a stall before the time, without pending work, or once the height moved (the clock restarts)', () => {
+    expect(ledgerStatus(lc, spec, observed(59, { pendingRecords: 30 })).diagnosis).toMatchObject({
+      stalled: false,
+      stallInSeconds: 1,
+    });
+    // An idle chain that stops is not this diagnosis (nothing waits).
+    expect(ledgerStatus(lc, spec, observed(600)).diagnosis.stalled).toBe(false);
+    const moved = ledgerStatus(lc, spec, observed(600, { height: 13, pendingRecords: 30 }));
+    expect(moved.diagnosis).toMatchObject({ stalled: false, secondsSinceHeightChange: 0 });
+    expect(moved.fields.lastHeightChange).toBe('2026-11-24T10:10:00Z');
+    // A pending membership change is pending work too.
+    const pending = { kind: 'ADD' as const, validator: 'ledger-v4' };
+    const withChange = { ...observed(61), membership: { pending, waiting: undefined, deleted: undefined } };
+    expect(ledgerStatus(lc, spec, withChange).progressing.message).toMatch(/while a membership change wait/);
+  });
+
+  it('RoundChangeStorm is True from the configured round on, and absent without node metrics', () => {
+    const storm = ledgerStatus(lc, spec, observed(1, { round: 4 }));
+    expect(storm.others).toEqual([
+      expect.objectContaining({ type: 'RoundChangeStorm', status: 'True', reason: 'RoundsRising' }),
+    ]);
+    expect(storm.others?.[0]?.message).toBe(
+      'A validator is at round 4 of height 13; its round timeout is 16 × the base',
+    );
+    expect(ledgerStatus(lc, spec, observed(1, { round: 3 })).others?.[0]).toMatchObject({ status: 'False' });
+    const { round: _r, pendingRecords: _p, ...withoutMetrics } = observed(1).observation;
+    expect(ledgerStatus(lc, spec, { ...observed(1), observation: withoutMetrics }).others).toEqual([]);
+  });
+
+  it('an Event when a stall or a storm starts (Warning) and when it ends (Normal), none while it lasts', () => {
+    const stalled = ledgerStatus(lc, spec, observed(61, { pendingRecords: 1, round: 5 }));
+    const started = diagnosisEvents(undefined, stalled);
+    expect(started.map((e) => `${e.type}/${e.reason}`)).toEqual(['Warning/Stalled', 'Warning/RoundChangeStorm']);
+    const asConditions = [
+      { type: 'Progressing', ...stalled.progressing, lastTransitionTime: t0 },
+      {
+        type: 'RoundChangeStorm',
+        status: 'True' as const,
+        reason: 'RoundsRising',
+        message: '',
+        lastTransitionTime: t0,
+      },
+    ];
+    expect(diagnosisEvents(asConditions, stalled)).toEqual([]);
+    const healthy = ledgerStatus(lc, spec, observed(62, { height: 14 }));
+    expect(diagnosisEvents(asConditions, healthy).map((e) => `${e.type}/${e.reason}`)).toEqual([
+      'Normal/StallEnded',
+      'Normal/RoundChangeStormEnded',
+    ]);
   });
 });

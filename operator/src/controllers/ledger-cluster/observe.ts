@@ -7,10 +7,20 @@ export interface ChainSummary {
   validators: string[];
 }
 
-/** The node API the reconciler uses (H2b's `LedgerNodeClient` implements it). */
+/** The part of a node's `GET /metrics` the reconciler reads: consensus progress. */
+export interface ConsensusSummary {
+  /** Round at the open height. */
+  round: number;
+  /** Records waiting in the node's mempool. */
+  mempoolRecords: number;
+}
+
+/** The node API the reconciler uses (`LedgerNodeClient` implements it). */
 export interface NodeApi {
   chain(baseUrl: string): Promise<ChainSummary>;
   ready(baseUrl: string): Promise<boolean>;
+  /** Consensus progress from the node's metrics; optional (without it, no stall or storm is diagnosed). */
+  consensus?(baseUrl: string): Promise<ConsensusSummary>;
   submitMembership(baseUrl: string, change: { action: 'ADD' | 'REMOVE'; validator: string }): Promise<unknown>;
   /** Release connections (called after each reconcile). */
   close?(): Promise<void>;
@@ -27,6 +37,8 @@ export interface MemberObservation {
   ready: boolean;
   height: number | undefined;
   activeKeys: string[] | undefined;
+  /** Round at the open height and records waiting, when the node's metrics answered. */
+  consensus?: ConsensusSummary;
   error: string | undefined;
 }
 
@@ -37,6 +49,10 @@ export interface ClusterObservation {
   /** The active set (public keys) as reported by the node at the highest height, if any answered. */
   activeKeys: string[] | undefined;
   unreachable: string[];
+  /** Highest round any node is in at its open height (undefined: no node's metrics answered). */
+  round?: number;
+  /** Most records any node holds waiting (mempools converge by gossip). */
+  pendingRecords?: number;
 }
 
 /**
@@ -50,7 +66,11 @@ export async function observeNodes(
   const observed = await Promise.all(
     members.map(async (m): Promise<MemberObservation> => {
       try {
-        const [chain, ready] = await Promise.all([api.chain(m.url), api.ready(m.url).catch(() => false)]);
+        const [chain, ready, consensus] = await Promise.all([
+          api.chain(m.url),
+          api.ready(m.url).catch(() => false),
+          api.consensus?.(m.url).catch(() => undefined),
+        ]);
         return {
           name: m.name,
           publicKey: m.publicKey,
@@ -59,6 +79,7 @@ export async function observeNodes(
           ready,
           height: chain.height,
           activeKeys: chain.validators,
+          consensus: consensus ? { round: consensus.round, mempoolRecords: consensus.mempoolRecords } : undefined,
           error: undefined,
         };
       } catch (err) {
@@ -70,6 +91,7 @@ export async function observeNodes(
           ready: false,
           height: undefined,
           activeKeys: undefined,
+          consensus: undefined,
           error: err instanceof Error ? err.message.slice(0, 200) : 'unreachable',
         };
       }
@@ -79,10 +101,13 @@ export async function observeNodes(
   for (const m of observed) {
     if (m.height !== undefined && (best?.height === undefined || m.height > best.height)) best = m;
   }
+  const seen = observed.flatMap((m) => (m.consensus ? [m.consensus] : []));
   return {
     members: observed,
     height: best?.height,
     activeKeys: best?.activeKeys,
     unreachable: observed.filter((m) => !m.reachable).map((m) => m.name),
+    round: seen.length > 0 ? Math.max(...seen.map((c) => c.round)) : undefined,
+    pendingRecords: seen.length > 0 ? Math.max(...seen.map((c) => c.mempoolRecords)) : undefined,
   };
 }

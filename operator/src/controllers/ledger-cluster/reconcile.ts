@@ -30,7 +30,7 @@ import type { LedgerReconcileDeps, Result } from './deps.ts';
 import { membershipStep } from './membership.ts';
 import { type ClusterObservation, observeNodes } from './observe.ts';
 import { STATEFUL_SET } from './resources.ts';
-import { reportStatus } from './status.ts';
+import { forgetClusterMetrics, reportStatus } from './status.ts';
 
 export {
   FINALIZER,
@@ -59,6 +59,7 @@ function byIndex(cluster: string) {
 async function stopValidators(deps: LedgerReconcileDeps, lc: KubeObject, ctx: ApplyContext): Promise<void> {
   const namespace = lc.metadata.namespace ?? '';
   for (const name of existingValidators(deps, lc)) await apply(ctx, STATEFUL_SET, namespace, name, null);
+  forgetClusterMetrics(deps.metrics, lc);
 }
 
 /**
@@ -183,5 +184,6 @@ async function reconcileSpec(
     observation,
     membership,
     heldBack,
+    now: deps.now?.() ?? new Date(),
   });
 }

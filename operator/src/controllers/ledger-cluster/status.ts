@@ -1,7 +1,11 @@
-import type { LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
+import type { Gauge } from 'prom-client';
+import type { Condition, LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
+import type { EventInput } from '../../kube/events.ts';
 import { RESOURCES } from '../../kube/resources.ts';
 import type { KubeObject } from '../../kube/types.ts';
+import type { Metrics } from '../../metrics.ts';
 import { quorumOf, selectorString } from '../../specs/ledger-cluster/index.ts';
+import { type ConditionInput, getCondition } from '../../status/conditions.ts';
 import type { Status } from '../../status/status-writer.ts';
 import { type Cond, type ConditionsReport, writeConditions } from '../reconcile-frame.ts';
 import { type LedgerReconcileDeps, PROGRESS_MS, RESYNC_MS, type Result } from './deps.ts';
@@ -18,6 +22,8 @@ export interface Snapshot {
   membership: MembershipOutcome;
   /** Validators whose changed StatefulSet waits for another validator's rollout. */
   heldBack: string[];
+  /** When this reconcile looked (the clock of the stall diagnosis; now when absent). */
+  now?: Date;
 }
 
 export interface MembershipOutcome {
@@ -28,16 +34,64 @@ export interface MembershipOutcome {
   deleted: string | undefined;
 }
 
+/** Whether consensus makes progress: the stall and round-change-storm diagnosis of one reconcile (pure). */
+export interface ProgressDiagnosis {
+  /** When the operator first saw the current height (carried over while the height stays). */
+  lastHeightChange: string | undefined;
+  /** Seconds since then; undefined while no node reports a height. */
+  secondsSinceHeightChange: number | undefined;
+  /** Records or a membership change wait to be finalized. */
+  pendingWork: boolean;
+  /** No block for `stallAfterSeconds` while work is pending. */
+  stalled: boolean;
+  /** A validator is at `roundChangeStormRound` or higher at its open height. */
+  storm: boolean;
+  /** Seconds until a stall would be declared (the next look), when the height is still and work pending. */
+  stallInSeconds: number | undefined;
+}
+
+export function diagnoseProgress(lc: LedgerCluster, spec: LedgerClusterSpec, s: Snapshot): ProgressDiagnosis {
+  const now = s.now ?? new Date();
+  const height = s.observation.height;
+  const previous = lc.status?.lastHeightChange;
+  let lastHeightChange = previous;
+  if (height !== undefined && (height !== lc.status?.height || previous === undefined)) {
+    lastHeightChange = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  const since = lastHeightChange !== undefined ? Date.parse(lastHeightChange) : Number.NaN;
+  const secondsSinceHeightChange =
+    height !== undefined && Number.isFinite(since) ? Math.max(0, (now.getTime() - since) / 1000) : undefined;
+  const pendingWork = (s.observation.pendingRecords ?? 0) > 0 || s.membership.pending !== undefined;
+  const { stallAfterSeconds, roundChangeStormRound } = spec.diagnostics;
+  const stalled =
+    pendingWork && secondsSinceHeightChange !== undefined && secondsSinceHeightChange >= stallAfterSeconds;
+  const stallInSeconds =
+    pendingWork && !stalled && secondsSinceHeightChange !== undefined
+      ? stallAfterSeconds - secondsSinceHeightChange
+      : undefined;
+  return {
+    lastHeightChange,
+    secondsSinceHeightChange,
+    pendingWork,
+    stalled,
+    storm: s.observation.round !== undefined && s.observation.round >= roundChangeStormRound,
+    stallInSeconds,
+  };
+}
+
 /**
  * The status a reconcile reports, derived from what it saw (pure): conditions and the status fields.
- * `Progressing` names the first thing under way: pods starting, a held-back rollout, a membership change, the
- * planner's wait, a retirement.
+ * `Progressing` is False with reason `Stalled` while the chain makes no progress with work pending; otherwise it
+ * names the first thing under way: pods starting, a held-back rollout, a membership change, the planner's wait, a
+ * retirement. `RoundChangeStorm` is True while a validator's round at its open height is at the configured round
+ * or higher (present once a node's metrics have answered).
  */
 export function ledgerStatus(
   lc: LedgerCluster,
   spec: LedgerClusterSpec,
   s: Snapshot,
-): ConditionsReport & { fields: Partial<Status> } {
+): ConditionsReport & { fields: Partial<Status>; diagnosis: ProgressDiagnosis; quorumAtRisk: boolean } {
+  const diagnosis = diagnoseProgress(lc, spec, s);
   const active = s.observation.activeKeys ? new Set(s.observation.activeKeys) : undefined;
   const readyCount = s.desired.filter((v) => s.podReady.get(v)).length;
   const members = s.members.map((v) => {
@@ -52,6 +106,9 @@ export function ledgerStatus(
   });
   const activeCount = active?.size;
   const quorum = activeCount !== undefined ? quorumOf(activeCount) : undefined;
+  const healthyActive = s.observation.members.filter((m) => m.reachable && active?.has(m.publicKey)).length;
+  const external = spec.externalValidators.filter((e) => active?.has(e.publicKey)).length;
+  const quorumAtRisk = quorum !== undefined && healthyActive + external < quorum;
   // Pods that are Ready but whose API the operator cannot reach: the operator's view is partial.
   const unreachableReady = s.observation.members.filter((m) => m.podReady && !m.reachable).map((m) => m.name);
   let degraded: Cond = { status: 'False', reason: 'AsExpected', message: 'All objects applied' };
@@ -61,19 +118,25 @@ export function ledgerStatus(
       reason: 'NodesUnreachable',
       message: `The operator cannot reach the API of ${unreachableReady.join(', ')}`,
     };
-  } else if (quorum !== undefined && activeCount !== undefined) {
-    const healthyActive = s.observation.members.filter((m) => m.reachable && active?.has(m.publicKey)).length;
-    const external = spec.externalValidators.filter((e) => active?.has(e.publicKey)).length;
-    if (healthyActive + external < quorum) {
-      degraded = {
-        status: 'True',
-        reason: 'QuorumAtRisk',
-        message: `${healthyActive} of ${activeCount} active validators answer here (+${external} external); quorum is ${quorum}`,
-      };
-    }
+  } else if (quorumAtRisk) {
+    degraded = {
+      status: 'True',
+      reason: 'QuorumAtRisk',
+      message: `${healthyActive} of ${activeCount} active validators answer here (+${external} external); quorum is ${quorum}`,
+    };
   }
   let progressing: Cond;
-  if (readyCount < s.desired.length) {
+  if (diagnosis.stalled) {
+    const records = s.observation.pendingRecords ?? 0;
+    const what = [records > 0 ? `${records} records` : '', s.membership.pending ? 'a membership change' : '']
+      .filter(Boolean)
+      .join(' and ');
+    progressing = {
+      status: 'False',
+      reason: 'Stalled',
+      message: `No block finalized for ${Math.floor(diagnosis.secondsSinceHeightChange ?? 0)} s (height ${s.observation.height}, round ${s.observation.round ?? '?'}) while ${what} wait`,
+    };
+  } else if (readyCount < s.desired.length) {
     const notReady = s.desired.filter((v) => !s.podReady.get(v));
     progressing = {
       status: 'True',
@@ -108,13 +171,38 @@ export function ledgerStatus(
       message: `${readyCount}/${s.desired.length} validators ready`,
     };
   }
+  const others: ConditionInput[] = [];
+  if (s.observation.round !== undefined) {
+    const round = s.observation.round;
+    others.push(
+      diagnosis.storm
+        ? {
+            type: 'RoundChangeStorm',
+            status: 'True',
+            reason: 'RoundsRising',
+            message: `A validator is at round ${round} of height ${(s.observation.height ?? 0) + 1}; its round timeout is ${2 ** Math.min(round, 30)} × the base`,
+          }
+        : {
+            type: 'RoundChangeStorm',
+            status: 'False',
+            reason: 'RoundsNormal',
+            message: `Highest round at the open height: ${round} (storm from ${spec.diagnostics.roundChangeStormRound})`,
+          },
+    );
+  }
   return {
     degraded,
     progressing,
+    others,
+    diagnosis,
+    quorumAtRisk,
     fields: {
       validators: readyCount,
       selector: selectorString(lc),
       height: s.observation.height,
+      lastHeightChange: diagnosis.lastHeightChange,
+      round: s.observation.round,
+      pendingRecords: s.observation.pendingRecords,
       activeValidators: activeCount,
       quorum,
       members,
@@ -123,13 +211,81 @@ export function ledgerStatus(
   };
 }
 
+/** The Events of a diagnosis that started or ended with this reconcile (pure): a Warning to start, Normal to end. */
+export function diagnosisEvents(before: Condition[] | undefined, report: ConditionsReport): EventInput[] {
+  const events: EventInput[] = [];
+  const wasStalled = getCondition(before, 'Progressing')?.reason === 'Stalled';
+  const isStalled = report.progressing.reason === 'Stalled';
+  if (isStalled && !wasStalled) {
+    events.push({ type: 'Warning', reason: 'Stalled', action: 'Diagnose', note: report.progressing.message });
+  } else if (wasStalled && !isStalled) {
+    events.push({ type: 'Normal', reason: 'StallEnded', action: 'Diagnose', note: 'Blocks are finalized again' });
+  }
+  const storm = report.others?.find((c) => c.type === 'RoundChangeStorm');
+  const wasStorm = getCondition(before, 'RoundChangeStorm')?.status === 'True';
+  if (storm?.status === 'True' && !wasStorm) {
+    events.push({ type: 'Warning', reason: 'RoundChangeStorm', action: 'Diagnose', note: storm.message });
+  } else if (wasStorm && storm?.status === 'False') {
+    events.push({ type: 'Normal', reason: 'RoundChangeStormEnded', action: 'Diagnose', note: storm.message });
+  }
+  return events;
+}
+
 export async function reportStatus(
   deps: LedgerReconcileDeps,
   lcObj: KubeObject,
   spec: LedgerClusterSpec,
   s: Snapshot,
 ): Promise<Result> {
-  const report = ledgerStatus(lcObj as LedgerCluster, spec, s);
+  const lc = lcObj as LedgerCluster;
+  const report = ledgerStatus(lc, spec, s);
   await writeConditions(deps, RESOURCES.LedgerCluster, lcObj, report);
-  return { requeueAfterMs: report.progressing.status === 'True' ? PROGRESS_MS : RESYNC_MS };
+  for (const event of diagnosisEvents(lc.status?.conditions, report)) await deps.recorder.record(lcObj, event);
+  recordClusterMetrics(deps.metrics, lc, s, report);
+  const { diagnosis } = report;
+  if (report.progressing.status === 'True' || diagnosis.stalled || diagnosis.storm)
+    return { requeueAfterMs: PROGRESS_MS };
+  // A still height with work pending is looked at again when it would count as a stall.
+  if (diagnosis.stallInSeconds !== undefined) {
+    return { requeueAfterMs: Math.min(RESYNC_MS, Math.max(PROGRESS_MS, Math.ceil(diagnosis.stallInSeconds * 1000))) };
+  }
+  return { requeueAfterMs: RESYNC_MS };
+}
+
+/** The cluster's gauges on the operator's /metrics (the alert rules and the dashboard read them). */
+function recordClusterMetrics(
+  metrics: Metrics | undefined,
+  lc: LedgerCluster,
+  s: Snapshot,
+  report: ReturnType<typeof ledgerStatus>,
+): void {
+  if (!metrics) return;
+  const labels = { namespace: lc.metadata.namespace ?? '', name: lc.metadata.name };
+  const { diagnosis, fields } = report;
+  const set = (gauge: Gauge<'namespace' | 'name'>, value: number | undefined) => {
+    if (value === undefined) gauge.remove(labels);
+    else gauge.set(labels, value);
+  };
+  const active = s.observation.activeKeys ? new Set(s.observation.activeKeys) : undefined;
+  set(metrics.ledger.height, s.observation.height);
+  set(metrics.ledger.round, s.observation.round);
+  set(metrics.ledger.pendingRecords, s.observation.pendingRecords);
+  set(metrics.ledger.secondsSinceHeightChange, diagnosis.secondsSinceHeightChange);
+  set(metrics.ledger.stalled, diagnosis.stalled ? 1 : 0);
+  set(metrics.ledger.roundChangeStorm, diagnosis.storm ? 1 : 0);
+  set(metrics.ledger.activeValidators, fields.activeValidators as number | undefined);
+  set(metrics.ledger.quorum, fields.quorum as number | undefined);
+  set(
+    metrics.ledger.reachableValidators,
+    active ? s.observation.members.filter((m) => m.reachable && active.has(m.publicKey)).length : undefined,
+  );
+  set(metrics.ledger.unreachableValidators, s.observation.unreachable.length);
+  set(metrics.ledger.quorumAtRisk, report.quorumAtRisk ? 1 : 0);
+}
+
+/** Removes a deleted cluster's gauges. */
+export function forgetClusterMetrics(metrics: Metrics | undefined, lc: KubeObject): void {
+  if (!metrics) return;
+  const labels = { namespace: lc.metadata.namespace ?? '', name: lc.metadata.name ?? '' };
+  for (const gauge of Object.values(metrics.ledger)) gauge.remove(labels);
 }
