@@ -6,21 +6,20 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { createEngine, type EngineAction, heightContextAfter } from '@scriptorium/ledger-node/consensus';
 import {
+  type Block,
   blockHash,
   buildBlock,
   buildGenesis,
+  type ConsensusMessage,
   checkBody,
+  createValidatorTimeline,
+  nobleSha256,
   proofFor,
-} from '../../services/ledger-node/src/chain/block.ts';
-import type { Block } from '../../services/ledger-node/src/chain/schemas.ts';
-import { createValidatorTimeline } from '../../services/ledger-node/src/chain/validators.ts';
-import { createEngine } from '../../services/ledger-node/src/consensus/engine.ts';
-import type { ConsensusMessage } from '../../services/ledger-node/src/consensus/messages.ts';
-import { heightContextAfter } from '../../services/ledger-node/src/consensus/proposer.ts';
-import type { EngineAction } from '../../services/ledger-node/src/consensus/types.ts';
-import { createSigner, keyPairFromSeed, sha256, verifySignature } from '../../services/ledger-node/src/crypto/index.ts';
-import { verifyProof } from '../../services/ledger-node/src/merkle/verify.ts';
+  verifyProof,
+} from '@scriptorium/ledger-protocol';
+import { createSigner, keyPairFromSeed, verifySignature } from '@scriptorium/ledger-protocol/keys';
 
 function rate(label: string, minMs: number, fn: () => number): { label: string; perSecond: number; ops: number } {
   let ops = 0;
@@ -49,12 +48,12 @@ function benchProofs(records: number) {
   let i = 0;
   const native = rate(`merkle proofs verified/s (${records} records, node:crypto sha256)`, 1000, () => {
     const p = proofs[i++ % proofs.length];
-    if (!p || !verifyProof({ ...p, sha256 })) throw new Error('proof failed');
+    if (!p || !verifyProof(p)) throw new Error('proof failed');
     return 1;
   });
   const noble = rate(`merkle proofs verified/s (${records} records, @noble/hashes, browser path)`, 1000, () => {
     const p = proofs[i++ % proofs.length];
-    if (!p || !verifyProof(p)) throw new Error('proof failed');
+    if (!p || !verifyProof({ ...p, sha256: nobleSha256 })) throw new Error('proof failed');
     return 1;
   });
   const body = rate(

@@ -6,10 +6,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { type Block, proofFor } from '../../services/ledger-node/src/chain/index.ts';
-import { LocalCluster, type LocalNode } from '../../services/ledger-node/src/cluster/local-cluster.ts';
-import { sha256 } from '../../services/ledger-node/src/crypto/index.ts';
-import { verifyProof } from '../../services/ledger-node/src/merkle/index.ts';
+import { LocalCluster, type LocalNode } from '@scriptorium/ledger-node/cluster';
+import { type Block, nobleSha256, proofFor, verifyProof } from '@scriptorium/ledger-protocol';
 
 const here = import.meta.dirname;
 const quick = process.env.BENCH_QUICK === '1';
@@ -186,11 +184,8 @@ if (sampleBlock && sampleBlock.records.length > 0) {
     while (performance.now() - t0 < 1500) {
       for (const p of proofs) {
         if (!p) continue;
-        const ok = verifyProof(
-          useNode
-            ? { record: p.record, proof: p.proof, merkle_root: p.merkle_root, sha256 }
-            : { record: p.record, proof: p.proof, merkle_root: p.merkle_root },
-        );
+        const input = { record: p.record, proof: p.proof, merkle_root: p.merkle_root };
+        const ok = verifyProof(useNode ? input : { ...input, sha256: nobleSha256 });
         if (!ok) throw new Error('proof failed to verify');
         count++;
       }

@@ -228,9 +228,9 @@ node_image
 postgres_image
 coredns_image
 if [[ $mode == all ]]; then
-	project_image operator operator/Dockerfile operator/src services/ledger-node/src  # the operator runs ledger-node code (genesis, keys)
+	project_image operator operator/Dockerfile operator/src packages/ledger-protocol/src  # the ledger's wire contract (genesis, keys)
 	project_image translation services/translation/Dockerfile services/translation/src
-	project_image ledger-node services/ledger-node/Dockerfile services/ledger-node/src
+	project_image ledger-node services/ledger-node/Dockerfile services/ledger-node/src packages/ledger-protocol/src
 	# A rebuilt image leaves its predecessor untagged (~400 MB each in the vfs store): remove those.
 	bah rmi --prune >/dev/null 2>&1 || true
 fi

@@ -1,3 +1,4 @@
+import { HOST_PORT_PATTERN } from '@scriptorium/ledger-protocol';
 import { z } from 'zod';
 import { conditions, type ObjectMeta, quantity, secretKeyRef, secretRef } from './common.ts';
 
@@ -30,7 +31,7 @@ export const ledgerClusterSpec = z
             .string()
             .regex(/^[0-9a-f]{64}$/)
             .describe('Ed25519 public key, 64 hex characters.'),
-          address: z.string().min(1).max(512).describe('host:port of its consensus endpoint.'),
+          address: z.string().min(1).max(512).regex(HOST_PORT_PATTERN).describe('host:port of its consensus endpoint.'),
           organization: z.string().max(256).optional(),
         }),
       )

@@ -10,7 +10,6 @@ export {
   type LedgerNodeErrorKind,
   MAX_RESPONSE_BYTES,
   parseChainStatus,
-  type ValidatorChange,
 } from './ledger-node-client.ts';
 export {
   DEFAULT_RESUBMIT_AFTER_MS,
@@ -22,7 +21,6 @@ export {
   type ObservedMember,
   type PendingChange,
   planMembership,
-  quorumSize,
 } from './membership.ts';
 export {
   type ConsensusView,

@@ -2,34 +2,14 @@
 // "Integrity Ledger Node", sections 2, 4 and 5). Every call is bounded in time and in body size; a body that
 // does not match the contract is a typed error, never a crash. The token is sent only as the bearer header
 // of POST /membership and never appears in an error message.
+import { AcceptedBody, ChainStatus, ValidatorChange } from '@scriptorium/ledger-protocol';
 import type { Agent } from 'undici';
-import { z } from 'zod';
 import { OperatorError } from '../errors.ts';
 import { type ConsensusView, MEMPOOL_METRIC, parseConsensusMetrics, ROUND_METRIC } from './node-metrics.ts';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 /** A /chain answer of 100 validators is about 7 KB; anything near this bound is not a ledger node. */
 export const MAX_RESPONSE_BYTES = 256 * 1024;
-
-const publicKey = z.string().regex(/^[0-9a-f]{64}$/, { message: 'expected a 64-hex public key' });
-
-/** The spec's chain status (GET /chain), as the node sends it. */
-const chainStatusBody = z
-  .object({
-    node_id: z.string().min(1).max(256),
-    height: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
-    latest_hash: z.string().max(256),
-    validators: z.int().min(0).max(10_000),
-    quorum: z.int().min(0).max(10_000),
-    is_validator: z.boolean(),
-    validator_keys: z.array(publicKey).max(10_000),
-  })
-  .refine((b) => b.validator_keys.length === b.validators, {
-    message: 'validators does not equal the number of validator_keys',
-  })
-  .refine((b) => new Set(b.validator_keys).size === b.validator_keys.length, {
-    message: 'validator_keys holds a key twice',
-  });
 
 /** What the operator reads from a node's GET /chain. `validators` are the active set's public keys. */
 export interface ChainView {
@@ -41,14 +21,6 @@ export interface ChainView {
   quorum: number;
   isValidator: boolean;
 }
-
-export interface ValidatorChange {
-  action: 'ADD' | 'REMOVE';
-  validator: string;
-}
-
-const validatorChange = z.strictObject({ action: z.enum(['ADD', 'REMOVE']), validator: publicKey });
-const membershipAnswer = z.object({ accepted: z.int().min(0) });
 
 export type LedgerNodeErrorKind = 'unreachable' | 'http' | 'bad-body' | 'invalid-request';
 
@@ -74,7 +46,7 @@ export class LedgerNodeError extends OperatorError {
 
 /** Parses a /chain body; throws `LedgerNodeError('bad-body')` for anything that is not the spec's shape. */
 export function parseChainStatus(body: unknown, url = '/chain'): ChainView {
-  const parsed = chainStatusBody.safeParse(body);
+  const parsed = ChainStatus.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
@@ -177,12 +149,12 @@ export class LedgerNodeClient {
    */
   async submitMembership(baseUrl: string, change: ValidatorChange): Promise<{ accepted: number }> {
     const url = endpoint(baseUrl, '/membership');
-    const checked = validatorChange.safeParse(change);
+    const checked = ValidatorChange.safeParse(change);
     if (!checked.success)
       throw new LedgerNodeError('invalid-request', url, 'change must be {action: ADD|REMOVE, validator: 64-hex key}');
     const answer = await this.call('POST', url, JSON.stringify({ changes: [checked.data] }));
     if (answer.status !== 200) throw httpError('POST', url, answer);
-    const parsed = membershipAnswer.safeParse(answer.json);
+    const parsed = AcceptedBody.safeParse(answer.json);
     if (!parsed.success)
       throw new LedgerNodeError('bad-body', url, `POST ${url}: unexpected body`, { status: answer.status });
     return parsed.data;

@@ -1,6 +1,6 @@
+import { quorumSize, type ValidatorChange } from '@scriptorium/ledger-protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ValidatorChange } from './ledger-node-client.ts';
 import {
   type DesiredValidator,
   type ExternalValidator,
@@ -9,7 +9,6 @@ import {
   type MembershipInput,
   type ObservedMember,
   planMembership,
-  quorumSize,
 } from './membership.ts';
 
 const key = (i: number) => i.toString(16).repeat(64);
@@ -33,12 +32,6 @@ const base = (over: Partial<MembershipInput>): MembershipInput => ({
   ...over,
 });
 const ago = (ms: number) => new Date(NOW.getTime() - ms);
-
-describe('quorumSize', () => {
-  it('is N − floor((N−1)/3)', () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 10].map(quorumSize)).toEqual([1, 2, 3, 3, 4, 5, 5, 7]);
-  });
-});
 
 describe('planMembership', () => {
   const cases: [string, Partial<MembershipInput>, MembershipAction | RegExp][] = [

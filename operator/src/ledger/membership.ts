@@ -7,14 +7,9 @@
 //     while the current set lacks a healthy quorum (it could not be finalized);
 //   - external validators count in the active set and in health, and their workloads are never deleted.
 // No I/O, no clock: `now` is an input.
-import type { ValidatorChange } from './ledger-node-client.ts';
+import { quorumSize, type ValidatorChange } from '@scriptorium/ledger-protocol';
 
 export const DEFAULT_RESUBMIT_AFTER_MS = 60_000;
-
-/** The spec's quorum: N − floor((N − 1) / 3). */
-export function quorumSize(n: number): number {
-  return n - Math.floor((n - 1) / 3);
-}
 
 export interface DesiredValidator {
   /** Workload name (StatefulSet / member name). */

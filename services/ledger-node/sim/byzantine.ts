@@ -3,10 +3,14 @@
  * messages. The key is Byzantine, so everything here is signed correctly with it; the honest engines
  * must reject or tolerate it.
  */
-import { blockHash, buildBlock } from '../src/chain/block.ts';
-import { sealBytes } from '../src/chain/seal.ts';
-import { type ConsensusMessage, messageSigningBytes } from '../src/consensus/messages.ts';
-import type { Signer } from '../src/crypto/ed25519.ts';
+import {
+  blockHash,
+  buildBlock,
+  type ConsensusMessage,
+  messageSigningBytes,
+  sealBytes,
+} from '@scriptorium/ledger-protocol';
+import type { Signer } from '@scriptorium/ledger-protocol/keys';
 import type { Prng } from './prng.ts';
 
 function randomHash(rng: Prng): string {

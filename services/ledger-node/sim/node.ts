@@ -3,15 +3,22 @@
  * timeline) driven by simulated time, network and storage. It plays the driver's role: it executes
  * the engine's actions in order (persist before send), builds proposals, pushes and pulls blocks.
  */
-import { blockHash, buildBlock, checkBody, checkLink } from '../src/chain/block.ts';
-import { verifyFinality } from '../src/chain/finality.ts';
-import type { Block, IntegrityRecord, ValidatorChange } from '../src/chain/schemas.ts';
-import { createValidatorTimeline, roleAt, type ValidatorTimeline } from '../src/chain/validators.ts';
+
+import type { Block, ConsensusMessage, IntegrityRecord, ValidatorChange, Verify } from '@scriptorium/ledger-protocol';
+import {
+  blockHash,
+  buildBlock,
+  checkBody,
+  checkLink,
+  createValidatorTimeline,
+  roleAt,
+  type ValidatorTimeline,
+  verifyFinality,
+} from '@scriptorium/ledger-protocol';
+import type { Signer } from '@scriptorium/ledger-protocol/keys';
 import { createEngine } from '../src/consensus/engine.ts';
-import type { ConsensusMessage, Verify } from '../src/consensus/messages.ts';
 import { heightContextAfter } from '../src/consensus/proposer.ts';
 import type { Engine, EngineAction } from '../src/consensus/types.ts';
-import type { Signer } from '../src/crypto/ed25519.ts';
 import { mutate } from './byzantine.ts';
 import type { SimClock } from './clock.ts';
 import type { SimNetwork } from './network.ts';

@@ -5,11 +5,9 @@
  * faults on (safety must hold), then healed (progress must resume). Checkers run outside the system.
  */
 
-import { buildGenesis } from '../src/chain/block.ts';
-import type { Block } from '../src/chain/schemas.ts';
-import { maxFaulty, quorumSize } from '../src/chain/validators.ts';
-import type { ConsensusMessage, Verify } from '../src/consensus/messages.ts';
-import { createSigner, keyPairFromSeed, type Signer, verifySignature } from '../src/crypto/index.ts';
+import type { Block, ConsensusMessage, Verify } from '@scriptorium/ledger-protocol';
+import { buildGenesis, maxFaulty, quorumSize, verifySignature } from '@scriptorium/ledger-protocol';
+import { createSigner, keyPairFromSeed, type Signer } from '@scriptorium/ledger-protocol/keys';
 import { checkLiveness, checkSafety, checkSeals, EquivocationChecker } from './checkers/index.ts';
 import { SimClock } from './clock.ts';
 import { HEALED, type NetworkConditions, SimNetwork } from './network.ts';

@@ -1,4 +1,4 @@
-import type { Block } from '../src/chain/schemas.ts';
+import type { Block } from '@scriptorium/ledger-protocol';
 import type { PersistedState } from '../src/consensus/types.ts';
 
 /**

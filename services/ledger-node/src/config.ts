@@ -1,54 +1,16 @@
-// Node configuration, read once from the environment and validated with zod.
+// Node configuration, read once from the environment and validated with the settings schema of
+// @scriptorium/ledger-protocol (every variable's name, type and default live there).
 // Nested names use `__`; a secret may come from `<NAME>_FILE`. A bad value throws a ConfigError
 // whose message is one line naming the variable (main prints it and exits 2).
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import {
+  nodeSettings,
+  type PeerSpec,
+  parseHostPort,
+  parsePeerSpec,
+  SECRET_SETTINGS,
+} from '@scriptorium/ledger-protocol';
 import { ConfigError } from './errors.ts';
-import { type PeerSpec, parseHostPort, parsePeerSpec } from './network/peer-spec.ts';
-
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { message: 'expected true or false' })
-  .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
-const int = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, { message: 'expected a whole number' })
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
-
-/** Every variable the node reads, with its default. The README lists the same table. */
-const envSchema = z.object({
-  NODE_CONSENSUS__BIND_PORT: int(0, 65535).default(8000),
-  NODE_CONSENSUS__BIND_HOST: z.string().min(1).default('0.0.0.0'),
-  NODE_CONSENSUS__ADVERTISE: z.string().optional(),
-  NODE_CONSENSUS__ROUND_TIMEOUT_MS: int(10, 600_000).default(2000),
-  NODE_CONSENSUS__MAX_BLOCK_RECORDS: int(1, 10_000).default(2000),
-  NODE_CONSENSUS__MAX_BLOCK_BYTES: int(1024, 64 * 1024 * 1024).default(4 * 1024 * 1024),
-  NODE_CONSENSUS__INBOUND_QUEUE: int(1, 1_000_000).default(10_000),
-  NODE_CONSENSUS__BLOCK_DELAY_MS: int(0, 60_000).default(0),
-  NODE_ID: z
-    .string()
-    .regex(/^[A-Za-z0-9._-]{1,64}$/, { message: 'expected 1-64 of [A-Za-z0-9._-]' })
-    .optional(),
-  NODE_KEY_FILE: z.string().min(1).default('node-key.json'),
-  NODE_GENESIS_FILE: z.string().min(1).default('genesis.json'),
-  NODE_DATA_DIR: z.string().min(1).default('data'),
-  NODE_PEERS: z.string().default(''),
-  NODE_CLUSTER_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
-  NODE_DEBUG_API: bool.default(false),
-  NODE_TLS__ENABLED: bool.default(false),
-  NODE_TLS__MODE: z.enum(['server', 'mutual'], { message: 'expected server or mutual' }).default('server'),
-  NODE_TLS__CERT_FILE: z.string().min(1).optional(),
-  NODE_TLS__KEY_FILE: z.string().min(1).optional(),
-  NODE_TLS__CA_FILE: z.string().min(1).optional(),
-  MAX_BODY_BYTES: int(1024, 256 * 1024 * 1024).default(8 * 1024 * 1024),
-  NODE_RATE_LIMIT__RPS: int(1, 10_000_000).default(2000),
-  NODE_RATE_LIMIT__BURST: int(1, 10_000_000).default(4000),
-  NODE_MEMPOOL__MAX_RECORDS: int(1, 10_000_000).default(200_000),
-  NODE_PEERS__ANNOUNCE_INTERVAL_MS: int(100, 3_600_000).default(5000),
-  NODE_SYNC__INTERVAL_MS: int(50, 3_600_000).default(1000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-});
 
 export interface TlsConfig {
   mode: 'server' | 'mutual';
@@ -105,20 +67,19 @@ function readFileVar(variable: string, path: string): Buffer {
  * @example const config = loadConfig(process.env); */
 export function loadConfig(env: Env): NodeConfig {
   const raw: Env = {};
-  for (const key of Object.keys(envSchema.shape)) {
+  for (const key of Object.keys(nodeSettings.shape)) {
     const value = env[key];
     if (value !== undefined && value !== '') raw[key] = value;
   }
   // A secret may come from <NAME>_FILE; both at once is ambiguous.
-  if (env.NODE_CLUSTER_TOKEN_FILE) {
-    if (raw.NODE_CLUSTER_TOKEN !== undefined)
-      throw new ConfigError(
-        'NODE_CLUSTER_TOKEN_FILE',
-        'set either NODE_CLUSTER_TOKEN or NODE_CLUSTER_TOKEN_FILE, not both',
-      );
-    raw.NODE_CLUSTER_TOKEN = readSecretFile('NODE_CLUSTER_TOKEN_FILE', env.NODE_CLUSTER_TOKEN_FILE);
+  for (const name of SECRET_SETTINGS) {
+    const fileVariable = `${name}_FILE`;
+    const file = env[fileVariable];
+    if (!file) continue;
+    if (raw[name] !== undefined) throw new ConfigError(fileVariable, `set either ${name} or ${fileVariable}, not both`);
+    raw[name] = readSecretFile(fileVariable, file);
   }
-  const parsed = envSchema.safeParse(raw);
+  const parsed = nodeSettings.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const variable = String(issue?.path[0] ?? 'environment');

@@ -1,8 +1,9 @@
 // Public surface of @scriptorium/ledger-node for other parts (operator tests, tools): start a node
 // in-process, read its configuration, or run a local multi-process cluster.
+
+export { formatPeerSpec, type PeerSpec, parsePeerSpec } from '@scriptorium/ledger-protocol';
 export { type AppOptions, buildApp } from './api/app.ts';
 export { LocalCluster, type LocalClusterOptions, type LocalNode } from './cluster/local-cluster.ts';
 export { loadConfig, type NodeConfig } from './config.ts';
 export { ConfigError, NodeError } from './errors.ts';
-export { formatPeerSpec, type PeerSpec, parsePeerSpec } from './network/peer-spec.ts';
 export { type RunningNode, startNode } from './server.ts';

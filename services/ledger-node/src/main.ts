@@ -2,10 +2,10 @@
 // The ledger-node CLI: `start` (default), `keygen`, `genesis`, `verify-proof`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { genesisFileContent, verifyProof } from '@scriptorium/ledger-protocol';
 import { loadConfig } from './config.ts';
 import { NodeError } from './errors.ts';
-import { verifyProof } from './merkle/index.ts';
-import { genesisJson, writeNewKeyFile } from './node/files.ts';
+import { writeNewKeyFile } from './node/files.ts';
 
 const usage = `usage: ledger-node <command>
   start                                   run the node (configured by NODE_* variables)
@@ -63,7 +63,7 @@ async function main(argv: string[]): Promise<void> {
         fail('genesis: --timestamp must be milliseconds since the epoch');
       let json: string;
       try {
-        json = genesisJson(keys, chainId, timestamp);
+        json = genesisFileContent(keys, chainId, timestamp);
       } catch (err) {
         fail(`genesis: ${(err as Error).message}`);
       }

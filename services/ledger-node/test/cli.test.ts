@@ -3,8 +3,8 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Block } from '@scriptorium/ledger-protocol';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Block } from '../src/chain/index.ts';
 import { runCli } from './helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-cli-'));

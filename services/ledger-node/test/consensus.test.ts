@@ -1,8 +1,9 @@
 // Four real node processes over HTTP: records are finalized; one node down → the rest go on;
 // two down → no progress and no fork, progress again when one returns; a restarted node catches up
 // by pull sync; proofs verify offline with the CLI.
+
+import type { Block } from '@scriptorium/ledger-protocol';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Block } from '../src/chain/schemas.ts';
 import { LocalCluster } from '../src/cluster/local-cluster.ts';
 import { assertSameChain, locate, records, runCli, sleep, waitForRecords } from './helpers.ts';
 

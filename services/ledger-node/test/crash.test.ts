@@ -1,7 +1,8 @@
 // kill -9 under load, again and again: after the storms, every node holds one history, every
 // submitted record exactly once, and all nodes converge.
+
+import type { Block } from '@scriptorium/ledger-protocol';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Block } from '../src/chain/schemas.ts';
 import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
 import { assertSameChain, records, sleep, waitForRecords } from './helpers.ts';
 

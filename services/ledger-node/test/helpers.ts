@@ -1,8 +1,8 @@
 // Helpers shared by the multi-process tests.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { blockHash } from '../src/chain/index.ts';
-import type { Block } from '../src/chain/schemas.ts';
+import type { Block } from '@scriptorium/ledger-protocol';
+import { blockHash } from '@scriptorium/ledger-protocol';
 import type { LocalCluster, LocalNode } from '../src/cluster/local-cluster.ts';
 
 export const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');

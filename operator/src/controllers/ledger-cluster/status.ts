@@ -1,10 +1,11 @@
+import { quorumSize } from '@scriptorium/ledger-protocol';
 import type { Gauge } from 'prom-client';
 import type { Condition, LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
 import type { EventInput } from '../../kube/events.ts';
 import { RESOURCES } from '../../kube/resources.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { Metrics } from '../../metrics.ts';
-import { quorumOf, selectorString } from '../../specs/ledger-cluster/index.ts';
+import { selectorString } from '../../specs/ledger-cluster/index.ts';
 import { type ConditionInput, getCondition } from '../../status/conditions.ts';
 import type { Status } from '../../status/status-writer.ts';
 import { type Cond, type ConditionsReport, writeConditions } from '../reconcile-frame.ts';
@@ -105,7 +106,7 @@ export function ledgerStatus(
     };
   });
   const activeCount = active?.size;
-  const quorum = activeCount !== undefined ? quorumOf(activeCount) : undefined;
+  const quorum = activeCount !== undefined ? quorumSize(activeCount) : undefined;
   const healthyActive = s.observation.members.filter((m) => m.reachable && active?.has(m.publicKey)).length;
   const external = spec.externalValidators.filter((e) => active?.has(e.publicKey)).length;
   const quorumAtRisk = quorum !== undefined && healthyActive + external < quorum;

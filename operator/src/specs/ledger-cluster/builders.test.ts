@@ -1,5 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadConfig } from '@scriptorium/ledger-node';
+import { NODE_SETTING_NAMES, type NodeEnvVar } from '@scriptorium/ledger-protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../kube/types.ts';
@@ -15,7 +19,6 @@ import {
   peerList,
   peersConfigMap,
   podDisruptionBudget,
-  quorumOf,
   secretValue,
   selectorString,
   tlsRenewalDue,
@@ -77,9 +80,6 @@ describe('validator names', () => {
     expect(validatorIndex('ledger', 'ledger-v01')).toBeUndefined();
     expect(validatorIndex('ledger', 'ledger-x1')).toBeUndefined();
     expect(validatorIndex('ledger', 'ledger-v1-0')).toBeUndefined();
-  });
-  it('quorum is n − floor((n − 1) / 3)', () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 10].map(quorumOf)).toEqual([1, 2, 3, 3, 4, 5, 5, 7]);
   });
 });
 
@@ -237,6 +237,56 @@ describe('StatefulSet', () => {
     expect(byName.NODE_PEERS?.valueFrom).toEqual({ configMapKeyRef: { name: 'ledger-peers', key: 'peers' } });
     // No secret value is ever inlined in the environment.
     expect(env.some((e) => e.name.includes('TOKEN') && e.value && !e.value.startsWith('/'))).toBe(false);
+  });
+});
+
+describe("the environment against the node's settings", () => {
+  const ext = 'ab'.repeat(32);
+  const specs = [
+    fixture({ tls: { mode: 'disabled' } }),
+    fixture(),
+    fixture({
+      tls: { mode: 'mutual', caSecretRef: { name: 'my-ca' } },
+      consensus: { roundTimeoutBaseMs: 750, blockIntervalMs: 250, maxRecordsPerBlock: 50_000 },
+      externalValidators: [{ publicKey: ext, address: 'ledger.partner.example:8000' }],
+    }),
+  ];
+
+  it('sets only variables the node defines', () => {
+    for (const lc of specs) {
+      const names = validatorEnv(lc, parsedSpec(lc), 'ledger-v0').map((e) => e.name);
+      const unknown = names.filter((name) => !NODE_SETTING_NAMES.includes(name));
+      expect(unknown, `variables the node does not define: ${unknown.join(', ')}`).toEqual([]);
+      expect(new Set(names).size).toBe(names.length);
+    }
+  });
+
+  it("the node's own loader accepts every environment the operator builds (files and ConfigMaps as mounted)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'operator-env-'));
+    try {
+      for (const lc of specs) {
+        const spec = parsedSpec(lc);
+        const validators = [0, 1, 2, 3].map((i) => ({ name: `ledger-v${i}`, publicKey: testKey(i).publicKey }));
+        const env: Record<string, string> = {};
+        for (const e of validatorEnv(lc, spec, 'ledger-v0') as NodeEnvVar[]) {
+          if (e.value !== undefined) env[e.name] = e.value;
+          else if (e.name === 'NODE_PEERS') env[e.name] = peerList(lc, spec, validators);
+          else throw new Error(`${e.name}: a valueFrom the test does not know how to resolve`);
+        }
+        // The mounted files, at temp paths: the node reads the token and TLS files at start.
+        for (const name of Object.keys(env).filter((n) => n.endsWith('_FILE'))) {
+          const file = join(dir, name);
+          writeFileSync(file, name === 'NODE_CLUSTER_TOKEN_FILE' ? 'a-token-of-at-least-16-chars' : 'pem');
+          env[name] = file;
+        }
+        const config = loadConfig(env);
+        expect(config.nodeId).toBe('ledger-v0');
+        expect(config.seedPeers).toHaveLength(spec.externalValidators.length + validators.length);
+        expect(config.tls?.mode).toBe(spec.tls.mode === 'disabled' ? undefined : spec.tls.mode);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

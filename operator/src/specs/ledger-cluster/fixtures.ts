@@ -1,4 +1,4 @@
-import { keyPairFromSeed } from '@scriptorium/ledger-node/crypto';
+import { keyPairFromSeed } from '@scriptorium/ledger-protocol/keys';
 import { type LedgerCluster, type LedgerClusterSpecInput, ledgerClusterSpec } from '../../api/index.ts';
 
 /** A LedgerCluster as the API server would hand it to the operator (test fixture). */

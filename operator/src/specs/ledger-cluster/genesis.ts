@@ -1,17 +1,12 @@
-import { buildGenesis } from '@scriptorium/ledger-node/chain';
+import { genesisFileContent } from '@scriptorium/ledger-protocol';
 import type { LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import { childMeta, clusterNames, GENESIS_VALIDATORS_ANNOTATION } from './meta.ts';
 
 export const GENESIS_FILE = 'genesis.json';
 
-/**
- * The genesis file, byte for byte what the image's `genesis --chain-id ID --timestamp MS KEY…` command writes
- * (the ledger's own `buildGenesis`, pretty-printed with a final newline, as `genesisJson` in the node does).
- */
-export function genesisFileContent(keys: readonly string[], chainId: string, timestampMs: number): string {
-  return `${JSON.stringify(buildGenesis(keys, chainId, timestampMs), null, 2)}\n`;
-}
+/** The genesis file: byte for byte what the image's `genesis --chain-id ID --timestamp MS KEY…` command writes. */
+export { genesisFileContent };
 
 /** Chain id of a cluster: `spec.genesis.chainId`, else `<namespace>.<name>`. */
 export function chainIdOf(lc: LedgerCluster, spec: LedgerClusterSpec): string {

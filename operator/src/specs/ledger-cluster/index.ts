@@ -66,4 +66,4 @@ export {
   validatorEnv,
   validatorStatefulSet,
 } from './statefulset.ts';
-export { desiredValidatorNames, desiredValidators, quorumOf, validatorIndex, validatorName } from './validators.ts';
+export { desiredValidatorNames, desiredValidators, validatorIndex, validatorName } from './validators.ts';

@@ -1,3 +1,4 @@
+import { formatPeerSpec, parseHostPort } from '@scriptorium/ledger-protocol';
 import type { LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import { childMeta, clusterNames, clusterPodSelector, validatorNames, validatorPodSelector } from './meta.ts';
@@ -72,9 +73,11 @@ export function podDisruptionBudget(lc: LedgerCluster, validators: number): Kube
   };
 }
 
-/** A peer spec `<node_id>@<host>:<port>|<public_key>`. */
+/** A peer spec `<node_id>@<host>:<port>|<public_key>` for an address `host:port`. */
 export function peerSpec(nodeId: string, address: string, publicKey: string): string {
-  return `${nodeId}@${address}|${publicKey}`;
+  const hostPort = parseHostPort(address);
+  if (typeof hostPort === 'string') throw new RangeError(hostPort);
+  return formatPeerSpec({ nodeId, ...hostPort, publicKey });
 }
 
 /** Node id the operator gives an external validator in peer specs. */

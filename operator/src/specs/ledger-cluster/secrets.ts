@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { generateKeyPair, type KeyPair } from '@scriptorium/ledger-node/crypto';
+import { generateKeyPair, type KeyPair, keyFileContent } from '@scriptorium/ledger-protocol/keys';
 import type { LedgerCluster } from '../../api/index.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import { childMeta, clusterNames, PUBLIC_KEY_ANNOTATION, VALIDATOR_LABEL, validatorNames } from './meta.ts';
@@ -21,7 +21,6 @@ export function randomClusterToken(): string {
  * it from a metadata-only cache and never holds private keys in memory. Created once, never rewritten.
  */
 export function keySecret(lc: LedgerCluster, validator: string, keys: KeyPair = generateKeyPair()): KubeObject {
-  const file = `${JSON.stringify({ public_key: keys.publicKey, private_key: keys.privateKey })}\n`;
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -31,7 +30,7 @@ export function keySecret(lc: LedgerCluster, validator: string, keys: KeyPair = 
     },
     type: 'Opaque',
     immutable: true,
-    data: { [KEY_FILE]: Buffer.from(file).toString('base64') },
+    data: { [KEY_FILE]: Buffer.from(keyFileContent(keys)).toString('base64') },
   };
 }
 

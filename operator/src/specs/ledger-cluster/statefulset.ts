@@ -1,3 +1,4 @@
+import { MAX_RECORDS_PER_BLOCK, type NodeEnvVar } from '@scriptorium/ledger-protocol';
 import type { LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import { GENESIS_FILE } from './genesis.ts';
@@ -14,8 +15,6 @@ import { NODE_PORT, PEERS_KEY, PORT_NAME, validatorAddress } from './network.ts'
 import { KEY_FILE, TOKEN_FILE } from './secrets.ts';
 
 export const DEFAULT_RESOURCES = { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } };
-/** The node's own cap on records per block. */
-const MAX_BLOCK_RECORDS = 10_000;
 
 /** Where the pod mounts each input (the image's defaults for the key and genesis files). */
 export const PATHS = {
@@ -26,11 +25,12 @@ export const PATHS = {
   dataDir: '/var/lib/ledger-node/data',
 } as const;
 
-type EnvVar = { name: string; value?: string; valueFrom?: object };
-
-/** The container environment, per the image's operator contract (services/ledger-node/README.md). */
-export function validatorEnv(lc: LedgerCluster, spec: LedgerClusterSpec, validator: string): EnvVar[] {
-  const env: EnvVar[] = [
+/**
+ * The container environment, per the image's operator contract (services/ledger-node/README.md). Every name is
+ * one the node's settings schema defines (`NodeEnvVar`): a misspelt or unknown variable does not type-check.
+ */
+export function validatorEnv(lc: LedgerCluster, spec: LedgerClusterSpec, validator: string): NodeEnvVar[] {
+  const env: NodeEnvVar[] = [
     { name: 'NODE_ID', value: validator },
     { name: 'NODE_CONSENSUS__BIND_HOST', value: '0.0.0.0' },
     { name: 'NODE_CONSENSUS__BIND_PORT', value: String(NODE_PORT) },
@@ -38,7 +38,7 @@ export function validatorEnv(lc: LedgerCluster, spec: LedgerClusterSpec, validat
     { name: 'NODE_CONSENSUS__ROUND_TIMEOUT_MS', value: String(spec.consensus.roundTimeoutBaseMs) },
     {
       name: 'NODE_CONSENSUS__MAX_BLOCK_RECORDS',
-      value: String(Math.min(spec.consensus.maxRecordsPerBlock, MAX_BLOCK_RECORDS)),
+      value: String(Math.min(spec.consensus.maxRecordsPerBlock, MAX_RECORDS_PER_BLOCK)),
     },
     { name: 'NODE_KEY_FILE', value: `${PATHS.keyDir}/${KEY_FILE}` },
     { name: 'NODE_GENESIS_FILE', value: `${PATHS.genesisDir}/${GENESIS_FILE}` },

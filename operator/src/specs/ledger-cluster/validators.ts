@@ -34,9 +34,3 @@ export function desiredValidatorNames(cluster: string, count: number, retire: re
 export function desiredValidators(lc: LedgerCluster): string[] {
   return desiredValidatorNames(lc.metadata.name, Math.max(0, lc.spec.validators ?? 0), lc.spec.retire ?? []);
 }
-
-/** BFT quorum of an active set of `n` validators: `n − floor((n − 1) / 3)` (the ledger document's rule). */
-export function quorumOf(n: number): number {
-  if (n <= 0) return 0;
-  return n - Math.floor((n - 1) / 3);
-}

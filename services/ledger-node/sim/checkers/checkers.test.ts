@@ -1,9 +1,14 @@
+import type { Block } from '@scriptorium/ledger-protocol';
+import {
+  blockHash,
+  buildBlock,
+  buildGenesis,
+  messageSigningBytes,
+  type PrepareMessage,
+  sealBytes,
+} from '@scriptorium/ledger-protocol';
+import { createSigner, keyPairFromSeed } from '@scriptorium/ledger-protocol/keys';
 import { describe, expect, it } from 'vitest';
-import { blockHash, buildBlock, buildGenesis } from '../../src/chain/block.ts';
-import type { Block } from '../../src/chain/schemas.ts';
-import { sealBytes } from '../../src/chain/seal.ts';
-import { messageSigningBytes, type PrepareMessage } from '../../src/consensus/messages.ts';
-import { createSigner, keyPairFromSeed } from '../../src/crypto/index.ts';
 import { runSeed, scenarioFor } from '../simulator.ts';
 import { checkLiveness, checkSafety, checkSeals, EquivocationChecker } from './index.ts';
 

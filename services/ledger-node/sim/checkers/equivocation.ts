@@ -1,4 +1,4 @@
-import { type ConsensusMessage, signedFields } from '../../src/consensus/messages.ts';
+import { type ConsensusMessage, signedFields } from '@scriptorium/ledger-protocol';
 
 /**
  * No-equivocation: an honest key never signs two different messages of one type for one height and

@@ -1,5 +1,5 @@
-import { blockHash } from '../../src/chain/block.ts';
-import type { Block } from '../../src/chain/schemas.ts';
+import type { Block } from '@scriptorium/ledger-protocol';
+import { blockHash } from '@scriptorium/ledger-protocol';
 
 /**
  * Liveness after healing: every honest node reached `target` height and all agree on the block at

@@ -1,5 +1,5 @@
-import { blockHash, checkLink } from '../../src/chain/block.ts';
-import type { Block } from '../../src/chain/schemas.ts';
+import type { Block } from '@scriptorium/ledger-protocol';
+import { blockHash, checkLink } from '@scriptorium/ledger-protocol';
 
 /**
  * Safety: no two different blocks finalized at one height on any honest node, and every chain links

@@ -1,7 +1,5 @@
-import { blockHash } from '../../src/chain/block.ts';
-import { verifyFinality } from '../../src/chain/finality.ts';
-import type { Block } from '../../src/chain/schemas.ts';
-import { createValidatorTimeline } from '../../src/chain/validators.ts';
+import type { Block } from '@scriptorium/ledger-protocol';
+import { blockHash, createValidatorTimeline, verifyFinality } from '@scriptorium/ledger-protocol';
 
 /**
  * Seals: every finalized block (height ≥ 1) carries a quorum of valid commit seals from the set active

@@ -2,13 +2,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildGenesis } from '@scriptorium/ledger-protocol';
+import { generateKeyPair } from '@scriptorium/ledger-protocol/keys';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildGenesis } from '../chain/index.ts';
 import { loadConfig } from '../config.ts';
-import { generateKeyPair } from '../crypto/index.ts';
 import { createMetrics } from '../metrics.ts';
 import { LedgerNode } from '../node/node.ts';
 import { buildApp } from './app.ts';

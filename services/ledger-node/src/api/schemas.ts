@@ -1,18 +1,7 @@
-// Envelope schemas of the HTTP bodies. Records, blocks and consensus messages are checked by
-// the chain and consensus schemas inside the service.
+// Route parameters and query strings. The bodies other parts send or read are the protocol's
+// (@scriptorium/ledger-protocol bodies.ts); records, blocks and consensus messages are checked by the
+// mempool, the chain and the consensus gate inside the service.
 import { z } from 'zod';
-import { peerSpecSchema } from '../network/peer-spec.ts';
-
-export const publicKeyHex = z.string().regex(/^[0-9a-f]{64}$/, { message: 'expected a 64-hex public key' });
-
-export const validatorChangeSchema = z.strictObject({
-  action: z.enum(['ADD', 'REMOVE']),
-  validator: publicKeyHex,
-});
-
-export const mempoolBody = z.object({ records: z.array(z.unknown()).max(100_000) });
-export const membershipBody = z.object({ changes: z.array(validatorChangeSchema).min(1).max(64) });
-export const peersBody = z.object({ peers: z.array(peerSpecSchema).max(1024) });
 
 export const heightParam = z.object({
   index: z

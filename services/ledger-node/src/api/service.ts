@@ -1,20 +1,5 @@
 // What the HTTP layer needs from the node. Implemented by node/node.ts; the routes know nothing else.
-import type { PeerSpec } from '../network/peer-spec.ts';
-
-export interface ChainStatus {
-  node_id: string;
-  height: number;
-  latest_hash: string;
-  validators: number;
-  quorum: number;
-  is_validator: boolean;
-  validator_keys: string[];
-}
-
-export interface ValidatorChangeInput {
-  action: 'ADD' | 'REMOVE';
-  validator: string;
-}
+import type { ChainStatus, PeerSpec, ValidatorChange } from '@scriptorium/ledger-protocol';
 
 export interface LedgerService {
   /** Gate for POST /consensus: checks shape and signature (throws NodeError 400), enqueues (throws 503 when full). */
@@ -22,7 +7,7 @@ export interface LedgerService {
   /** Records gossiped by a peer or observed locally; throws NodeError 400 on a malformed record. */
   /** `relay` false when the records came from a peer's gossip (the origin already sent them to every peer). */
   addRecords(records: unknown[], relay?: boolean): { accepted: number };
-  addChanges(changes: ValidatorChangeInput[]): { accepted: number };
+  addChanges(changes: ValidatorChange[]): { accepted: number };
   /** A finalized block pushed by a peer; throws NodeError 400 when its certificate does not verify. */
   /** True when the block at this height is already stored (lets POST /block skip parsing). */
   hasHeight(height: number): boolean;
@@ -34,5 +19,5 @@ export interface LedgerService {
   getProof(height: number, index: number): unknown | undefined;
   readiness(): { ready: boolean; height: number; best_peer_height: number };
   adminSubmit(count: number): { accepted: number };
-  adminValidator(change: ValidatorChangeInput): { accepted: number };
+  adminValidator(change: ValidatorChange): { accepted: number };
 }

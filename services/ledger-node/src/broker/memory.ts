@@ -8,7 +8,7 @@
 // observations is kept beside it: when a pass sees the same digest, nothing about the entity
 // changed and no attribute needs looking at (one SHA-256 per entity per pass, not per attribute).
 import { createHash } from 'node:crypto';
-import { canonicalize } from '../canonical/index.ts';
+import { canonicalize } from '@scriptorium/ledger-protocol';
 import { entityKey } from './observe.ts';
 import { type ObservationRecord, type ObservationScope, scopeOfRecord } from './record.ts';
 import type { Observation, Verdict } from './verdict.ts';

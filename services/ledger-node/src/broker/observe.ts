@@ -11,7 +11,7 @@
 //
 // Because the form is canonical, key order inside objects does not matter and 1.0 equals 1, while
 // the number 1 and the string "1" differ (type and JSON value both count).
-import { canonicalize } from '../canonical/index.ts';
+import { canonicalize } from '@scriptorium/ledger-protocol';
 import type { BrokerApi } from './endpoint.ts';
 
 /** One entity as a broker reported it: attribute names and their canonical forms, in parallel. */

@@ -6,9 +6,9 @@
 // `seq` numbers the records of one (broker, tenant, entity, attribute): 0 for the first, then the
 // last finalized one's + 1. It keeps a value seen again later (tampered, restored, tampered the same
 // way) a new record rather than a duplicate id the chain would refuse.
-import { canonicalize } from '../canonical/index.ts';
-import type { IntegrityRecord } from '../chain/index.ts';
-import { sha256Hex } from '../crypto/index.ts';
+
+import type { IntegrityRecord } from '@scriptorium/ledger-protocol';
+import { canonicalize, sha256Hex } from '@scriptorium/ledger-protocol';
 import type { Observation, Verdict } from './verdict.ts';
 
 /** Where the observations come from: the federated broker and the watched tenant. */

@@ -6,9 +6,9 @@ import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildGenesis } from '@scriptorium/ledger-protocol';
+import { generateKeyPair, type KeyPair } from '@scriptorium/ledger-protocol/keys';
 import { Agent, request } from 'undici';
-import { buildGenesis } from '../chain/index.ts';
-import { generateKeyPair, type KeyPair } from '../crypto/index.ts';
 
 const MAIN = join(import.meta.dirname, '..', 'main.ts');
 

@@ -1,11 +1,16 @@
+import type { Block } from '@scriptorium/ledger-protocol';
+import {
+  blockHash,
+  buildBlock,
+  buildGenesis,
+  type ConsensusMessage,
+  createValidatorTimeline,
+  messageSigningBytes,
+  verifyFinality,
+} from '@scriptorium/ledger-protocol';
+import { createSigner, keyPairFromSeed } from '@scriptorium/ledger-protocol/keys';
 import { describe, expect, it } from 'vitest';
-import { blockHash, buildBlock, buildGenesis } from '../chain/block.ts';
-import { verifyFinality } from '../chain/finality.ts';
-import type { Block } from '../chain/schemas.ts';
-import { createValidatorTimeline } from '../chain/validators.ts';
-import { createSigner, keyPairFromSeed } from '../crypto/index.ts';
 import { createEngine, MAX_BUFFERED, MAX_BUFFERED_PER_AUTHOR } from './engine.ts';
-import { type ConsensusMessage, messageSigningBytes } from './messages.ts';
 import { parsePersistedState } from './persisted-state.ts';
 import { heightContextAfter, proposerFor } from './proposer.ts';
 import type { Engine, EngineAction, PersistedState } from './types.ts';

@@ -2,22 +2,25 @@
  * QBFT / IBFT 2.0 engine for one node: a pure, deterministic state machine. See README.md.
  * No I/O, no clock, no timers: `step(event)` returns the actions the driver executes in order.
  */
-import { blockHash, checkBody } from '../chain/block.ts';
-import type { Block } from '../chain/schemas.ts';
-import { sealBytes } from '../chain/seal.ts';
-import { maxFaulty, quorumSize } from '../chain/validators.ts';
-import { verifySignature } from '../crypto/ed25519.ts';
+
+import type { Block } from '@scriptorium/ledger-protocol';
 import {
+  blockHash,
   type CommitMessage,
   type ConsensusMessage,
+  checkBody,
+  maxFaulty,
   messageSigningBytes,
   type PrePrepareMessage,
   type PrepareMessage,
+  quorumSize,
   type RoundChangeCertificate,
   type RoundChangeMessage,
   roundChangeCore,
+  sealBytes,
   type Verify,
-} from './messages.ts';
+  verifySignature,
+} from '@scriptorium/ledger-protocol';
 import { proposerFor } from './proposer.ts';
 import { MessageStore } from './round-store.ts';
 import type {

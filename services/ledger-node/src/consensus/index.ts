@@ -14,24 +14,6 @@ export {
   MAX_HEIGHTS_AHEAD,
   MAX_ROUNDS_AHEAD,
 } from './engine.ts';
-export {
-  CommitMessage,
-  ConsensusMessage,
-  type MessageType,
-  messageSigningBytes,
-  PrePrepareMessage,
-  PrepareMessage,
-  parseMessage,
-  RoundChangeCertificate,
-  RoundChangeCore,
-  RoundChangeMessage,
-  roundChangeCore,
-  safeParseMessage,
-  signedFields,
-  type Verify,
-  verifyMessage,
-  verifySeal,
-} from './messages.ts';
 export { PersistedStateSchema, parsePersistedState } from './persisted-state.ts';
 export { heightContextAfter, proposerFor } from './proposer.ts';
 export type {

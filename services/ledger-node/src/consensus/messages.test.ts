@@ -1,19 +1,22 @@
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
-import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { blockHash, buildBlock, buildGenesis } from '../chain/block.ts';
-import { sealBytes } from '../chain/seal.ts';
-import { createValidatorTimeline } from '../chain/validators.ts';
-import { createSigner, fromHex, keyPairFromSeed } from '../crypto/index.ts';
-import { createEngine } from './engine.ts';
 import {
+  blockHash,
+  buildBlock,
+  buildGenesis,
   type ConsensusMessage,
+  createValidatorTimeline,
+  fromHex,
   messageSigningBytes,
   parseMessage,
   safeParseMessage,
+  sealBytes,
   verifyMessage,
-} from './messages.ts';
+} from '@scriptorium/ledger-protocol';
+import { createSigner, keyPairFromSeed } from '@scriptorium/ledger-protocol/keys';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createEngine } from './engine.ts';
 import { heightContextAfter } from './proposer.ts';
 import type { EngineAction } from './types.ts';
 

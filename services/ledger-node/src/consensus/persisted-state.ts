@@ -1,6 +1,13 @@
+import {
+  Block,
+  CommitMessage,
+  Height,
+  PrePrepareMessage,
+  PrepareMessage,
+  Round,
+  RoundChangeMessage,
+} from '@scriptorium/ledger-protocol';
 import { z } from 'zod';
-import { Block, Height, Round } from '../chain/schemas.ts';
-import { CommitMessage, PrePrepareMessage, PrepareMessage, RoundChangeMessage } from './messages.ts';
 import type { PersistedState } from './types.ts';
 
 /** Schema of the engine's persisted state (what a `persist` action carries), for reading it back from disk. */

@@ -1,6 +1,5 @@
-import { blockHash } from '../chain/block.ts';
-import type { Block } from '../chain/schemas.ts';
-import type { ValidatorTimeline } from '../chain/validators.ts';
+import type { Block, ValidatorTimeline } from '@scriptorium/ledger-protocol';
+import { blockHash } from '@scriptorium/ledger-protocol';
 import type { HeightContext } from './types.ts';
 
 /**

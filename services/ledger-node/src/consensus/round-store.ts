@@ -1,4 +1,9 @@
-import type { CommitMessage, PrePrepareMessage, PrepareMessage, RoundChangeMessage } from './messages.ts';
+import type {
+  CommitMessage,
+  PrePrepareMessage,
+  PrepareMessage,
+  RoundChangeMessage,
+} from '@scriptorium/ledger-protocol';
 
 /** The messages of one round, at most one per author and type (the first valid one wins). */
 export class RoundMessages {

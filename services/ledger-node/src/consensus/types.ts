@@ -8,15 +8,15 @@
  * the engine with that state (`createEngine(config, state)`) and send `start` for the same height:
  * the engine then never signs a different value for a (height, round) it already signed.
  */
-import type { Block } from '../chain/schemas.ts';
 import type {
+  Block,
   CommitMessage,
   ConsensusMessage,
   PrePrepareMessage,
   PrepareMessage,
   RoundChangeMessage,
   Verify,
-} from './messages.ts';
+} from '@scriptorium/ledger-protocol';
 
 /** What the engine needs to know about a height; build it with `heightContextAfter(tip, timeline)`. */
 export interface HeightContext {

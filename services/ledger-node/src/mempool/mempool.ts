@@ -2,7 +2,7 @@
 // committed on the chain, and a bounded window of recently seen ids) stops gossip loops and the
 // re-inclusion of committed records: `add` returns only the records that are new here, and only
 // those are gossiped on.
-import type { IntegrityRecord, ValidatorChange } from '../chain/index.ts';
+import type { IntegrityRecord, ValidatorChange } from '@scriptorium/ledger-protocol';
 
 interface Pending {
   record: IntegrityRecord;

@@ -4,9 +4,9 @@
 // catch up by pull sync) instead of stalling this node. The node keeps two of these on separate
 // connection pools: one for consensus messages (high cap) and one for bulk traffic, so records and
 // blocks never queue in front of, or crowd out, a vote.
+
+import type { IntegrityRecord, PeerSpec } from '@scriptorium/ledger-protocol';
 import type { Logger } from 'pino';
-import type { IntegrityRecord } from '../chain/index.ts';
-import type { PeerSpec } from './peer-spec.ts';
 import type { Transport } from './transport.ts';
 
 const RECORD_BATCH = 2000;

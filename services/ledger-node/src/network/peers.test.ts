@@ -1,5 +1,5 @@
+import { formatPeerSpec, type PeerSpec, parsePeerSpec } from '@scriptorium/ledger-protocol';
 import { describe, expect, it } from 'vitest';
-import { formatPeerSpec, type PeerSpec, parsePeerSpec } from './peer-spec.ts';
 import { PeerRegistry } from './peers.ts';
 
 const key = (c: string) => c.repeat(64);

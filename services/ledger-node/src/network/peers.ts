@@ -1,6 +1,6 @@
 // Peer registry: public key → address, seeded from configuration plus this node's own
 // advertised spec. A re-announce with a new address for the same key updates the entry in place.
-import { formatPeerSpec, type PeerSpec } from './peer-spec.ts';
+import { formatPeerSpec, type PeerSpec } from '@scriptorium/ledger-protocol';
 
 const MAX_PEERS = 1024;
 

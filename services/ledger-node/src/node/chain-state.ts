@@ -11,7 +11,7 @@ import {
   proofFor,
   type ValidatorTimeline,
   verifyFinality,
-} from '../chain/index.ts';
+} from '@scriptorium/ledger-protocol';
 import { NodeError } from '../errors.ts';
 import { BlockStore } from '../storage/index.ts';
 

@@ -4,12 +4,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildGenesis } from '@scriptorium/ledger-protocol';
+import { generateKeyPair, type KeyPair } from '@scriptorium/ledger-protocol/keys';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildGenesis } from '../chain/index.ts';
 import { loadConfig } from '../config.ts';
 import type { PersistedState } from '../consensus/index.ts';
-import { generateKeyPair, type KeyPair } from '../crypto/index.ts';
 import { createMetrics } from '../metrics.ts';
 import { StateStore } from '../storage/index.ts';
 import { createDriver } from './driver.ts';

@@ -9,20 +9,26 @@
 //   finalize  → store the block (fsync), prune the mempool, push it to peers, start the next height.
 // Role: the engine runs only while this node's key is in the active set of the next height; when a
 // finalized block removes it the node becomes a passive follower (sync only), and back when added.
-import { type Block, buildBlock, MAX_CHANGES_PER_BLOCK } from '../chain/index.ts';
 import {
+  type Block,
+  buildBlock,
   type ConsensusMessage,
+  MAX_CHANGES_PER_BLOCK,
+  messageSigningBytes,
+  safeParseMessage,
+  sha256Hex,
+  verifySignature,
+} from '@scriptorium/ledger-protocol';
+import { createSigner } from '@scriptorium/ledger-protocol/keys';
+import {
   createEngine,
   type Engine,
   type EngineAction,
   type EngineEvent,
   heightContextAfter,
-  messageSigningBytes,
   type PersistedState,
   parsePersistedState,
-  safeParseMessage,
 } from '../consensus/index.ts';
-import { createSigner, sha256Hex, verifySignature } from '../crypto/index.ts';
 import { NodeError } from '../errors.ts';
 import { StateStore } from '../storage/index.ts';
 import type { ConsensusDriver, LedgerNode } from './node.ts';

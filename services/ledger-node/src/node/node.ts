@@ -1,17 +1,25 @@
 // One ledger node: chain state, mempool, peer registry, gossip, pull sync and the bounded
 // inbound queue in front of the consensus driver. Implements what the HTTP layer needs.
 import { randomUUID } from 'node:crypto';
+import {
+  type Block,
+  type ChainStatus,
+  type IntegrityRecord,
+  MAX_PEERS,
+  type PeerSpec,
+  parsePeerSpec,
+  quorumSize,
+  type ValidatorChange,
+} from '@scriptorium/ledger-protocol';
+import type { KeyPair } from '@scriptorium/ledger-protocol/keys';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { ChainStatus, LedgerService, ValidatorChangeInput } from '../api/service.ts';
-import { type Block, type IntegrityRecord, quorumSize } from '../chain/index.ts';
+import type { LedgerService } from '../api/service.ts';
 import type { NodeConfig } from '../config.ts';
-import type { KeyPair } from '../crypto/index.ts';
 import { badRequest, NodeError } from '../errors.ts';
 import { Mempool } from '../mempool/index.ts';
 import type { NodeMetrics } from '../metrics.ts';
 import { Gossip } from '../network/gossip.ts';
-import type { PeerSpec } from '../network/peer-spec.ts';
 import { PeerRegistry } from '../network/peers.ts';
 import { createTransport, type Transport } from '../network/transport.ts';
 import { ChainState } from './chain-state.ts';
@@ -330,16 +338,9 @@ export class LedgerNode implements LedgerService {
           const list = (res.body as { peers?: unknown }).peers;
           if (res.status === 200 && Array.isArray(list)) {
             const parsed: PeerSpec[] = [];
-            for (const s of list.slice(0, 1024)) {
-              if (typeof s !== 'string') continue;
-              const m = /^([A-Za-z0-9._-]{1,64})@(.+):(\d{1,5})\|([0-9a-f]{64})$/.exec(s);
-              if (m)
-                parsed.push({
-                  nodeId: m[1] as string,
-                  host: m[2] as string,
-                  port: Number(m[3]),
-                  publicKey: m[4] as string,
-                });
+            for (const text of list.slice(0, MAX_PEERS + 1)) {
+              const spec = typeof text === 'string' ? parsePeerSpec(text) : 'not a string';
+              if (typeof spec !== 'string') parsed.push(spec);
             }
             this.mergePeers(parsed);
           }
@@ -372,7 +373,7 @@ export class LedgerNode implements LedgerService {
     return { accepted: fresh.length };
   }
 
-  addChanges(changes: ValidatorChangeInput[]): { accepted: number } {
+  addChanges(changes: ValidatorChange[]): { accepted: number } {
     const fresh = this.mempool.addChanges(changes);
     if (fresh.length > 0) {
       this.gossip.send('/membership', { changes: fresh });
@@ -397,7 +398,7 @@ export class LedgerNode implements LedgerService {
     return this.addRecords(records);
   }
 
-  adminValidator(change: ValidatorChangeInput): { accepted: number } {
+  adminValidator(change: ValidatorChange): { accepted: number } {
     return this.addChanges([change]);
   }
 

@@ -1,7 +1,7 @@
 // The tamper notification: what a webhook receives as its JSON body and what a syslog message
 // carries as structured data. It is built only from a finalized block: the block's chain id,
 // height and hash, the TAMPERED record and its Merkle proof (the same body as GET /proof).
-import type { IntegrityRecord } from '../chain/index.ts';
+import type { IntegrityRecord } from '@scriptorium/ledger-protocol';
 
 export const TAMPER_EVENT = 'tamper';
 

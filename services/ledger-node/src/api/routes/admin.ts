@@ -1,6 +1,8 @@
 // Debug/admin endpoints, registered only when NODE_DEBUG_API is true; authenticated.
+
+import { ValidatorChange } from '@scriptorium/ledger-protocol';
 import type { FastifyPluginAsync } from 'fastify';
-import { submitQuery, validatorChangeSchema } from '../schemas.ts';
+import { submitQuery } from '../schemas.ts';
 import type { LedgerService } from '../service.ts';
 import { parseOr400 } from '../validate.ts';
 
@@ -13,7 +15,7 @@ export const adminRoutes: FastifyPluginAsync<{ service: LedgerService }> = async
   });
 
   app.post('/admin/validator', { config }, async (request) => {
-    const change = parseOr400(validatorChangeSchema, request.body);
+    const change = parseOr400(ValidatorChange, request.body);
     return service.adminValidator(change);
   });
 };

@@ -1,7 +1,8 @@
 // Peer-to-peer endpoints (mutating, authenticated): /consensus, /mempool, /membership, /block,
 // /peers (POST and the authenticated GET).
+
+import { MembershipBody, MempoolBody, PeersBody } from '@scriptorium/ledger-protocol';
 import type { FastifyPluginAsync } from 'fastify';
-import { membershipBody, mempoolBody, peersBody } from '../schemas.ts';
 import type { LedgerService } from '../service.ts';
 import { parseOr400 } from '../validate.ts';
 
@@ -14,13 +15,13 @@ export const peerRoutes: FastifyPluginAsync<{ service: LedgerService }> = async 
   });
 
   app.post('/mempool', { config }, async (request) => {
-    const { records } = parseOr400(mempoolBody, request.body);
+    const { records } = parseOr400(MempoolBody, request.body);
     // Gossip from a peer carries `x-gossip: 1`: its origin fans out to every peer, so it is not relayed again.
     return service.addRecords(records, request.headers['x-gossip'] !== '1');
   });
 
   app.post('/membership', { config }, async (request) => {
-    const { changes } = parseOr400(membershipBody, request.body);
+    const { changes } = parseOr400(MembershipBody, request.body);
     return service.addChanges(changes);
   });
 
@@ -43,7 +44,7 @@ export const peerRoutes: FastifyPluginAsync<{ service: LedgerService }> = async 
   );
 
   app.post('/peers', { config }, async (request) => {
-    const { peers } = parseOr400(peersBody, request.body);
+    const { peers } = parseOr400(PeersBody, request.body);
     return service.mergePeers(peers);
   });
 

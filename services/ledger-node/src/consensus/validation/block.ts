@@ -1,5 +1,5 @@
-import { blockHash, checkBody } from '../../chain/block.ts';
-import type { Block } from '../../chain/schemas.ts';
+import type { Block } from '@scriptorium/ledger-protocol';
+import { blockHash, checkBody } from '@scriptorium/ledger-protocol';
 import { fail, OK, type ValidationContext, type Verdict } from './context.ts';
 
 /**

@@ -1,5 +1,5 @@
-import { sealBytes } from '../../chain/seal.ts';
-import type { CommitMessage } from '../messages.ts';
+import type { CommitMessage } from '@scriptorium/ledger-protocol';
+import { sealBytes } from '@scriptorium/ledger-protocol';
 import { checkEnvelope, fail, type ValidationContext, type Verdict } from './context.ts';
 
 /** A COMMIT: envelope and a valid commit seal over (chain, height, round, block hash). */

@@ -1,6 +1,5 @@
-import type { Block } from '../../chain/schemas.ts';
-import type { ConsensusMessage, Verify } from '../messages.ts';
-import { messageSigningBytes } from '../messages.ts';
+import type { Block, ConsensusMessage, Verify } from '@scriptorium/ledger-protocol';
+import { messageSigningBytes } from '@scriptorium/ledger-protocol';
 import type { HeightContext } from '../types.ts';
 
 /** Everything a validator needs to judge a message for the current height. */

@@ -1,4 +1,4 @@
-import type { PrePrepareMessage, RoundChangeCore } from '../messages.ts';
+import type { PrePrepareMessage, RoundChangeCore } from '@scriptorium/ledger-protocol';
 import { proposerFor } from '../proposer.ts';
 import { checkProposedBlock } from './block.ts';
 import { checkEnvelope, fail, OK, type ValidationContext, type Verdict } from './context.ts';

@@ -1,4 +1,4 @@
-import type { PrepareMessage } from '../messages.ts';
+import type { PrepareMessage } from '@scriptorium/ledger-protocol';
 import { checkEnvelope, fail, OK, type ValidationContext, type Verdict } from './context.ts';
 
 /** A PREPARE: envelope only (the proposal it votes for may arrive later). */

@@ -1,4 +1,4 @@
-import type { RoundChangeCore, RoundChangeMessage } from '../messages.ts';
+import type { RoundChangeCore, RoundChangeMessage } from '@scriptorium/ledger-protocol';
 import { checkProposedBlock } from './block.ts';
 import { checkEnvelope, fail, OK, type ValidationContext, type Verdict } from './context.ts';
 import { validatePreparedCertificate } from './prepare.ts';

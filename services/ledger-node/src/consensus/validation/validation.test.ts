@@ -1,17 +1,21 @@
-import { describe, expect, it } from 'vitest';
-import { blockHash, buildBlock, buildGenesis } from '../../chain/block.ts';
-import { sealBytes } from '../../chain/seal.ts';
-import { createValidatorTimeline, quorumSize } from '../../chain/validators.ts';
-import { createSigner, keyPairFromSeed, verifySignature } from '../../crypto/index.ts';
 import {
+  blockHash,
+  buildBlock,
+  buildGenesis,
   type CommitMessage,
   type ConsensusMessage,
+  createValidatorTimeline,
   messageSigningBytes,
   type PrePrepareMessage,
   type PrepareMessage,
+  quorumSize,
   type RoundChangeMessage,
   roundChangeCore,
-} from '../messages.ts';
+  sealBytes,
+  verifySignature,
+} from '@scriptorium/ledger-protocol';
+import { createSigner, keyPairFromSeed } from '@scriptorium/ledger-protocol/keys';
+import { describe, expect, it } from 'vitest';
 import { heightContextAfter, proposerFor } from '../proposer.ts';
 import type { ValidationContext } from './context.ts';
 import { validateCommit, validatePrePrepare, validatePrepare, validateRoundChange } from './index.ts';

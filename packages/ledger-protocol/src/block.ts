@@ -1,7 +1,9 @@
-import { canonicalBytes } from '../canonical/canonical-json.ts';
-import { sha256, sha256Hex } from '../crypto/sha256.ts';
-import { merkleProof, merkleRoot } from '../merkle/tree.ts';
-import { type LeafKind, leafData, type ProofStep } from '../merkle/verify.ts';
+import { sha256 as platformSha256, sha256Hex as platformSha256Hex } from '#platform-crypto';
+import type { MerkleProofBody } from './bodies.ts';
+import { canonicalBytes } from './canonical-json.ts';
+import { toHex } from './hex.ts';
+import { merkleProof, merkleRoot, type Sha256 } from './merkle.ts';
+import { type LeafKind, leafData } from './proof.ts';
 import {
   type Block,
   type BlockHeader,
@@ -14,8 +16,9 @@ import {
  * The block hash: SHA-256 of the header's RFC 8785 form. The round is not in the header, so a
  * block re-proposed after a round change keeps its hash.
  */
-export function blockHash(header: BlockHeader): string {
-  return sha256Hex(canonicalBytes(header));
+export function blockHash(header: BlockHeader, sha?: Sha256): string {
+  const bytes = canonicalBytes(header);
+  return sha === undefined ? platformSha256Hex(bytes) : toHex(sha(bytes));
 }
 
 /** The Merkle leaves of a block body: records first, then validator changes, each tagged with its kind. */
@@ -24,8 +27,12 @@ export function blockLeaves(records: readonly IntegrityRecord[], changes: readon
 }
 
 /** Merkle root of a block body. */
-export function bodyRoot(records: readonly IntegrityRecord[], changes: readonly ValidatorChange[]): string {
-  return merkleRoot(blockLeaves(records, changes), sha256);
+export function bodyRoot(
+  records: readonly IntegrityRecord[],
+  changes: readonly ValidatorChange[],
+  sha: Sha256 = platformSha256,
+): string {
+  return merkleRoot(blockLeaves(records, changes), sha);
 }
 
 export interface BuildBlockInput {
@@ -78,13 +85,13 @@ export function buildGenesis(validatorKeys: readonly string[], chainId: string, 
 
 export type BodyCheck = { ok: true } | { ok: false; reason: string };
 
-/** The header's counts and Merkle root match the body. */
-export function checkBody(block: Block): BodyCheck {
+/** The header's counts and Merkle root match the body, and record ids are unique. */
+export function checkBody(block: Block, sha: Sha256 = platformSha256): BodyCheck {
   if (block.header.record_count !== block.records.length) return { ok: false, reason: 'record_count mismatch' };
   if (block.header.change_count !== block.validator_changes.length) {
     return { ok: false, reason: 'change_count mismatch' };
   }
-  if (bodyRoot(block.records, block.validator_changes) !== block.header.merkle_root) {
+  if (bodyRoot(block.records, block.validator_changes, sha) !== block.header.merkle_root) {
     return { ok: false, reason: 'merkle_root mismatch' };
   }
   const ids = new Set<string>();
@@ -103,21 +110,11 @@ export function checkLink(parent: Block, block: Block): BodyCheck {
   return { ok: true };
 }
 
-/** The GET /proof/{height}/{index} body for records[index] (or validator_changes[index] with kind). */
-export interface MerkleProofResponse {
-  height: number;
-  index: number;
-  merkle_root: string;
-  block_hash: string;
-  record: unknown;
-  proof: ProofStep[];
-}
-
 /**
  * Builds the proof of one record of a block; null when the index does not exist (→ 404).
  * @example const body = proofFor(block, 3); verifyProof(body) === true
  */
-export function proofFor(block: Block, index: number, kind: LeafKind = 'record'): MerkleProofResponse | null {
+export function proofFor(block: Block, index: number, kind: LeafKind = 'record'): MerkleProofBody | null {
   const list: readonly unknown[] = kind === 'record' ? block.records : block.validator_changes;
   if (!Number.isInteger(index) || index < 0 || index >= list.length) return null;
   const leaves = blockLeaves(block.records, block.validator_changes);
@@ -127,7 +124,24 @@ export function proofFor(block: Block, index: number, kind: LeafKind = 'record')
     index,
     merkle_root: block.header.merkle_root,
     block_hash: blockHash(block.header),
-    record: list[index],
-    proof: merkleProof(leaves, leafIndex, sha256),
+    record: list[index] as MerkleProofBody['record'],
+    proof: merkleProof(leaves, leafIndex),
   };
+}
+
+/**
+ * The genesis file's content, byte for byte what `ledger-node genesis` writes and the operator's genesis
+ * ConfigMap holds: block 0 pretty-printed with a final newline.
+ * @example writeFileSync('genesis.json', genesisFileContent(keys, 'prod', Date.now()))
+ */
+export function genesisFileContent(validatorKeys: readonly string[], chainId: string, timestamp: number): string {
+  return `${JSON.stringify(buildGenesis(validatorKeys, chainId, timestamp), null, 2)}\n`;
+}
+
+/** A block is a valid block 0: height 0, at least one change and only ADDs, a body that matches its header. */
+export function checkGenesis(block: Block): BodyCheck {
+  if (block.header.height !== 0) return { ok: false, reason: 'height is not 0' };
+  if (block.validator_changes.length === 0) return { ok: false, reason: 'no validator' };
+  if (block.validator_changes.some((c) => c.action !== 'ADD')) return { ok: false, reason: 'a change is not ADD' };
+  return checkBody(block);
 }

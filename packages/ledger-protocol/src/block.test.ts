@@ -1,24 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { createSigner, keyPairFromSeed } from '../crypto/index.ts';
-import { verifyProof } from '../merkle/verify.ts';
 import {
   applyChanges,
   Block,
   blockHash,
-  blockHashOffline,
   buildBlock,
   buildGenesis,
   checkBody,
+  checkGenesis,
   checkLink,
   createValidatorTimeline,
+  genesisFileContent,
+  nobleSha256,
+  nobleVerify,
   proofFor,
   quorumSize,
   roleAt,
   roleChange,
   sealBytes,
   verifyFinality,
-  verifyFinalityOffline,
+  verifyProof,
 } from './index.ts';
+import { createSigner, keyPairFromSeed } from './keys.ts';
 
 const keys = Array.from({ length: 5 }, (_, i) => keyPairFromSeed(new Uint8Array(32).fill(i + 1)));
 const pub = keys.map((k) => k.publicKey);
@@ -40,6 +42,15 @@ describe('chain', () => {
 
   it('quorum = N − floor((N−1)/3)', () => {
     expect([1, 2, 3, 4, 5, 6, 7, 10].map(quorumSize)).toEqual([1, 2, 3, 3, 4, 5, 5, 7]);
+  });
+
+  it('genesis file content is block 0 pretty-printed with a final newline, and checkGenesis accepts it', () => {
+    const text = genesisFileContent(pub.slice(0, 4), 'test-chain', 0);
+    expect(text).toBe(`${JSON.stringify(genesis, null, 2)}\n`);
+    expect(checkGenesis(JSON.parse(text))).toEqual({ ok: true });
+    expect(checkGenesis({ ...genesis, header: { ...genesis.header, height: 1 } }).ok).toBe(false);
+    const remove = { ...genesis, validator_changes: [{ action: 'REMOVE' as const, validator: pub[0] as string }] };
+    expect(checkGenesis(remove).ok).toBe(false);
   });
 
   it('genesis holds one ADD per validator, sorted, and parses with the schema', () => {
@@ -135,12 +146,14 @@ describe('chain', () => {
       wrongRound,
     ];
     for (const commit_signatures of cases) {
-      expect(verifyFinalityOffline({ ...b, commit_signatures }, set)).toEqual(
+      expect(verifyFinality({ ...b, commit_signatures }, set, nobleVerify, nobleSha256)).toEqual(
         verifyFinality({ ...b, commit_signatures }, set),
       );
     }
-    expect(verifyFinalityOffline({ ...other, commit_signatures: seal(b, [0, 1, 2]) }, set).ok).toBe(false);
-    expect(blockHashOffline(b.header)).toBe(blockHash(b.header));
+    expect(verifyFinality({ ...other, commit_signatures: seal(b, [0, 1, 2]) }, set, nobleVerify, nobleSha256).ok).toBe(
+      false,
+    );
+    expect(blockHash(b.header, nobleSha256)).toBe(blockHash(b.header));
   });
 
   it('proofFor builds GET /proof bodies that verify offline, for records and validator changes', () => {

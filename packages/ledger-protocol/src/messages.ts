@@ -4,14 +4,15 @@
  *
  * Wire shape is flat: `{type, chain_id, height, round, author, ...signed fields, signature, ...extras}`.
  * The signature covers the signed fields only, bound to a domain tag of type and chain id plus height
- * and round (see `signingBytes` in chain/seal.ts). Extras (a PRE-PREPARE's block and round-change
+ * and round (see `signingBytes` in signing.ts). Extras (a PRE-PREPARE's block and round-change
  * certificate, a ROUND_CHANGE's prepared block and prepared certificate) are justified by their own
  * content and signatures, not by the outer signature.
  */
 import { z } from 'zod';
-import { Block, ChainId, HashHex, Height, PublicKeyHex, Round, SignatureHex } from '../chain/schemas.ts';
-import { sealBytes, signingBytes } from '../chain/seal.ts';
-import { verifySignature } from '../crypto/ed25519.ts';
+import { verifySignature } from '#platform-crypto';
+import type { Verify } from './finality.ts';
+import { Block, ChainId, HashHex, Height, PublicKeyHex, Round, SignatureHex } from './schemas.ts';
+import { sealBytes, signingBytes } from './signing.ts';
 
 const MAX_CERT = 1024;
 
@@ -117,8 +118,6 @@ export function signedFields(msg: Signable | ConsensusMessage): Record<string, u
 export function messageSigningBytes(msg: Signable | ConsensusMessage): Uint8Array {
   return signingBytes(msg.type, msg.chain_id, msg.height, msg.round, signedFields(msg));
 }
-
-export type Verify = (publicKeyHex: string, message: Uint8Array, signatureHex: string) => boolean;
 
 /**
  * Checks the outer signature of a message (not its justification; the engine checks those).

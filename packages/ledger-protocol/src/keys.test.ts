@@ -1,7 +1,9 @@
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { describe, expect, it } from 'vitest';
-import { createSigner, fromHex, keyPairFromSeed, publicKeyOf, sha256Hex, toHex, verifySignature } from './index.ts';
+import { fromHex, toHex } from './hex.ts';
+import { nobleVerify, sha256Hex } from './index.ts';
+import { createSigner, keyFileContent, keyPairFromSeed, parseKeyFile, publicKeyOf, verifySignature } from './keys.ts';
 
 ed.hashes.sha512 = sha512;
 
@@ -50,6 +52,7 @@ describe('Ed25519 on node:crypto, cross-checked with @noble/ed25519 (strict RFC 
     expect(toHex(ed.sign(msg, fromHex(v.secret)))).toBe(v.signature);
     expect(verifySignature(v.public, msg, v.signature)).toBe(true);
     expect(ed.verify(fromHex(v.signature), msg, fromHex(v.public), STRICT)).toBe(true);
+    expect(nobleVerify(v.public, msg, v.signature)).toBe(true);
   });
 
   it('agree on signatures the nodes produce, and on their rejection when tampered', () => {
@@ -65,6 +68,7 @@ describe('Ed25519 on node:crypto, cross-checked with @noble/ed25519 (strict RFC 
       bad[i % 64] = (bad[i % 64] as number) ^ 1;
       expect(verifySignature(pair.publicKey, msg, toHex(bad))).toBe(false);
       expect(ed.verify(bad, msg, fromHex(pair.publicKey), STRICT)).toBe(false);
+      expect(nobleVerify(pair.publicKey, msg, toHex(bad))).toBe(false);
     }
   });
 
@@ -82,12 +86,31 @@ describe('Ed25519 on node:crypto, cross-checked with @noble/ed25519 (strict RFC 
     }
     expect(verifySignature(v.public, new Uint8Array(0), toHex(sig))).toBe(false);
     expect(ed.verify(sig, new Uint8Array(0), fromHex(v.public), STRICT)).toBe(false);
+    expect(nobleVerify(v.public, new Uint8Array(0), toHex(sig))).toBe(false);
   });
 
   it('returns false, never throws, on malformed keys and signatures', () => {
     expect(verifySignature('zz', new Uint8Array(0), 'a'.repeat(128))).toBe(false);
     expect(verifySignature('a'.repeat(64), new Uint8Array(0), 'short')).toBe(false);
     expect(() => createSigner('nothex')).toThrow(TypeError);
+    expect(nobleVerify('zz', new Uint8Array(0), 'a'.repeat(128))).toBe(false);
+    expect(nobleVerify('a'.repeat(64), new Uint8Array(0), 'b'.repeat(128))).toBe(false);
+  });
+
+  it('key files: the content keygen writes parses back; a mismatched or malformed file is refused', () => {
+    const pair = keyPairFromSeed(new Uint8Array(32).fill(9));
+    const text = keyFileContent(pair);
+    expect(text).toBe(`{"public_key":"${pair.publicKey}","private_key":"${pair.privateKey}"}\n`);
+    expect(parseKeyFile(text)).toEqual(pair);
+    const other = keyPairFromSeed(new Uint8Array(32).fill(10));
+    expect(() => parseKeyFile(keyFileContent({ ...pair, publicKey: other.publicKey }))).toThrow(/does not match/);
+    expect(() => parseKeyFile('{"public_key":1}')).toThrow(/not \{public_key, private_key\}/);
+    expect(() => parseKeyFile('nope')).toThrow(/not JSON/);
+    try {
+      parseKeyFile(keyFileContent({ ...pair, publicKey: other.publicKey }));
+    } catch (err) {
+      expect((err as Error).message).not.toContain(pair.privateKey);
+    }
   });
 
   it('sha256', () => {

@@ -1,8 +1,12 @@
-import { verifySignature } from '../crypto/ed25519.ts';
+import { verifySignature } from '#platform-crypto';
 import { blockHash } from './block.ts';
+import type { Sha256 } from './merkle.ts';
 import type { Block } from './schemas.ts';
-import { sealBytes } from './seal.ts';
+import { sealBytes } from './signing.ts';
 import { quorumSize } from './validators.ts';
+
+/** Ed25519 signature check: true when `signatureHex` is `publicKeyHex`'s signature of `message`. */
+export type Verify = (publicKeyHex: string, message: Uint8Array, signatureHex: string) => boolean;
 
 export type FinalityCheck = { ok: true; round: number } | { ok: false; reason: string };
 
@@ -14,14 +18,15 @@ export type FinalityCheck = { ok: true; round: number } | { ok: false; reason: s
 export function verifyFinality(
   block: Block,
   activeSet: readonly string[],
-  verify: (publicKeyHex: string, message: Uint8Array, signatureHex: string) => boolean = verifySignature,
+  verify: Verify = verifySignature,
+  sha?: Sha256,
 ): FinalityCheck {
   const seals = block.commit_signatures;
   if (seals.length === 0) return { ok: false, reason: 'no commit seals' };
   const members = new Set(activeSet);
   const round = (seals[0] as (typeof seals)[0]).round;
   const seen = new Set<string>();
-  const hash = blockHash(block.header);
+  const hash = blockHash(block.header, sha);
   const bytes = sealBytes(block.header.chain_id, block.header.height, round, hash);
   for (const seal of seals) {
     if (seal.round !== round) return { ok: false, reason: 'seals of different rounds' };

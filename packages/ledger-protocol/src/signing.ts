@@ -1,4 +1,4 @@
-import { canonicalBytes } from '../canonical/canonical-json.ts';
+import { canonicalBytes } from './canonical-json.ts';
 
 export const PROTOCOL_DOMAIN = 'scriptorium-ledger/v1';
 

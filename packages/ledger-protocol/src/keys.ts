@@ -1,11 +1,16 @@
-import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign, verify } from 'node:crypto';
-import { fromHex, toHex } from './hex.ts';
+// Validator keys on node:crypto (Node only; the browser console never holds a private key): key pairs,
+// a signer, and the key file `{public_key, private_key}` that the node's `keygen` writes and the
+// operator's key Secrets hold.
+import { createPrivateKey, createPublicKey, randomBytes, sign } from 'node:crypto';
+import { z } from 'zod';
+import { SPKI_PREFIX, verifySignature } from './crypto-node.ts';
+import { PublicKeyHex } from './schemas.ts';
 
-// DER prefixes that wrap a raw 32-byte Ed25519 key (RFC 8410): SubjectPublicKeyInfo and PKCS#8.
-const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+export { verifySignature };
+
+/** DER prefix that wraps a raw 32-byte Ed25519 private seed as PKCS#8 (RFC 8410). */
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const KEY_HEX = /^[0-9a-f]{64}$/;
-const SIG_HEX = /^[0-9a-f]{128}$/;
 
 /** A validator key pair: 64-hex raw public key and 64-hex private seed (RFC 8032 secret key). */
 export interface KeyPair {
@@ -19,30 +24,12 @@ export interface Signer {
   sign(message: Uint8Array): string;
 }
 
-const MAX_CACHED_KEYS = 4096;
-const publicKeyCache = new Map<string, KeyObject>();
-
 /** True when `hex` is a well-formed raw Ed25519 public key (64 lower-case hex characters). */
 export function isPublicKeyHex(hex: string): boolean {
   return KEY_HEX.test(hex);
 }
 
-function publicKeyObject(publicKeyHex: string): KeyObject {
-  let key = publicKeyCache.get(publicKeyHex);
-  if (key === undefined) {
-    if (!KEY_HEX.test(publicKeyHex)) throw new TypeError('invalid Ed25519 public key (want 64 hex chars)');
-    key = createPublicKey({
-      key: Buffer.concat([SPKI_PREFIX, Buffer.from(publicKeyHex, 'hex')]),
-      format: 'der',
-      type: 'spki',
-    });
-    if (publicKeyCache.size >= MAX_CACHED_KEYS) publicKeyCache.clear();
-    publicKeyCache.set(publicKeyHex, key);
-  }
-  return key;
-}
-
-function privateKeyObject(privateKeyHex: string): KeyObject {
+function privateKeyObject(privateKeyHex: string) {
   if (!KEY_HEX.test(privateKeyHex)) throw new TypeError('invalid Ed25519 private key (want 64 hex chars)');
   return createPrivateKey({
     key: Buffer.concat([PKCS8_PREFIX, Buffer.from(privateKeyHex, 'hex')]),
@@ -54,7 +41,7 @@ function privateKeyObject(privateKeyHex: string): KeyObject {
 /** Raw public key (hex) of a private seed (hex). */
 export function publicKeyOf(privateKeyHex: string): string {
   const der = createPublicKey(privateKeyObject(privateKeyHex)).export({ format: 'der', type: 'spki' });
-  return toHex(der.subarray(SPKI_PREFIX.length));
+  return der.subarray(SPKI_PREFIX.length).toString('hex');
 }
 
 /** A fresh random key pair. Never log the private key. */
@@ -66,7 +53,7 @@ export function generateKeyPair(): KeyPair {
 /** The deterministic key pair of a 32-byte seed (tests and simulation). */
 export function keyPairFromSeed(seed: Uint8Array): KeyPair {
   if (seed.length !== 32) throw new TypeError('seed must be 32 bytes');
-  const privateKey = toHex(seed);
+  const privateKey = Buffer.from(seed).toString('hex');
   return { privateKey, publicKey: publicKeyOf(privateKey) };
 }
 
@@ -83,15 +70,34 @@ export function createSigner(privateKeyHex: string): Signer {
   };
 }
 
+/** The key file's shape: `{public_key, private_key}`, both 64 hex characters. */
+export const KeyFile = z.object({
+  public_key: PublicKeyHex,
+  private_key: z.string().regex(KEY_HEX, 'want a 64-hex Ed25519 private seed'),
+});
+
 /**
- * Ed25519 verification (RFC 8032, OpenSSL) with a cached public KeyObject per key.
- * Returns false (never throws) on a malformed key or signature.
+ * The key file's content, exactly as `ledger-node keygen` writes it (one JSON line and a newline).
+ * @example writeFileSync(path, keyFileContent(generateKeyPair()), { mode: 0o600 })
  */
-export function verifySignature(publicKeyHex: string, message: Uint8Array, signatureHex: string): boolean {
-  if (!SIG_HEX.test(signatureHex) || !KEY_HEX.test(publicKeyHex)) return false;
+export function keyFileContent(pair: KeyPair): string {
+  return `${JSON.stringify({ public_key: pair.publicKey, private_key: pair.privateKey })}\n`;
+}
+
+/**
+ * Parses a key file's text; throws an Error naming what is wrong (not JSON, wrong shape, or a public key
+ * that does not belong to the private key). The message never contains the private key.
+ */
+export function parseKeyFile(text: string): KeyPair {
+  let data: unknown;
   try {
-    return verify(null, message, publicKeyObject(publicKeyHex), fromHex(signatureHex));
+    data = JSON.parse(text);
   } catch {
-    return false;
+    throw new Error('not JSON');
   }
+  const parsed = KeyFile.safeParse(data);
+  if (!parsed.success) throw new Error('not {public_key, private_key} in hex');
+  if (publicKeyOf(parsed.data.private_key) !== parsed.data.public_key)
+    throw new Error('public key does not match the private key');
+  return { publicKey: parsed.data.public_key, privateKey: parsed.data.private_key };
 }

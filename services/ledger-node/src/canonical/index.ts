@@ -1,1 +1,0 @@
-export { canonicalBytes, canonicalize } from './canonical-json.ts';
