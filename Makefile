@@ -14,7 +14,7 @@ DEPS_STAMP := node_modules/.scriptorium-deps
 WORKSPACE_MANIFESTS := package.json package-lock.json $(wildcard packages/*/package.json services/*/package.json operator/package.json)
 
 .PHONY: help deps dev test test-unit test-integration lint format typecheck bench crds crds-check \
-        chart-lint kube-bins images e2e-kind clean
+        chart-lint kube-bins images e2e-kind clean kubectl-plugin
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  \033[1m%-18s\033[0m %s\n", $$1, $$2}'
@@ -87,6 +87,15 @@ e2e-kind: deps kube-bins ## End-to-end suite (deploy/e2e) on a kind cluster (nee
 e2e-local: deps ## End-to-end suite (deploy/e2e) on the local cluster: cluster-up, images rebuilt when changed (root)
 	@mkdir -p $(RESULTS)
 	bash deploy/e2e-local.sh
+
+# The kubectl plugin: kubectl runs any `kubectl-<name>` on PATH as `kubectl <name>`.
+BINDIR ?= $(CURDIR)/bin
+kubectl-plugin: deps ## Install kubectl-scriptorium into BINDIR (default ./bin; add it to PATH): kubectl scriptorium …
+	@mkdir -p "$(BINDIR)"
+	@printf '#!/usr/bin/env bash\n# kubectl scriptorium (installed by make kubectl-plugin)\nexec %q %q "$$@"\n' \
+	  "$(NODE_BIN)/node" "$(CURDIR)/operator/src/plugin/main.ts" >"$(BINDIR)/kubectl-scriptorium"
+	@chmod 755 "$(BINDIR)/kubectl-scriptorium"
+	@echo "installed $(BINDIR)/kubectl-scriptorium (PATH=$(BINDIR):\$$PATH kubectl scriptorium --help)"
 
 clean: ## Remove build output and node_modules (the Node 24 and Go caches stay)
 	rm -rf node_modules */node_modules */*/node_modules coverage .dev $(RESULTS)

@@ -4,10 +4,12 @@
 // even when a step failed. Steps run in order and each needs the previous ones of its part.
 import { execFile } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { keysCreateArgs } from '../../operator/src/plugin/keys.ts';
 import { loadConfig, repoRoot } from './config.ts';
 import {
   condition,
@@ -212,20 +214,9 @@ describe('Scriptorium on a real cluster', () => {
     journey('translate', async () => {
       // The key is printed once by the CLI inside an API pod (its DATABASE_URL comes from the Secret); it is
       // never logged here.
-      const issued = await k.kubectl([
-        '-n',
-        ns,
-        'exec',
-        'deployment/translation',
-        '--',
-        // The key's organization gets the image's default plan, the sample's `free`.
-        'node',
-        'services/translation/src/main.ts',
-        'keys',
-        'create',
-        '--user',
-        'e2e@example.com',
-      ]);
+      // (kubectl -n NS exec deployment/translation -- <the image's CLI> keys create --user …); the key's
+      // organization gets the image's default plan, the sample's `free`.
+      const issued = await k.kubectl(keysCreateArgs(ns, 'translation', ['--user', 'e2e@example.com']));
       const { apiKey } = JSON.parse(issued) as { apiKey: string };
       expect(apiKey).toMatch(/^sk_live_/);
       const forward = await portForward(config, ns, 'service/translation', 80);
@@ -390,6 +381,36 @@ describe('Scriptorium on a real cluster', () => {
           wait,
         );
         expect(lc.status?.quorum).toBe(3);
+      }),
+    );
+  });
+
+  it('kubectl scriptorium (make kubectl-plugin): status prints the LedgerCluster; keys create makes an API key', async (ctx) => {
+    if (!(await ledgerAvailable())) ctx.skip();
+    await ledger('plugin', () =>
+      journey('plugin', async () => {
+        // Installed the documented way, and found by kubectl itself as a plugin on PATH.
+        const bin = mkdtempSync(join(tmpdir(), 'e2e-plugin-'));
+        await execFileAsync('make', ['--no-print-directory', 'kubectl-plugin', `BINDIR=${bin}`], { cwd: repoRoot });
+        const env = { ...process.env, KUBECONFIG: config.kubeconfig, PATH: `${bin}:${process.env.PATH ?? ''}` };
+        const plugin = async (args: string[]) =>
+          (await execFileAsync(config.kubectl, ['scriptorium', ...args], { env, timeout: 120_000 })).stdout;
+        const screen = await waitFor(
+          'kubectl scriptorium status: 4 validators with heights, quorum 3, Ready=True',
+          async () => {
+            const out = await plugin(['status', 'ledger', '-n', ns]);
+            return /Ready=True/.test(out) && /active 4 · quorum 3/.test(out) ? out : undefined;
+          },
+          wait,
+        );
+        log(`kubectl scriptorium status:\n${screen}`);
+        for (const v of ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3']) {
+          expect(screen).toMatch(new RegExp(`^${v} +validator +\\d+ +Ready$`, 'm'));
+        }
+        const issued = JSON.parse(
+          await plugin(['keys', 'create', 'translation', '-n', ns, '--user', 'e2e-plugin@example.com']),
+        ) as { apiKey: string };
+        expect(issued.apiKey).toMatch(/^sk_live_/);
       }),
     );
   });

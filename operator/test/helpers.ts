@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { buildCrds } from '../src/crd/index.ts';
 import { KubeApiError } from '../src/errors.ts';
-import type { KubeClient } from '../src/kube/client.ts';
+import { KubeClient } from '../src/kube/client.ts';
 import { RESOURCES, type ResourceType, resourcePath } from '../src/kube/resources.ts';
 import type { KubeObject } from '../src/kube/types.ts';
+import { Operator, type OperatorOptions } from '../src/operator.ts';
 
 export const quietLog = pino({ level: process.env.OPERATOR_TEST_LOG ?? 'silent' });
 
@@ -153,4 +154,24 @@ export function translationService(namespace: string, name: string, spec: Record
 export async function create(client: KubeClient, obj: KubeObject): Promise<KubeObject> {
   const type = Object.values(RESOURCES).find((r) => r.apiVersion === obj.apiVersion && r.kind === obj.kind)!;
   return client.request<KubeObject>('POST', resourcePath(type, obj.metadata.namespace), { body: obj });
+}
+
+/** An operator on a test control plane, without leader election or resync, started and ready. */
+export async function startOperator(
+  plane: { kubeConfig: ConstructorParameters<typeof KubeClient>[0] },
+  identity: string,
+  options: Partial<OperatorOptions> = {},
+): Promise<Operator> {
+  const operator = new Operator({
+    client: new KubeClient(plane.kubeConfig),
+    log: quietLog,
+    identity,
+    leaseNamespace: 'default',
+    leaderElection: false,
+    resyncMs: 0,
+    ...options,
+  });
+  await operator.start();
+  await eventually('operator ready', () => operator.ready);
+  return operator;
 }

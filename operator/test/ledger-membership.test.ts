@@ -9,8 +9,8 @@ import { STATEFUL_SET } from '../src/controllers/ledger-cluster/index.ts';
 import { KubeClient } from '../src/kube/client.ts';
 import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
 import type { KubeObject } from '../src/kube/types.ts';
-import { Operator } from '../src/operator.ts';
-import { condition, create, createNamespace, eventually, get, installCrds, list, quietLog } from './helpers.ts';
+import type { Operator } from '../src/operator.ts';
+import { condition, create, createNamespace, eventually, get, installCrds, list, startOperator } from './helpers.ts';
 
 // The LedgerCluster reconciler driving REAL ledger nodes. The test plays the kubelet: for each validator
 // StatefulSet the operator creates, it starts `ledger-node start` on loopback with the pod's own environment
@@ -129,18 +129,10 @@ beforeAll(async () => {
   plane = await startTestControlPlane();
   client = new KubeClient(plane.kubeConfig);
   await installCrds(client);
-  operator = new Operator({
-    client: new KubeClient(plane.kubeConfig),
-    log: quietLog,
-    identity: 'ledger-membership',
-    leaseNamespace: 'default',
-    leaderElection: false,
+  operator = await startOperator(plane, 'ledger-membership', {
     concurrency: 2,
-    resyncMs: 0,
     ledgerNodeUrl: (_lc, _spec, validator) => `http://127.0.0.1:${ports.get(validator)}`,
   });
-  await operator.start();
-  await eventually('operator ready', () => operator.ready);
 });
 
 afterAll(async () => {

@@ -1,0 +1,222 @@
+import { execFile } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
+import { LocalCluster } from '@scriptorium/ledger-node/cluster';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeClient } from '../src/kube/client.ts';
+import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
+import type { Operator } from '../src/operator.ts';
+import { condition, create, createNamespace, eventually, get, installCrds, startOperator } from './helpers.ts';
+
+// `kubectl scriptorium`, run as a process the way kubectl runs a plugin, against a real control plane (status,
+// retire) and real ledger nodes on loopback (verify-proof).
+const PLUGIN = join(import.meta.dirname, '../src/plugin/main.ts');
+const run = promisify(execFile);
+
+async function plugin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [PLUGIN, ...args], { timeout: 120_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+let plane: TestControlPlane;
+let client: KubeClient;
+let operator: Operator;
+let ns: string;
+
+beforeAll(async () => {
+  plane = await startTestControlPlane();
+  client = new KubeClient(plane.kubeConfig);
+  await installCrds(client);
+  operator = await startOperator(plane, 'kubectl-plugin');
+  ns = await createNamespace(client, 'plugin');
+});
+
+afterAll(async () => {
+  await operator?.stop().catch(() => {});
+  client?.close();
+  await plane?.stop();
+});
+
+describe('kubectl scriptorium on a real control plane', { timeout: 240_000 }, () => {
+  const kube = () => ['--kubeconfig', plane.kubeconfigPath, '-n', ns];
+
+  it('status prints the LedgerCluster the operator reconciled: members, roles, quorum, conditions', async () => {
+    await create(client, {
+      apiVersion: 'scriptorium.dev/v1alpha1',
+      kind: 'LedgerCluster',
+      metadata: { name: 'ledger', namespace: ns },
+      spec: { image: 'scriptorium/ledger-node:test', validators: 4, tls: { mode: 'disabled' } },
+    });
+    await eventually('4 validator pods', async () => {
+      const pods = await client.request<{ items: unknown[] }>('GET', resourcePath(RESOURCES.Pod, ns), {
+        query: { labelSelector: 'scriptorium.dev/ledger-cluster=ledger' },
+      });
+      return pods.items.length === 4;
+    });
+    await eventually('status with 4 members', async () => {
+      const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
+      return got?.status?.members?.length === 4 && condition(got, 'Progressing') ? got : undefined;
+    });
+    const { code, stdout, stderr } = await plugin(['status', 'ledger', ...kube()]);
+    expect(code, stderr).toBe(0);
+    const lines = stdout.split('\n');
+    expect(lines[0]).toMatch(
+      new RegExp(`^LedgerCluster ${ns}/ledger +Ready=False \\(ValidatorsStarting\\) +age \\d+s$`),
+    );
+    expect(lines[1]).toBe(
+      'validators 4 desired, 0 ready · active ? · quorum ? · height ? · round ? · ? records waiting',
+    );
+    expect(stdout).toContain('pending change: none');
+    expect(stdout).toMatch(/^MEMBER +ROLE +HEIGHT +POD$/m);
+    for (const v of ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3']) {
+      expect(stdout).toMatch(new RegExp(`^${v} +validator +\\? +Pending$`, 'm'));
+    }
+    expect(stdout).toMatch(/^Progressing +True +ValidatorsStarting +\d+s +0\/4 validators ready/m);
+    expect(stdout).toMatch(/^Degraded +False +AsExpected/m);
+
+    const missing = await plugin(['status', 'nope', ...kube()]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`LedgerCluster ${ns}/nope not found`);
+  });
+
+  it('retire refuses a non-member, edits spec.retire guarded by resourceVersion, and follows until it is done', async () => {
+    const refused = await plugin(['retire', 'ledger', 'ledger-v9', ...kube()]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('ledger-v9 is not a member of ledger');
+    expect((await get(client, RESOURCES.LedgerCluster, ns, 'ledger'))?.spec.retire).toEqual([]);
+
+    // From here the test plays the operator's part (it stops, so its status writes do not race the test's).
+    await operator.stop();
+    const following = plugin(['retire', 'ledger', 'ledger-v1', '--timeout', '90s', ...kube()]);
+    const lc = await eventually('spec.retire lists ledger-v1', async () => {
+      const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
+      return got?.spec.retire?.includes('ledger-v1') ? got : undefined;
+    });
+    const writeStatus = async (status: object) => {
+      const fresh = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
+      await client.request('PUT', resourcePath(RESOURCES.LedgerCluster, ns, 'ledger', 'status'), {
+        body: { ...fresh, status: { ...fresh?.status, ...status } },
+      });
+    };
+    const progressing = (reason: string, message: string) => [
+      {
+        type: 'Progressing',
+        status: 'True',
+        reason,
+        message,
+        lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      },
+    ];
+    await writeStatus({
+      conditions: progressing(
+        'MembershipChange',
+        'REMOVE ledger-v1 submitted through ledger-v0; waiting until it is final',
+      ),
+      pendingChange: { kind: 'REMOVE', validator: 'ledger-v1', via: 'ledger-v0' },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const members = (lc.status.members as Array<{ name: string }>).filter((m) => m.name !== 'ledger-v1');
+    await writeStatus({
+      conditions: progressing('ValidatorsStarting', '0/4 validators ready'),
+      pendingChange: undefined,
+      members,
+      observedGeneration: lc.metadata.generation,
+    });
+    const { code, stdout, stderr } = await following;
+    expect(code, stderr).toBe(0);
+    const out = stdout.split('\n');
+    expect(out[0]).toBe(`spec.retire of ${ns}/ledger now lists ledger-v1`);
+    expect(stdout).toMatch(
+      /^\[\d+s\] MembershipChange: REMOVE ledger-v1 submitted through ledger-v0; waiting until it is final \(pending REMOVE ledger-v1\)$/m,
+    );
+    expect(stdout).toMatch(/^\[\d+s\] ledger-v1 retired: no longer a member/m);
+
+    const again = await plugin(['retire', 'ledger', 'ledger-v1', '--no-wait', ...kube()]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('ledger-v1 is already in spec.retire');
+    expect((await get(client, RESOURCES.LedgerCluster, ns, 'ledger'))?.spec.retire).toEqual(['ledger-v1']);
+  });
+});
+
+describe('kubectl scriptorium verify-proof against real ledger nodes', { timeout: 240_000 }, () => {
+  let cluster: LocalCluster;
+  let tamper: http.Server | undefined;
+  afterAll(async () => {
+    tamper?.close();
+    await cluster?.stopAll();
+  });
+
+  it('verifies a record proof, its block and the finality certificates from genesis; refuses tampered answers', async () => {
+    cluster = await LocalCluster.create({ size: 4, debugApi: true, roundTimeoutMs: 1000, chainId: 'plugin-test' });
+    await cluster.startAll();
+    for (const node of cluster.nodes) await cluster.waitHealthy(node);
+    const node = cluster.nodes[0];
+    if (!node) throw new Error('no node');
+    // A block with records above a few heartbeat blocks: look upwards from the height before the submit.
+    await eventually('height 2', async () => (await cluster.height(node)) >= 2, 90_000);
+    let next = (await cluster.height(node)) + 1;
+    const submitted = await cluster.post(node, '/admin/submit?count=3', {});
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
+    const height = await eventually(
+      'a block with records',
+      async () => {
+        for (const top = await cluster.height(node); next <= top; next++) {
+          const block = (await cluster.get(node, `/blocks/${next}`)).body as { records: unknown[] };
+          if (block.records.length > 0) return next;
+        }
+        return undefined;
+      },
+      90_000,
+    );
+    const ok = await plugin(['verify-proof', node.url, String(height), '0']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('genesis: chain plugin-test, hash ');
+    expect(ok.stdout).toContain(
+      `chain: ${height} block(s) linked to their parents, each with a valid finality certificate`,
+    );
+    expect(ok.stdout).toMatch(
+      new RegExp(
+        `block ${height}: hash [0-9a-f]{64}; finality: \\d seals of 4 active validators \\(quorum met\\), round \\d+`,
+      ),
+    );
+    expect(ok.stdout.trim().endsWith('VALID')).toBe(true);
+
+    // A node that lies: a changed record, then a forged commit seal on the way through a proxy.
+    let lie: 'record' | 'seal' = 'record';
+    tamper = http.createServer(async (req, res) => {
+      const upstream = await fetch(`${node.url}${req.url}`);
+      const body = (await upstream.json()) as Record<string, unknown>;
+      if (lie === 'record' && req.url?.startsWith('/proof/')) {
+        body.record = { ...(body.record as object), value: 'forged' };
+      }
+      if (lie === 'seal' && req.url === `/blocks/${height}`) {
+        const seals = body.commit_signatures as Array<{ signature: string }>;
+        const first = seals[0];
+        if (first) first.signature = `${first.signature.slice(0, -2)}${first.signature.endsWith('00') ? '01' : '00'}`;
+      }
+      res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+    await new Promise<void>((resolve) => tamper?.listen(0, '127.0.0.1', resolve));
+    const proxy = `http://127.0.0.1:${(tamper.address() as AddressInfo).port}`;
+    const badRecord = await plugin(['verify-proof', proxy, String(height), '0']);
+    expect(badRecord.code).toBe(1);
+    expect(badRecord.stdout).toContain(
+      `INVALID: record 0 does not hash up to block ${height}'s merkle_root through the proof`,
+    );
+    lie = 'seal';
+    const badSeal = await plugin(['verify-proof', proxy, String(height), '0']);
+    expect(badSeal.code).toBe(1);
+    expect(badSeal.stdout).toContain(`INVALID: block ${height}: finality certificate: invalid seal signature`);
+
+    const usage = await plugin(['verify-proof', node.url, 'x', '0']);
+    expect(usage.code).toBe(2);
+  });
+});
