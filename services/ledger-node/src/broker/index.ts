@@ -6,7 +6,7 @@ export {
   normalizeBrokerUrl,
 } from './endpoint.ts';
 export { type BrokerHttp, type BrokerHttpOptions, createBrokerHttp } from './http-client.ts';
-export { listingFor, type ReadOptions, readBroker } from './listing.ts';
+export { listingFor, type ReadOptions, readBroker, readBrokerPages } from './listing.ts';
 export { entityDigest, ObservationMemory, observationDigest } from './memory.ts';
 export { recordsFor } from './notary.ts';
 export { entityKey, type ObservedEntity, observeEntity } from './observe.ts';
@@ -20,6 +20,7 @@ export {
   recordId,
 } from './record.ts';
 export {
+  BrokerComparison,
   compareBroker,
   type EntityObservations,
   judge,

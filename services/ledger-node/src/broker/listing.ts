@@ -27,10 +27,14 @@ function parseCount(broker: string, header: string | string[] | undefined, name:
   return Number(raw.trim());
 }
 
-async function readOnce(http: BrokerHttp, endpoint: BrokerEndpoint, pageSize: number): Promise<ObservedEntity[]> {
+async function readOnce(
+  http: BrokerHttp,
+  endpoint: BrokerEndpoint,
+  pageSize: number,
+  onPage: (entities: ObservedEntity[]) => void,
+): Promise<void> {
   const protocol = listingFor(endpoint);
   const broker = endpoint.url;
-  const out: ObservedEntity[] = [];
   const seen = new Set<string>();
   let total: number | undefined;
   for (let offset = 0; ; offset += pageSize) {
@@ -54,6 +58,7 @@ async function readOnce(http: BrokerHttp, endpoint: BrokerEndpoint, pageSize: nu
         'malformed',
         `page at offset ${offset} has ${body.length} > ${pageSize} entities`,
       );
+    const page: ObservedEntity[] = [];
     for (const raw of body) {
       let entity: ObservedEntity;
       try {
@@ -65,7 +70,7 @@ async function readOnce(http: BrokerHttp, endpoint: BrokerEndpoint, pageSize: nu
       const key = entityKey(entity.type, entity.id);
       if (seen.has(key)) throw new BrokerReadError(broker, 'inconsistent', `entity ${entity.id} listed twice`);
       seen.add(key);
-      out.push(entity);
+      page.push(entity);
     }
     const expected = Math.min(pageSize, Math.max(0, total - offset));
     if (body.length !== expected)
@@ -74,26 +79,48 @@ async function readOnce(http: BrokerHttp, endpoint: BrokerEndpoint, pageSize: nu
         'inconsistent',
         `page at offset ${offset} has ${body.length} entities, the count says ${expected}`,
       );
-    if (offset + pageSize >= total) return out;
+    onPage(page);
+    if (offset + pageSize >= total) return;
   }
 }
 
 /**
- * Every entity of one broker, or a BrokerReadError. @example const entities = await readBroker(http, primary);
+ * Streams every entity of one broker, page by page, to `onPage`. What `onPage` received is provisional:
+ * it counts only when the promise resolves. On a rejection (BrokerReadError) the caller drops it; on
+ * a listing that moved, `onRestart` is called and the read starts over.
  */
-export async function readBroker(
+export async function readBrokerPages(
   http: BrokerHttp,
   endpoint: BrokerEndpoint,
-  options: ReadOptions = {},
-): Promise<ObservedEntity[]> {
+  onPage: (entities: ObservedEntity[]) => void,
+  options: ReadOptions & { onRestart?: () => void } = {},
+): Promise<void> {
   const protocol = listingFor(endpoint);
   const pageSize = Math.min(options.pageSize ?? protocol.maxLimit, protocol.maxLimit);
   const attempts = options.attempts ?? 2;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await readOnce(http, endpoint, pageSize);
+      await readOnce(http, endpoint, pageSize, onPage);
+      return;
     } catch (err) {
       if (!(err instanceof BrokerReadError) || err.reason !== 'inconsistent' || attempt >= attempts) throw err;
+      options.onRestart?.();
     }
   }
+}
+
+/** Every entity of one broker, or a BrokerReadError. @example const entities = await readBroker(http, primary); */
+export async function readBroker(
+  http: BrokerHttp,
+  endpoint: BrokerEndpoint,
+  options: ReadOptions = {},
+): Promise<ObservedEntity[]> {
+  let out: ObservedEntity[] = [];
+  await readBrokerPages(http, endpoint, (page) => out.push(...page), {
+    ...options,
+    onRestart: () => {
+      out = [];
+    },
+  });
+  return out;
 }

@@ -7,7 +7,7 @@
 // federated brokers in tens of MB rather than hundreds. A digest of all the entity's current
 // observations is kept beside it: when a pass sees the same digest, nothing about the entity
 // changed and no attribute needs looking at (one SHA-256 per entity per pass, not per attribute).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalize } from '@scriptorium/ledger-protocol';
 import { entityKey } from './observe.ts';
 import { type ObservationRecord, type ObservationScope, scopeOfRecord } from './record.ts';
@@ -18,13 +18,13 @@ export interface Remembered {
   digest: string;
 }
 
-/** [entity digest ('' = unknown), [[attribute ('' for the whole entity), seq, digest], …]] */
-type Memo = [string, Array<[string, number, string]>];
+/** [entity digest ('' = unknown), [[attribute id (0: the whole entity), seq, digest], …]] */
+type Memo = [string, Array<[number, number, string]>];
 
-const DIGEST_CHARS = 22; // 132 bits of SHA-256, base64url
+const DIGEST_CHARS = 16; // 96 bits of SHA-256, base64url
 
 function digest(text: string): string {
-  return createHash('sha256').update(text).digest('base64url').slice(0, DIGEST_CHARS);
+  return hash('sha256', text, 'base64url').slice(0, DIGEST_CHARS);
 }
 
 /** Digest of one observation: its verdict and observed value (null = absent). */
@@ -38,13 +38,23 @@ export function entityDigest(observations: readonly Observation[]): string {
   return digest(text);
 }
 
-export const scopeKey = (scope: ObservationScope): string =>
-  JSON.stringify([scope.broker, scope.service ?? '', scope.servicePath ?? '']);
+const scopeKeys = new WeakMap<ObservationScope, string>();
 
-const attrKey = (attribute: string | null) => (attribute === null ? '' : `@${attribute}`);
+/** The memory's key of a scope (cached per scope object: a pass asks once per entity). */
+export function scopeKey(scope: ObservationScope): string {
+  let key = scopeKeys.get(scope);
+  if (key === undefined) {
+    key = JSON.stringify([scope.broker, scope.service ?? '', scope.servicePath ?? '']);
+    scopeKeys.set(scope, key);
+  }
+  return key;
+}
 
 export class ObservationMemory {
   private readonly scopes = new Map<string, Map<string, string>>();
+  /** Attribute names by id (id 0: the whole entity), so memos hold small numbers, not names. */
+  private readonly names: Array<string | null> = [null];
+  private readonly nameIds = new Map<string, number>();
   /** Height of the last block applied (-1 before any). */
   height = -1;
 
@@ -81,7 +91,7 @@ export class ObservationMemory {
   lastRecorded(scope: ObservationScope, type: string, id: string): Map<string | null, Remembered> {
     const out = new Map<string | null, Remembered>();
     const memo = this.memo(scopeKey(scope), entityKey(type, id));
-    if (memo) for (const [a, seq, d] of memo[1]) out.set(a === '' ? null : a.slice(1), { seq, digest: d });
+    if (memo) for (const [a, seq, d] of memo[1]) out.set(this.names[a] ?? null, { seq, digest: d });
     return out;
   }
 
@@ -91,8 +101,8 @@ export class ObservationMemory {
     const key = entityKey(record.entity_type, record.entity);
     const memo = this.memo(s, key) ?? ['', []];
     const observed = record.observed === null ? null : canonicalize(record.observed);
-    const entry: [string, number, string] = [
-      attrKey(record.attribute),
+    const entry: [number, number, string] = [
+      this.nameId(record.attribute),
       record.seq,
       observationDigest(record.verdict, observed),
     ];
@@ -101,6 +111,17 @@ export class ObservationMemory {
     else memo[1][i] = entry;
     memo[0] = '';
     this.store(s, key, memo);
+  }
+
+  private nameId(attribute: string | null): number {
+    if (attribute === null) return 0;
+    let id = this.nameIds.get(attribute);
+    if (id === undefined) {
+      id = this.names.length;
+      this.names.push(attribute);
+      this.nameIds.set(attribute, id);
+    }
+    return id;
   }
 
   /** Entities remembered over every scope. */

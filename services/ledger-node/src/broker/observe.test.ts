@@ -2,6 +2,7 @@
 // and arbitrary JSON never throws anything else (fuzzed).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { canonicalize } from '../canonical/index.ts';
 import { ObserveError, observeEntity } from './observe.ts';
 
 describe('observeEntity', () => {
@@ -85,5 +86,33 @@ describe('observeEntity', () => {
       ),
       { numRuns: 1000, seed: 12 },
     );
+  });
+});
+
+describe('canonical forms', () => {
+  it('equal canonicalize() for any JSON value, including array-index keys and odd numbers', () => {
+    fc.assert(
+      fc.property(
+        fc.jsonValue(),
+        fc.string(),
+        fc.constantFrom('ngsi-v2' as const, 'ngsi-ld' as const),
+        (value, type, api) => {
+          const attr = api === 'ngsi-v2' ? { type: type || 'T', value } : { type: 'Relationship', object: value };
+          const [form] = observeEntity(api, { id: 'x', type: 'T', a: attr }).forms;
+          const expected =
+            api === 'ngsi-v2'
+              ? canonicalize({ type: type || 'T', value })
+              : canonicalize({ type: 'Relationship', object: value });
+          expect(form).toBe(expected);
+        },
+      ),
+      { numRuns: 3000, seed: 13 },
+    );
+    const idx = observeEntity('ngsi-v2', {
+      id: 'x',
+      type: 'T',
+      a: { type: 'S', value: { 10: 1, 9: 2, b: { 2: 0, a: 1 } } },
+    });
+    expect(idx.forms[0]).toBe('{"type":"S","value":{"10":1,"9":2,"b":{"2":0,"a":1}}}');
   });
 });

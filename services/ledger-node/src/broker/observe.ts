@@ -38,12 +38,49 @@ const LD_MEMBER: Record<string, string> = {
   ListRelationship: 'objectList',
 };
 
-/** Canonical `{"type":T,"<member>":V}`; members sort after "type" except "json"/"languageMap"/"object". */
+/**
+ * A copy of a JSON value with every object's keys inserted in RFC 8785 order, or undefined when an
+ * object has an array-index key ("7"): JavaScript lists those first whatever the insertion order,
+ * so JSON.stringify of the copy would not be canonical.
+ */
+function sortedCopy(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const v = sortedCopy(value[i]);
+      if (v === undefined) return undefined;
+      out[i] = v;
+    }
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    if (/^(0|[1-9]\d*)$/.test(key)) return undefined;
+    const v = sortedCopy((value as Record<string, unknown>)[key]);
+    if (v === undefined) return undefined;
+    out[key] = v;
+  }
+  return out;
+}
+
+/**
+ * Canonical `{"type":T,"<member>":V}` (RFC 8785), built by JSON.stringify so the string is flat:
+ * a string assembled by concatenation is a tree of pieces in V8, about three times the memory,
+ * and the watcher holds a million of them for the primary. Numbers and strings serialize as JCS
+ * requires (both use ECMAScript's JSON serialization). Object keys with array-index names fall back
+ * to canonicalize(), copied once to flatten it.
+ */
 function form(type: string, member: string, value: unknown): string {
   const v = value === undefined ? null : value;
-  const valueJson = canonicalize(v);
-  const t = JSON.stringify(type);
-  return member < 'type' ? `{"${member}":${valueJson},"type":${t}}` : `{"type":${t},"${member}":${valueJson}}`;
+  const copy = sortedCopy(v);
+  if (copy !== undefined || v === null)
+    return JSON.stringify(member < 'type' ? { [member]: copy ?? null, type } : { type, [member]: copy ?? null });
+  const text =
+    member < 'type'
+      ? `{"${member}":${canonicalize(v)},"type":${JSON.stringify(type)}}`
+      : `{"type":${JSON.stringify(type)},"${member}":${canonicalize(v)}}`;
+  return Buffer.from(text, 'utf8').toString('utf8');
 }
 
 export class ObserveError extends Error {}
