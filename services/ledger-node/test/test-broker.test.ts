@@ -3,10 +3,15 @@
 // `options=count` → Fiware-Total-Count, out-of-bound offset → []; default attribute types; tenants
 // and service paths; 422 on a duplicate create; 404 on a missing entity), and the NGSI-LD side's
 // count header, tenants and context handling.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import NGSI from 'ngsijs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBrokerHttp, readBroker } from '../src/broker/index.ts';
+import { freePort } from '../src/cluster/local-cluster.ts';
 import { ENTITY_TYPE, entityId, seed } from '../test-broker/generate.ts';
 import { startTestBroker, type TestBroker } from '../test-broker/server.ts';
+import { sleep } from './helpers.ts';
 
 describe('test broker, NGSI-v2, driven by ngsijs', () => {
   let broker: TestBroker;
@@ -195,5 +200,61 @@ describe('test broker, NGSI-LD, driven by ngsijs', () => {
       headers: { 'NGSILD-Tenant': 'city' },
     });
     expect(local.headers.get('ngsild-results-count')).toBe('46');
+  });
+});
+
+describe('test broker at scale and as a process', () => {
+  it('holds 100k entities of 10 attributes and serves every one through 1000-entity pages', async () => {
+    const broker = await startTestBroker({ api: 'ngsi-v2' });
+    seed(broker, { count: 100_000, attrs: 10 });
+    const http = createBrokerHttp();
+    const entities = await readBroker(http, { url: broker.url, role: 'primary', api: 'ngsi-v2' });
+    expect(entities).toHaveLength(100_000);
+    expect(entities[99_999]?.id).toBe(entityId(99_999));
+    expect(entities[99_999]?.names).toHaveLength(10);
+    expect(broker.listRequests).toBe(100);
+    await http.close();
+    await broker.close();
+  });
+
+  it('main.ts seeds, listens and scripts tampering: restore the last, tamper the next', async () => {
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      [
+        join(import.meta.dirname, '..', 'test-broker', 'main.ts'),
+        '--port',
+        String(port),
+        '--entities',
+        '5',
+        '--attrs',
+        '2',
+        '--tamper-every-ms',
+        '150',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const events: Array<{ event: string; entity?: string; value?: number }> = [];
+    let buffered = '';
+    child.stdout?.on('data', (c: Buffer) => {
+      buffered += c.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const l of lines) events.push(JSON.parse(l));
+    });
+    try {
+      const end = Date.now() + 15_000;
+      while (events.filter((e) => e.event === 'restored').length < 1 && Date.now() < end) await sleep(50);
+      expect(events[0]).toMatchObject({ event: 'listening', url: `http://127.0.0.1:${port}` });
+      const tampered = events.filter((e) => e.event === 'tampered');
+      expect(tampered[0]?.entity).toBe(entityId(0));
+      expect(events.find((e) => e.event === 'restored')?.entity).toBe(entityId(0));
+      const ngsi = new NGSI.Connection(`http://127.0.0.1:${port}`);
+      const { entity } = await ngsi.v2.getEntity({ id: entityId(0), type: ENTITY_TYPE, keyValues: true });
+      expect(entity.temperature).toBe(0);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
   });
 });
