@@ -1,8 +1,9 @@
 // Reading entities into canonical attribute forms; shapes no broker would send are ObserveErrors,
 // and arbitrary JSON never throws anything else (fuzzed).
+
+import { canonicalize } from '@scriptorium/ledger-protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalize } from '../canonical/index.ts';
 import { ObserveError, observeEntity } from './observe.ts';
 
 describe('observeEntity', () => {
