@@ -55,12 +55,44 @@ export const nodeSettings = z.object({
   NODE_PEERS__ANNOUNCE_INTERVAL_MS: intSetting(100, 3_600_000).default(5000),
   NODE_SYNC__INTERVAL_MS: intSetting(50, 3_600_000).default(1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // The broker watcher: no watcher when NODE_BROKER__PRIMARY_URL is unset.
+  NODE_BROKER__PRIMARY_URL: z.string().min(1).optional(),
+  /** Comma-separated base URLs. */
+  NODE_BROKER__FEDERATED_URLS: z.string().default(''),
+  NODE_BROKER__API: z.enum(['ngsi-v2', 'ngsi-ld'], { message: 'expected ngsi-v2 or ngsi-ld' }).default('ngsi-v2'),
+  /** Fiware-Service (NGSI-v2) or NGSILD-Tenant (NGSI-LD). */
+  NODE_BROKER__SERVICE: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,50}$/, { message: 'expected 1-50 of [A-Za-z0-9_-]' })
+    .optional(),
+  /** Fiware-ServicePath (NGSI-v2): absolute, up to 10 comma-separated, `/#` suffix recurses. */
+  NODE_BROKER__SERVICE_PATH: z
+    .string()
+    .regex(/^\/[A-Za-z0-9_/#,]{0,1023}$/, { message: 'expected an absolute service path such as /city or /city/#' })
+    .optional(),
+  NODE_BROKER__TLS_CA_FILE: z.string().min(1).optional(),
+  /** X-Auth-Token for brokers behind a PEP proxy (a secret: also NODE_BROKER__AUTH_TOKEN_FILE). */
+  NODE_BROKER__AUTH_TOKEN: z.string().min(1).max(8192).optional(),
+  NODE_BROKER__POLL_INTERVAL_MS: intSetting(100, 86_400_000).default(10_000),
+  // Tamper notifications (after finality).
+  /** Comma-separated webhook URLs. */
+  NODE_NOTIFY__WEBHOOK_URLS: z.string().default(''),
+  /** HMAC-SHA256 key of the webhook signature header (a secret: also NODE_NOTIFY__WEBHOOK_SECRET_FILE). */
+  NODE_NOTIFY__WEBHOOK_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
+  /** udp://host:port or tcp://host:port (RFC 5424; TCP with octet counting). */
+  NODE_NOTIFY__SYSLOG: z.string().min(1).optional(),
+  /** How long each backup validator waits, per rank, before delivering what the proposer may not have. */
+  NODE_NOTIFY__TAKEOVER_GRACE_MS: intSetting(0, 3_600_000).default(10_000),
 });
 
 export type NodeSettings = z.output<typeof nodeSettings>;
 
 /** Settings that are secrets: each may instead be read from the file named by `<NAME>_FILE` (not both). */
-export const SECRET_SETTINGS = ['NODE_CLUSTER_TOKEN'] as const satisfies ReadonlyArray<keyof NodeSettings>;
+export const SECRET_SETTINGS = [
+  'NODE_CLUSTER_TOKEN',
+  'NODE_BROKER__AUTH_TOKEN',
+  'NODE_NOTIFY__WEBHOOK_SECRET',
+] as const satisfies ReadonlyArray<keyof NodeSettings>;
 
 /** The name of every variable the node reads: the settings, and `<NAME>_FILE` for each secret. */
 export type NodeSettingName = keyof NodeSettings | `${(typeof SECRET_SETTINGS)[number]}_FILE`;

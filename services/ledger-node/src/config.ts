@@ -10,7 +10,9 @@ import {
   parsePeerSpec,
   SECRET_SETTINGS,
 } from '@scriptorium/ledger-protocol';
+import { type WatcherConfig, watcherConfig } from './broker/config.ts';
 import { ConfigError } from './errors.ts';
+import { type NotifyConfig, notifyConfig } from './notify/config.ts';
 
 export interface TlsConfig {
   mode: 'server' | 'mutual';
@@ -43,6 +45,9 @@ export interface NodeConfig {
   announceIntervalMs: number;
   syncIntervalMs: number;
   logLevel: string;
+  /** The broker watcher; undefined when NODE_BROKER__PRIMARY_URL is unset. */
+  watcher: WatcherConfig | undefined;
+  notify: NotifyConfig;
 }
 
 type Env = Record<string, string | undefined>;
@@ -147,5 +152,7 @@ export function loadConfig(env: Env): NodeConfig {
     announceIntervalMs: e.NODE_PEERS__ANNOUNCE_INTERVAL_MS,
     syncIntervalMs: e.NODE_SYNC__INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
+    watcher: watcherConfig(e),
+    notify: notifyConfig(e),
   };
 }
