@@ -14,7 +14,7 @@ DEPS_STAMP := node_modules/.scriptorium-deps
 WORKSPACE_MANIFESTS := package.json package-lock.json $(wildcard packages/*/package.json services/*/package.json operator/package.json)
 
 .PHONY: help deps dev test test-unit test-integration lint format typecheck bench crds crds-check \
-        chart-lint kube-bins images e2e-kind clean kubectl-plugin
+        chart-lint kube-bins images e2e-kind clean kubectl-plugin web
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  \033[1m%-18s\033[0m %s\n", $$1, $$2}'
@@ -28,14 +28,19 @@ $(DEPS_STAMP): $(WORKSPACE_MANIFESTS)
 
 deps: $(DEPS_STAMP) ## Install Node 24 (if needed) and the npm dependencies
 
-dev: deps ## Run the whole system locally: PGlite, the pseudo provider, 4 local validators
+# The browser app of the translation service (content-hashed files and a manifest in services/translation/web/dist;
+# never committed). The service serves what it finds there.
+web: deps ## Build the browser app (services/translation/web) with esbuild
+	node services/translation/src/web/build.ts
+
+dev: deps web ## Run the whole system locally: PGlite, the pseudo provider, 4 local validators
 	node tools/dev.ts
 
 RESULTS := .test-results
 VITEST_JSON = --reporter=default --reporter=json --outputFile.json=$(RESULTS)/$(1).json
 
 # Runs every stage even when one fails, then prints one summary line and fails if anything did.
-test: deps kube-bins ## Lint, then every unit and integration test, then one summary line
+test: deps kube-bins web ## Lint, then every unit and integration test, then one summary line
 	@rm -rf $(RESULTS); mkdir -p $(RESULTS); rc=0; \
 	$(MAKE) --no-print-directory lint || rc=1; \
 	vitest run --project unit $(call VITEST_JSON,unit) || rc=1; \
@@ -46,18 +51,20 @@ test: deps kube-bins ## Lint, then every unit and integration test, then one sum
 test-unit: deps ## Unit and simulation tests (pure logic, no processes)
 	vitest run --project unit
 
-test-integration: deps kube-bins ## Integration tests against real PostgreSQL, processes and servers
+test-integration: deps kube-bins web ## Integration tests against real PostgreSQL, processes and servers
 	vitest run --project integration
 
-lint: deps ## Biome (format + lint) and the TypeScript type check
+lint: deps ## Biome (format + lint) and the TypeScript type checks (Node code; the browser app with the DOM library)
 	biome check .
 	tsc -p tsconfig.json
+	tsc -p services/translation/web/tsconfig.json
 
 format: deps ## Rewrite files with Biome's formatter and safe fixes
 	biome check --write .
 
 typecheck: deps ## TypeScript type check only
 	tsc -p tsconfig.json
+	tsc -p services/translation/web/tsconfig.json
 
 bench: deps ## Benchmarks; figures are printed and written to bench/results/
 	node bench/run.ts
@@ -98,7 +105,7 @@ kubectl-plugin: deps ## Install kubectl-scriptorium into BINDIR (default ./bin; 
 	@echo "installed $(BINDIR)/kubectl-scriptorium (PATH=$(BINDIR):\$$PATH kubectl scriptorium --help)"
 
 clean: ## Remove build output and node_modules (the Node 24 and Go caches stay)
-	rm -rf node_modules */node_modules */*/node_modules coverage .dev $(RESULTS)
+	rm -rf node_modules */node_modules */*/node_modules coverage .dev $(RESULTS) services/*/web/dist
 
 .PHONY: cluster-up cluster-down e2e-local
 cluster-up: deps ## Start a real single-node Kubernetes cluster with the demo (DEMO=0: without) (root; tools/cluster/README.md)

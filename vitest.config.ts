@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects: `unit` runs pure logic beside its code (src/**/*.test.ts, sim/**/*.test.ts, and the check of
+// Three projects: `unit` runs pure logic beside its code (src/**/*.test.ts, sim/**/*.test.ts, a browser app's
+// web/**/*.test.ts, and the check of
 // the monitoring files in deploy/monitoring);
 // `integration` runs tests that start real processes, servers and PostgreSQL (test/**/*.test.ts);
 // `e2e` runs deploy/e2e on a real cluster (make e2e-local, make e2e-kind; not part of make test).
@@ -15,6 +16,7 @@ export default defineConfig({
           include: [
             `${parts}/src/**/*.test.ts`,
             `${parts}/sim/**/*.test.ts`,
+            'services/*/web/**/*.test.ts',
             'tools/**/*.test.ts',
             'deploy/monitoring/**/*.test.ts',
           ],

@@ -189,7 +189,7 @@ coredns_image() {
 
 # inputs_hash DIR...: one hash of what a project image is made of: the node base image, the Dockerfile,
 # the npm manifests and lockfile (the deps stage's `npm ci` sees them all; only node_modules leaves it)
-# and DIR (its src folder, without the *.test.ts files .dockerignore drops). A fresh clone builds its
+# and DIR (its src folder, without the *.test.ts files .dockerignore drops, and without build output). A fresh clone builds its
 # own code; a rerun with nothing changed skips the build.
 inputs_hash() {
 	local dockerfile=$1; shift
@@ -201,7 +201,7 @@ inputs_hash() {
 			compgen -G 'packages/*/package.json' || true
 			compgen -G 'services/*/package.json' || true
 			compgen -G 'operator/package.json' || true
-			find "$@" -type f ! -name '*.test.ts' ! -path '*/node_modules/*'
+			find "$@" -type f ! -name '*.test.ts' ! -path '*/node_modules/*' ! -path '*/dist/*'
 		} | LC_ALL=C sort -u | while read -r f; do [[ -f $f ]] && sha256sum "$f"; done
 	) | sha256sum | cut -c1-64
 }
@@ -229,7 +229,7 @@ postgres_image
 coredns_image
 if [[ $mode == all ]]; then
 	project_image operator operator/Dockerfile operator/src packages/ledger-protocol/src  # the ledger's wire contract (genesis, keys)
-	project_image translation services/translation/Dockerfile services/translation/src
+	project_image translation services/translation/Dockerfile services/translation/src services/translation/web packages/web-build
 	project_image ledger-node services/ledger-node/Dockerfile services/ledger-node/src packages/ledger-protocol/src
 	# A rebuilt image leaves its predecessor untagged (~400 MB each in the vfs store): remove those.
 	bah rmi --prune >/dev/null 2>&1 || true

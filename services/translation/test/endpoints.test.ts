@@ -1,4 +1,5 @@
-// judge, playground, worker, retention, GET /, the OpenAPI document, rate limits and fastify's own errors.
+// judge, playground, worker, retention, the OpenAPI document, rate limits and fastify's own errors (GET / and its
+// assets: web-serving.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batch, bearer, type Harness, startHarness, WORKER_SECRET } from './harness.ts';
 
@@ -388,24 +389,6 @@ describe('POST /api/retention', () => {
       `SELECT action FROM audit_log WHERE action IN ('old', 'new')`,
     );
     expect(left.map((r) => r.action)).toEqual(['new']);
-  });
-});
-
-describe('GET /', () => {
-  it('200 HTML with a strict nonce-based CSP, a fresh nonce per response', async () => {
-    const a = await h.app.inject({ method: 'GET', url: '/' });
-    const b = await h.app.inject({ method: 'GET', url: '/' });
-    expect(a.statusCode).toBe(200);
-    expect(a.headers['content-type']).toContain('text/html');
-    const csp = String(a.headers['content-security-policy']);
-    expect(csp).toContain("default-src 'none'");
-    expect(csp).toMatch(/script-src 'nonce-[A-Za-z0-9+/=]{24}' 'strict-dynamic'/);
-    expect(csp).toContain("base-uri 'none'");
-    expect(csp).toContain("frame-ancestors 'none'");
-    const nonce = /'nonce-([^']+)'/.exec(csp)![1]!;
-    expect(a.body).toContain(`<script nonce="${nonce}">`);
-    expect(a.body).toContain('/api/v1/openapi.json');
-    expect(b.headers['content-security-policy']).not.toBe(csp);
   });
 });
 

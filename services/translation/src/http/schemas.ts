@@ -2,6 +2,7 @@
 // Field names follow docs spec `translation-service-api.md` exactly; fields the spec leaves open are documented in docs/translation.md.
 import { z } from 'zod';
 import { GlossaryEntry, Locale, Style, Tier, TranslateItem, ValidationIssue } from '../language/index.ts';
+import { charLength, PLAYGROUND_MAX_CHARS } from './limits.ts';
 
 export { GlossaryEntry, Locale, Style, Tier, TranslateItem, ValidationIssue };
 
@@ -84,13 +85,7 @@ export const JudgeResponse = z.object({
   tokensOut: z.int().min(0),
 });
 
-export const PLAYGROUND_MAX_CHARS = 500;
-/** Length in characters (Unicode code points, as JSON Schema's maxLength counts). */
-export const charLength = (s: string): number => {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-};
+export { charLength, PLAYGROUND_MAX_CHARS };
 
 export const PlaygroundRequest = z.object({
   source: z

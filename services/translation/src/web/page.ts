@@ -1,10 +1,15 @@
-// The app page served at GET /: static HTML whose only script and style carry a fresh per-response nonce.
+// The app page served at GET /: a small HTML shell whose only script and stylesheet are the built, content-hashed
+// files under /assets/, each carrying the response's fresh nonce and its integrity value. Nothing inline.
 import { randomBytes } from 'node:crypto';
 
 /** A fresh nonce (128 bits, base64). */
 export const newNonce = (): string => randomBytes(16).toString('base64');
 
-/** The strict, nonce-based Content-Security-Policy of the page. */
+/**
+ * The strict, nonce-based Content-Security-Policy of the page: only the nonce-bearing tags load script and style
+ * ('strict-dynamic' lets the app's module load its own chunks), no inline script, handler or style attribute, no
+ * other origin for anything, no forms posted anywhere, no framing.
+ */
 export function contentSecurityPolicy(nonce: string): string {
   return [
     "default-src 'none'",
@@ -19,46 +24,55 @@ export function contentSecurityPolicy(nonce: string): string {
   ].join('; ');
 }
 
-export function renderPage(nonce: string): string {
+/** The headers of the page (and of every HTML answer of the app). */
+export function pageHeaders(nonce: string): Record<string, string> {
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': contentSecurityPolicy(nonce),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cross-origin-opener-policy': 'same-origin',
+  };
+}
+
+const TITLE = 'Scriptorium translation service';
+
+/** The page with the built app: `tags` are the entry's `<link>` and `<script>` tags (from the asset store). */
+export function renderAppPage(tags: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Scriptorium translation service</title>
-<style nonce="${nonce}">
-  body { font: 16px/1.5 system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #1b1b1b; }
-  code { background: #f2f2f2; padding: 0 .25rem; border-radius: 3px; }
-  li { margin: .25rem 0; }
-</style>
+<meta name="color-scheme" content="light">
+<title>${TITLE}</title>
+${tags}
+</head>
+<body>
+<div id="app"><p class="boot">Loading…</p></div>
+<noscript><p>This app needs JavaScript. The API itself is described in the
+<a href="/api/v1/openapi.json">OpenAPI document</a>.</p></noscript>
+</body>
+</html>
+`;
+}
+
+/** The page of an installation whose browser app was not built: says so, and points to the API. No script. */
+export function renderNotBuiltPage(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${TITLE}</title>
 </head>
 <body>
 <main>
-<h1>Scriptorium translation service</h1>
-<p>A metered translation API. Send a batch of strings with source and target locales, a quality tier
-(<code>cheap</code> or <code>top</code>), a style and a glossary; get translations and the token counts used.
-Usage counts against your plan's token quota and daily budget cap. A quality judge scores translations from 0 to 5
-per dimension.</p>
-<p>Authenticate with <code>Authorization: Bearer &lt;API_KEY&gt;</code>. The full interface is in the
+<h1>${TITLE}</h1>
+<p>The web app is not built in this installation (run <code>make web</code>). The API works: it is described in the
 <a href="/api/v1/openapi.json">OpenAPI document</a>.</p>
-<h2>Endpoints</h2>
-<ul id="endpoints"><li>Loading the list from the OpenAPI document…</li></ul>
 </main>
-<script nonce="${nonce}">
-  fetch('/api/v1/openapi.json').then((r) => r.json()).then((doc) => {
-    const list = document.getElementById('endpoints');
-    list.textContent = '';
-    for (const [path, ops] of Object.entries(doc.paths)) {
-      for (const [method, op] of Object.entries(ops)) {
-        const li = document.createElement('li');
-        const code = document.createElement('code');
-        code.textContent = method.toUpperCase() + ' ' + path;
-        li.append(code, ' ' + (op.summary || ''));
-        list.append(li);
-      }
-    }
-  }).catch(() => {});
-</script>
 </body>
 </html>
 `;

@@ -1,19 +1,37 @@
-// GET / — the app page.
+// GET / — the app page; GET /assets/:file — the app's built, content-hashed files (web/dist, see src/web/build.ts).
+import { type AssetStore, loadAssets } from '@scriptorium/web-build';
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../http/route-spec.ts';
-import { contentSecurityPolicy, newNonce, renderPage } from '../../web/page.ts';
+import { newNonce, pageHeaders, renderAppPage, renderNotBuiltPage } from '../../web/page.ts';
+import { WEB_DIST } from '../../web/paths.ts';
 import { r429, rateLimitHeaders } from '../responses.ts';
 
-export default async function webRoutes(app: FastifyInstance): Promise<void> {
-  const url = '/';
+export interface WebRoutesOptions {
+  /** The build to serve (default web/dist). */
+  dist?: string;
+}
+
+export default async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
+  const dist = opts.dist ?? WEB_DIST;
+  // Read once; while there is no build yet (a checkout before `make web`), each page request looks again.
+  let assets: AssetStore | undefined = loadAssets(dist);
+  if (!assets) app.log.warn({ dist }, 'web app not built: GET / serves a page without the app (run make web)');
+  const current = () => {
+    assets ??= loadAssets(dist);
+    return assets;
+  };
+
+  const pageUrl = '/';
   route(
     app,
     {
       method: 'GET',
-      url,
+      url: pageUrl,
       operationId: 'appPage',
       summary: 'App page',
-      description: 'HTML page with a strict, nonce-based Content-Security-Policy (fresh nonce per response).',
+      description:
+        'The web app: an HTML page with a strict, nonce-based Content-Security-Policy (fresh nonce per response) ' +
+        'that loads the built app from /assets/.',
       tags: ['web'],
       security: 'none',
       responses: {
@@ -30,23 +48,40 @@ export default async function webRoutes(app: FastifyInstance): Promise<void> {
     },
     {
       onRequest: app.rateLimits.hook(
-        url,
-        [{ name: 'page:ip', limit: app.rateLimits.perMinute(url, 120), windowMs: 60_000 }],
+        pageUrl,
+        [{ name: 'page:ip', limit: app.rateLimits.perMinute(pageUrl, 120), windowMs: 60_000 }],
         (req) => req.ip,
       ),
     },
     async (_request, reply) => {
       const nonce = newNonce();
+      const store = current();
       return reply
-        .headers({
-          'content-type': 'text/html; charset=utf-8',
-          'content-security-policy': contentSecurityPolicy(nonce),
-          'cache-control': 'no-store',
-          'x-content-type-options': 'nosniff',
-          'referrer-policy': 'no-referrer',
-          'cross-origin-opener-policy': 'same-origin',
-        })
-        .send(renderPage(nonce));
+        .headers(pageHeaders(nonce))
+        .send(store ? renderAppPage(store.tags('app', nonce)) : renderNotBuiltPage());
+    },
+  );
+
+  // The built files are not part of the API: a plain route, outside the OpenAPI document and the route specs.
+  const assetUrl = '/assets/:file';
+  app.get<{ Params: { file: string } }>(
+    assetUrl,
+    {
+      onRequest: app.rateLimits.hook(
+        assetUrl,
+        [{ name: 'asset:ip', limit: app.rateLimits.perMinute(assetUrl, 600), windowMs: 60_000 }],
+        (req) => req.ip,
+      ),
+    },
+    async (request, reply) => {
+      const found = current()?.response(request.params.file, request.headers['accept-encoding']);
+      if (!found) {
+        return reply
+          .code(404)
+          .headers({ 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
+          .send('not found');
+      }
+      return reply.headers(found.headers).send(found.body);
     },
   );
 }

@@ -1,0 +1,21 @@
+// The serving side of a browser build (no esbuild needed at run time): read the manifest and the built files, answer
+// asset requests, write the page's tags. The build itself is `@scriptorium/web-build/build`.
+export {
+  type AssetResponse,
+  type AssetStore,
+  chooseEncoding,
+  type Encoding,
+  entryTags,
+  IMMUTABLE_CACHE_CONTROL,
+  loadAssets,
+} from './assets.ts';
+export {
+  ASSET_NAME,
+  ASSETS_FOLDER,
+  contentTypeOf,
+  MANIFEST_FILE,
+  type Manifest,
+  type ManifestEntry,
+  type ManifestFile,
+  parseManifest,
+} from './manifest.ts';
