@@ -1,7 +1,10 @@
 // The signed-out page: what the service is, sign-in, and the public playground.
+import { useEffect } from 'preact/hooks';
+import { markInteractive } from '../lib/timing.ts';
 import { Playground } from './playground.tsx';
 
 export function Landing({ notice }: { notice?: string | null }) {
+  useEffect(markInteractive, []);
   return (
     <main id="main" class="page" tabIndex={-1}>
       <section class="hero">

@@ -1,0 +1,175 @@
+// Web app benchmark: the size of what the page loads at start (gzip and brotli, target < 150 KB gzipped) and the time
+// to interactive in headless Chromium: navigation start → the app's `scriptorium:interactive` mark (first screen
+// rendered with its data, see web/src/lib/timing.ts), cold (new browser context, empty cache) and warm (reload with
+// the immutable files cached). The service runs as its own process (`main.ts serve`) on real PostgreSQL with the
+// pseudo provider. Bounded: RUNS loads per scenario (default 15; BENCH_QUICK=1: 5). Prints figures and writes
+// bench/results/translation-web.json.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase, freePort, startTestPostgres } from '@scriptorium/test-support';
+import type { Manifest } from '@scriptorium/web-build';
+import type { Browser, Page } from 'playwright-core';
+import { migrate, openDatabase } from '../../services/translation/src/db/index.ts';
+import { buildWeb } from '../../services/translation/src/web/build.ts';
+import { CHROMIUM, hasChromium, launchBrowser } from '../../services/translation/test/browser.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const RUNS = Number(process.env.RUNS ?? (process.env.BENCH_QUICK === '1' ? 5 : 15));
+const TARGET_GZIP_BYTES = 150 * 1024;
+const MARK = 'scriptorium:interactive';
+
+if (!hasChromium) {
+  console.error(`bench/translation-web: ${CHROMIUM} is missing (apt-get install chromium)`);
+  process.exit(2);
+}
+
+const stats = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
+  const r = (n: number) => Math.round(n * 10) / 10;
+  return { runs: s.length, min: r(s[0]!), p50: r(q(0.5)), max: r(s[s.length - 1]!) };
+};
+
+function bundleFigures(manifest: Manifest) {
+  const entry = manifest.entries.app!;
+  const files = [entry.script, ...entry.preload, ...entry.styles];
+  const sum = (k: 'bytes' | 'gzipBytes' | 'brotliBytes') => files.reduce((n, f) => n + manifest.files[f]![k], 0);
+  return {
+    files: Object.fromEntries(files.map((f) => [f, manifest.files[f]])),
+    atStart: { bytes: sum('bytes'), gzipBytes: sum('gzipBytes'), brotliBytes: sum('brotliBytes') },
+    lazyChunks: Object.keys(manifest.files).filter((f) => !files.includes(f)).length,
+    targetGzipBytes: TARGET_GZIP_BYTES,
+    withinTarget: sum('gzipBytes') < TARGET_GZIP_BYTES,
+  };
+}
+
+/** Loads `url` and reads the app's timings; `requests` counts the answers that came over the network, not from cache. */
+async function load(page: Page, url: string, again: boolean) {
+  let requests = 0;
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  // Answers from the memory cache raise no responseReceived at all; from the disk cache they are flagged.
+  cdp.on('Network.responseReceived', (e) => {
+    if (!e.response.fromDiskCache && !e.response.fromPrefetchCache && !e.response.fromServiceWorker) requests++;
+  });
+  // A second visit in the same context (a new navigation, as following a link or bookmark; not a reload, which
+  // revalidates on purpose).
+  if (again) await page.goto('about:blank');
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForFunction(`performance.getEntriesByName('${MARK}').length > 0`, undefined, { timeout: 30_000 });
+  const t = (await page.evaluate(`(() => {
+    const nav = performance.getEntriesByType('navigation')[0];
+    const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+    return {
+      interactive: performance.getEntriesByName('${MARK}')[0].startTime,
+      firstContentfulPaint: fcp ? fcp.startTime : null,
+      domContentLoaded: nav.domContentLoadedEventEnd,
+    };
+  })()`)) as { interactive: number; firstContentfulPaint: number | null; domContentLoaded: number };
+  await cdp.detach();
+  return { ...t, requests };
+}
+
+async function scenario(browser: Browser, name: string, url: string, prepare?: (page: Page) => Promise<void>) {
+  const cold: Awaited<ReturnType<typeof load>>[] = [];
+  const warm: Awaited<ReturnType<typeof load>>[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const context = await browser.newContext({ viewport: { width: 1366, height: 860 } });
+    const page = await context.newPage();
+    await prepare?.(page);
+    cold.push(await load(page, url, false));
+    warm.push(await load(page, url, true));
+    await context.close();
+  }
+  const pick = (xs: typeof cold, k: 'interactive' | 'domContentLoaded') => stats(xs.map((x) => x[k]));
+  const result = {
+    cold: {
+      timeToInteractiveMs: pick(cold, 'interactive'),
+      domContentLoadedMs: pick(cold, 'domContentLoaded'),
+      firstContentfulPaintMs: stats(cold.map((x) => x.firstContentfulPaint ?? Number.NaN)),
+      requests: stats(cold.map((x) => x.requests)),
+    },
+    warm: {
+      timeToInteractiveMs: pick(warm, 'interactive'),
+      requests: stats(warm.map((x) => x.requests)),
+    },
+  };
+  console.log(
+    `  ${name}: time to interactive cold p50 ${result.cold.timeToInteractiveMs.p50} ms ` +
+      `(min ${result.cold.timeToInteractiveMs.min}, max ${result.cold.timeToInteractiveMs.max}; ` +
+      `${result.cold.requests.p50} requests), warm p50 ${result.warm.timeToInteractiveMs.p50} ms ` +
+      `(${result.warm.requests.p50} requests)`,
+  );
+  return result;
+}
+
+const started = Date.now();
+const loadBefore = loadavg()[0]!;
+const buildStart = performance.now();
+const { manifest } = await buildWeb();
+const buildMs = Math.round(performance.now() - buildStart);
+const bundle = bundleFigures(manifest);
+console.log(
+  `  bundle at start: ${bundle.atStart.bytes} B, ${(bundle.atStart.gzipBytes / 1024).toFixed(1)} KiB gzip, ` +
+    `${(bundle.atStart.brotliBytes / 1024).toFixed(1)} KiB brotli (target < 150 KiB gzip: ${bundle.withinTarget ? 'met' : 'MISSED'}); build ${buildMs} ms`,
+);
+
+const pg = await startTestPostgres();
+const testDb = await createTestDatabase(pg.url, 'bench_web');
+let service: ChildProcess | undefined;
+let browser: Browser | undefined;
+try {
+  const database = await openDatabase(testDb.url);
+  await migrate(database);
+  await database.close();
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  service = spawn(process.execPath, [join(root, 'services/translation/src/main.ts'), 'serve'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: testDb.url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WORKER_SECRET: 'bench-worker-secret-0123456789abcdef',
+      PROVIDER__KIND: 'pseudo',
+      RATE_LIMITS: JSON.stringify([
+        { route: '/', requestsPerMinute: 100_000 },
+        { route: '/assets/:file', requestsPerMinute: 100_000 },
+      ]),
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (let i = 0; ; i++) {
+    if (
+      await fetch(`${base}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    if (i >= 150 || service.exitCode !== null) throw new Error('the service did not become ready within 30 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  browser = await launchBrowser();
+  const landing = await scenario(browser, 'signed-out landing', `${base}/`);
+  const loadAfter = loadavg()[0]!;
+  const result = {
+    machine: { cpus: cpus().length, loadavg_1m_before: loadBefore, loadavg_1m_after: loadAfter },
+    at: new Date(started).toISOString(),
+    browser: 'Debian chromium, headless, playwright-core; 1366×860; no CPU or network throttling (loopback)',
+    buildMs,
+    bundle,
+    timeToInteractive: { landing },
+  };
+  writeFileSync(join(root, 'bench/results/translation-web.json'), `${JSON.stringify(result, null, 2)}\n`);
+  console.log(`  load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}; bench/results/translation-web.json`);
+} finally {
+  await browser?.close();
+  service?.kill('SIGTERM');
+  await new Promise((r) => (service && service.exitCode === null ? service.once('exit', r) : r(null)));
+  await testDb.drop();
+  await pg.stop();
+}
