@@ -109,4 +109,57 @@ describe('LedgerCluster CRD', () => {
     expect(after.spec.validators).toBe(7);
     expect(after.spec.genesis).toEqual({ chainId: 'chain-a' });
   });
+
+  it('refuses a service path with NGSI-LD, a second syslog sink, and two webhook signing secrets', async () => {
+    const primary = { name: 'orion', url: 'https://orion.example:1026' };
+    expect(await refusal(ledger('ld-path', { brokers: { primary, api: 'ngsi-ld', servicePath: '/city' } }))).toContain(
+      'brokers.servicePath is for NGSI-v2 only',
+    );
+    expect(
+      await refusal(
+        ledger('two-syslog', {
+          notifications: [
+            { name: 'a', url: 'udp://siem-a:514' },
+            { name: 'b', url: 'tcp://siem-b:6514' },
+          ],
+        }),
+      ),
+    ).toContain('at most one syslog sink');
+    expect(
+      await refusal(
+        ledger('two-secrets', {
+          notifications: [
+            { name: 'a', url: 'https://a/hook', secretRef: { name: 's1', key: 'k' } },
+            { name: 'b', url: 'https://b/hook', secretRef: { name: 's2', key: 'k' } },
+          ],
+        }),
+      ),
+    ).toContain('every webhook signs with the same secretRef');
+    expect(await refusal(ledger('bad-url', { notifications: [{ name: 'a', url: 'mailto:soc@example' }] }))).toContain(
+      'spec.notifications[0].url',
+    );
+    expect(
+      await refusal(ledger('creds', { brokers: { primary: { name: 'p', url: 'https://user:pw@orion:1026' } } })),
+    ).toContain('spec.brokers.primary.url');
+  });
+
+  it('accepts brokers and tamper sinks, filling defaults', async () => {
+    const created = await create(
+      client,
+      ledger('watching', {
+        brokers: {
+          primary: { name: 'orion', url: 'https://orion.example:1026' },
+          federated: [{ name: 'fed', url: 'https://fed.example:1026' }],
+          tenant: 'city',
+          caSecretRef: { name: 'broker-ca', key: 'ca.pem' },
+        },
+        notifications: [
+          { name: 'soc', url: 'https://soc.example/hook', events: ['tamper'], secretRef: { name: 'h', key: 'k' } },
+          { name: 'siem', url: 'udp://siem.example:514', events: ['tamper'] },
+        ],
+      }),
+    );
+    expect(created.spec.brokers).toMatchObject({ api: 'ngsi-v2', pollIntervalSeconds: 10 });
+    expect(created.spec.consensus.blockIntervalMs).toBe(0);
+  });
 });

@@ -7,12 +7,19 @@ export const LC_PLURAL = 'ledgerclusters';
 
 const brokerEndpoint = z.object({
   name: z.string().min(1).max(63),
-  url: z.string().min(1).max(2048).describe('Base URL of the context broker.'),
-  api: z.enum(['ngsi-v2', 'ngsi-ld']).default('ngsi-v2'),
-  tenant: z.string().max(256).optional().describe('Fiware-Service header (NGSI-v2) or NGSILD-Tenant.'),
-  servicePath: z.string().max(1024).optional().describe('Fiware-ServicePath header (NGSI-v2).'),
-  caSecretRef: secretKeyRef.optional().describe('CA certificate (PEM) that signs the broker certificate.'),
+  url: z
+    .string()
+    .min(1)
+    .max(2048)
+    .regex(/^https?:\/\/[^\s?#@]+$/, 'an http(s) base URL without credentials, query or fragment')
+    .describe('Base URL of the context broker (also its name in integrity records).'),
 });
+
+/** A notification event type. `tamper`: a TAMPERED integrity record, sent by the validators after finality. */
+export const NOTIFICATION_EVENTS = ['membership', 'fork', 'stall', 'anchor', 'tamper'] as const;
+
+/** Notification URLs that are syslog targets rather than webhooks. */
+export const SYSLOG_URL = /^(udp|tcp):\/\//;
 
 export const ledgerClusterSpec = z
   .object({
@@ -54,16 +61,44 @@ export const ledgerClusterSpec = z
           .max(32)
           .default([])
           .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
-        pollIntervalSeconds: z.int().min(1).max(86400).default(10),
+        api: z.enum(['ngsi-v2', 'ngsi-ld']).default('ngsi-v2').describe('API every broker is read through.'),
+        tenant: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{1,50}$/)
+          .optional()
+          .describe('Fiware-Service header (NGSI-v2) or NGSILD-Tenant (NGSI-LD).'),
+        servicePath: z
+          .string()
+          .max(1024)
+          .regex(/^\/[A-Za-z0-9_/#,]*$/)
+          .optional()
+          .describe('Fiware-ServicePath header (NGSI-v2 only), e.g. /city or /city/#.'),
+        caSecretRef: secretKeyRef.optional().describe("CA bundle (PEM) that signs the brokers' certificates."),
+        authTokenSecretRef: secretKeyRef.optional().describe('X-Auth-Token for brokers behind a PEP proxy.'),
+        pollIntervalSeconds: z.int().min(1).max(86400).default(10).describe('Time between comparison passes.'),
       })
-      .optional(),
+      .meta({
+        'x-kubernetes-validations': [
+          {
+            rule: "self.api == 'ngsi-v2' || !has(self.servicePath)",
+            message: 'brokers.servicePath is for NGSI-v2 only (NGSI-LD has tenants, not service paths)',
+          },
+        ],
+      })
+      .optional()
+      .describe('Context brokers the validators watch: the primary, and the federated brokers compared with it.'),
     consensus: z
       .object({
-        blockIntervalMs: z.int().min(10).max(600_000).default(1000),
+        blockIntervalMs: z
+          .int()
+          .min(0)
+          .max(60_000)
+          .default(0)
+          .describe('Wait before proposing a block when records are pending (batching; 0 = at once).'),
         roundTimeoutBaseMs: z.int().min(10).max(600_000).default(2000),
         maxRecordsPerBlock: z.int().min(1).max(100_000).default(1000),
       })
-      .default({ blockIntervalMs: 1000, roundTimeoutBaseMs: 2000, maxRecordsPerBlock: 1000 }),
+      .default({ blockIntervalMs: 0, roundTimeoutBaseMs: 2000, maxRecordsPerBlock: 1000 }),
     storage: z
       .object({ size: quantity.default('1Gi'), storageClassName: z.string().max(253).optional() })
       .default({ size: '1Gi' }),
@@ -92,17 +127,40 @@ export const ledgerClusterSpec = z
       .array(
         z.object({
           name: z.string().min(1).max(63),
-          url: z.string().min(1).max(2048),
+          url: z
+            .string()
+            .min(1)
+            .max(2048)
+            .regex(
+              /^(https?:\/\/|udp:\/\/|tcp:\/\/)\S+$/,
+              'an http(s) webhook URL, or udp://host:port / tcp://host:port (syslog)',
+            )
+            .describe('Webhook URL, or a syslog target udp://host:port or tcp://host:port (RFC 5424).'),
           events: z
-            .array(z.enum(['membership', 'fork', 'stall', 'anchor']))
+            .array(z.enum(NOTIFICATION_EVENTS))
             .max(8)
-            .optional(),
-          secretRef: secretKeyRef.optional().describe('Signing secret of the notification.'),
+            .optional()
+            .describe('Event types sent to this sink; all when absent. tamper: TAMPERED records, after finality.'),
+          secretRef: secretKeyRef.optional().describe('Signing secret of the notification (webhooks: HMAC-SHA256).'),
         }),
       )
       .max(16)
       .default([])
-      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
+      .meta({
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+        'x-kubernetes-validations': [
+          {
+            rule: "self.filter(n, n.url.startsWith('udp://') || n.url.startsWith('tcp://')).size() <= 1",
+            message: 'at most one syslog sink (udp:// or tcp://)',
+          },
+          {
+            rule: 'self.all(a, !has(a.secretRef) || self.all(b, !has(b.secretRef) || (b.secretRef.name == a.secretRef.name && b.secretRef.key == a.secretRef.key)))',
+            message: 'every webhook signs with the same secretRef (the validators hold one signing key)',
+          },
+        ],
+      })
+      .describe('Notification sinks.'),
     tls: z
       .object({
         mode: z.enum(['disabled', 'server', 'mutual']).default('server'),

@@ -7,7 +7,7 @@ import { NODE_SETTING_NAMES, type NodeEnvVar } from '@scriptorium/ledger-protoco
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../kube/types.ts';
-import { fixture, parsedSpec, testKey } from './fixtures.ts';
+import { fixture, parsedSpec, testKey, watched } from './fixtures.ts';
 import {
   clientService,
   currentTlsSecret,
@@ -250,6 +250,7 @@ describe("the environment against the node's settings", () => {
       consensus: { roundTimeoutBaseMs: 750, blockIntervalMs: 250, maxRecordsPerBlock: 50_000 },
       externalValidators: [{ publicKey: ext, address: 'ledger.partner.example:8000' }],
     }),
+    watched,
   ];
 
   it('sets only variables the node defines', () => {
@@ -276,13 +277,17 @@ describe("the environment against the node's settings", () => {
         // The mounted files, at temp paths: the node reads the token and TLS files at start.
         for (const name of Object.keys(env).filter((n) => n.endsWith('_FILE'))) {
           const file = join(dir, name);
-          writeFileSync(file, name === 'NODE_CLUSTER_TOKEN_FILE' ? 'a-token-of-at-least-16-chars' : 'pem');
+          const secret =
+            name === 'NODE_CLUSTER_TOKEN_FILE' || name.endsWith('_SECRET_FILE') || name.endsWith('_TOKEN_FILE');
+          writeFileSync(file, secret ? 'a-secret-of-at-least-16-chars' : 'pem');
           env[name] = file;
         }
         const config = loadConfig(env);
         expect(config.nodeId).toBe('ledger-v0');
         expect(config.seedPeers).toHaveLength(spec.externalValidators.length + validators.length);
         expect(config.tls?.mode).toBe(spec.tls.mode === 'disabled' ? undefined : spec.tls.mode);
+        expect(config.watcher?.federated.length).toBe(spec.brokers?.federated.length);
+        if (spec.brokers) expect(config.watcher?.pollIntervalMs).toBe(spec.brokers.pollIntervalSeconds * 1000);
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -19,3 +19,30 @@ export function parsedSpec(lc: LedgerCluster) {
 export function testKey(i: number) {
   return keyPairFromSeed(new Uint8Array(32).fill(i + 1));
 }
+
+/** A cluster that watches brokers and notifies tampering on a webhook and syslog (with Secrets as files). */
+export const watched = fixture({
+  brokers: {
+    primary: { name: 'orion', url: 'https://orion.city.example:1026' },
+    federated: [
+      { name: 'fed-a', url: 'https://fed-a.example:1026' },
+      { name: 'fed-b', url: 'http://fed-b.example:1026/broker' },
+    ],
+    tenant: 'city',
+    servicePath: '/north/#',
+    caSecretRef: { name: 'broker-ca', key: 'ca.pem' },
+    authTokenSecretRef: { name: 'pep', key: 'token' },
+    pollIntervalSeconds: 5,
+  },
+  notifications: [
+    {
+      name: 'soc',
+      url: 'https://soc.example/hooks/tamper',
+      events: ['tamper'],
+      secretRef: { name: 'hooks', key: 'hmac' },
+    },
+    { name: 'ops', url: 'https://ops.example/hook', events: ['stall'] },
+    { name: 'siem', url: 'tcp://siem.example:6514' },
+  ],
+  consensus: { blockIntervalMs: 200, roundTimeoutBaseMs: 2000, maxRecordsPerBlock: 1000 },
+});

@@ -13,6 +13,7 @@ import {
 } from './meta.ts';
 import { NODE_PORT, PEERS_KEY, PORT_NAME, validatorAddress } from './network.ts';
 import { KEY_FILE, TOKEN_FILE } from './secrets.ts';
+import { watchEnv, watchVolumes } from './watch.ts';
 
 export const DEFAULT_RESOURCES = { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } };
 
@@ -58,6 +59,7 @@ export function validatorEnv(lc: LedgerCluster, spec: LedgerClusterSpec, validat
       { name: 'NODE_TLS__CA_FILE', value: `${PATHS.tlsDir}/ca.crt` },
     );
   }
+  env.push(...watchEnv(spec));
   return env;
 }
 
@@ -92,6 +94,9 @@ export function validatorStatefulSet(
     volumes.push({ name: 'tls', secret: { secretName: tlsSecretName, defaultMode: secretMode } });
     mounts.push({ name: 'tls', mountPath: PATHS.tlsDir, readOnly: true });
   }
+  const watch = watchVolumes(spec);
+  volumes.push(...watch.volumes);
+  mounts.push(...watch.mounts);
   const storage = spec.storage;
   return {
     apiVersion: 'apps/v1',
