@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +54,23 @@ async function startValidator(name: string): Promise<void> {
   writeFileSync(files['/etc/ledger-node/key/key.json'], decode(key, 'key.json'), { mode: 0o600 });
   writeFileSync(files['/etc/ledger-node/genesis/genesis.json'], genesis?.data['genesis.json']);
   writeFileSync(files['/etc/ledger-node/token/token'], decode(token, 'token'));
+  // Other Secret volumes (broker CA, PEP token, webhook signing key): only their listed keys, as files.
+  const mountOf = new Map(
+    (container.volumeMounts as Array<{ name: string; mountPath: string }>).map((m) => [m.name, m.mountPath]),
+  );
+  for (const v of sts?.spec.template.spec.volumes as Array<{
+    name: string;
+    secret?: { secretName: string; items?: Array<{ key: string; path: string }> };
+  }>) {
+    if (!v.secret?.items) continue;
+    const secret = await get(client, RESOURCES.Secret, ns, v.secret.secretName);
+    mkdirSync(join(home, v.name), { recursive: true });
+    for (const item of v.secret.items) {
+      const file = join(home, v.name, item.path);
+      writeFileSync(file, decode(secret, item.key), { mode: 0o600 });
+      (files as Record<string, string>)[`${mountOf.get(v.name)}/${item.path}`] = file;
+    }
+  }
   const loopback = (text: string) =>
     text.replace(/([a-z0-9-]+)\.[a-z0-9-]+\.svc:8000/g, (_m, v: string) => `127.0.0.1:${ports.get(v)}`);
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' };
@@ -294,6 +311,102 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
           )
           .join(' | '),
       );
+    });
+  });
+
+  it('broker and notification settings reach every validator (Secrets as files), one validator at a time', async () => {
+    const live = ['ledger-v0', 'ledger-v2', 'ledger-v3', 'ledger-v4'];
+    const pem = execFileSync('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      join(dir, 'broker-ca.key'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=broker-ca',
+    ]).toString('utf8');
+    const secret = (name: string, data: Record<string, string>) =>
+      create(client, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name, namespace: ns },
+        data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+      });
+    await secret('broker-ca', { 'ca.pem': pem });
+    await secret('tamper-hooks', { hmac: 'whsec_0123456789abcdef0123' });
+    await client.request('PATCH', resourcePath(RESOURCES.LedgerCluster, ns, 'ledger'), {
+      contentType: 'application/merge-patch+json',
+      body: {
+        spec: {
+          brokers: {
+            primary: { name: 'orion', url: 'https://127.0.0.1:1026' },
+            federated: [{ name: 'partner', url: 'https://127.0.0.2:1026' }],
+            tenant: 'city',
+            caSecretRef: { name: 'broker-ca', key: 'ca.pem' },
+            pollIntervalSeconds: 30,
+          },
+          notifications: [
+            {
+              name: 'soc',
+              url: 'http://127.0.0.1:9/hooks',
+              events: ['tamper'],
+              secretRef: { name: 'tamper-hooks', key: 'hmac' },
+            },
+            { name: 'siem', url: 'udp://127.0.0.1:5514', events: ['tamper'] },
+          ],
+        },
+      },
+    });
+    const watching = (sts: KubeObject) =>
+      (sts.spec.template.spec.containers[0].env as Array<{ name: string }>).some(
+        (e) => e.name === 'NODE_BROKER__PRIMARY_URL',
+      );
+    let mostAtOnce = 0;
+    await eventually(
+      'every validator with the broker settings and Ready',
+      async () => {
+        await playKubelet(live);
+        const sets = await list(client, STATEFUL_SET, ns);
+        const settled = (sts: KubeObject) =>
+          sts.status?.readyReplicas === 1 && sts.status?.updateRevision === sts.status?.currentRevision;
+        mostAtOnce = Math.max(mostAtOnce, sets.filter((sts) => watching(sts) && !settled(sts)).length);
+        return sets.filter((sts) => watching(sts) && settled(sts)).length === live.length;
+      },
+      90_000,
+    );
+    expect(mostAtOnce).toBe(1);
+    for (const sts of await list(client, STATEFUL_SET, ns)) {
+      const c = sts.spec.template.spec.containers[0];
+      const env = Object.fromEntries((c.env as Array<{ name: string; value?: string }>).map((e) => [e.name, e.value]));
+      expect(env).toMatchObject({
+        NODE_BROKER__PRIMARY_URL: 'https://127.0.0.1:1026',
+        NODE_BROKER__FEDERATED_URLS: 'https://127.0.0.2:1026',
+        NODE_BROKER__SERVICE: 'city',
+        NODE_BROKER__POLL_INTERVAL_MS: '30000',
+        NODE_BROKER__TLS_CA_FILE: '/etc/ledger-node/broker-ca/ca.pem',
+        NODE_NOTIFY__WEBHOOK_URLS: 'http://127.0.0.1:9/hooks',
+        NODE_NOTIFY__WEBHOOK_SECRET_FILE: '/etc/ledger-node/webhook-secret/hmac',
+        NODE_NOTIFY__SYSLOG: 'udp://127.0.0.1:5514',
+      });
+      expect(JSON.stringify(c.env)).not.toContain('whsec_');
+      const volumes = sts.spec.template.spec.volumes as Array<{ name: string; secret?: { secretName: string } }>;
+      expect(volumes.find((v) => v.name === 'broker-ca')?.secret?.secretName).toBe('broker-ca');
+      expect(volumes.find((v) => v.name === 'webhook-secret')?.secret?.secretName).toBe('tamper-hooks');
+    }
+    // The kubelet starts each new pod: every node takes the settings, files as mounted, and is Ready again.
+    for (const name of live) {
+      stopValidator(name);
+      await startValidator(name);
+    }
+    await slowly('the restarted validators Ready', async () => {
+      await playKubelet(live);
+      return (await Promise.all(live.map(nodeReady))).every(Boolean);
     });
   });
 });
