@@ -58,7 +58,7 @@ async function startValidator(name: string): Promise<void> {
   const mountOf = new Map(
     (container.volumeMounts as Array<{ name: string; mountPath: string }>).map((m) => [m.name, m.mountPath]),
   );
-  for (const v of sts?.spec.template.spec.volumes as Array<{
+  for (const v of (sts?.spec.template.spec.volumes ?? []) as Array<{
     name: string;
     secret?: { secretName: string; items?: Array<{ key: string; path: string }> };
   }>) {
