@@ -1,6 +1,7 @@
 // The app factory: builds the fastify app and never listens (tests use app.inject()). The shared things are plugins
-// that decorate the instance (settings, database, observability, providers, rate limits, metering, auth, the
-// OpenAPI collector); each route folder is a plugin registered under its prefix.
+// that decorate the instance (settings, database, observability, providers, rate limits, metering, cookies, sign-in,
+// auth, the OpenAPI collector); each route folder is a plugin registered under its prefix.
+import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
@@ -16,10 +17,16 @@ import openapi from './plugins/openapi.ts';
 import providers from './plugins/providers.ts';
 import rateLimits from './plugins/rate-limit.ts';
 import settings from './plugins/settings.ts';
+import signIn from './plugins/sign-in.ts';
 import type { TranslationProvider } from './providers/index.ts';
+import authRoutes from './routes/auth/index.ts';
 import healthRoutes from './routes/health/index.ts';
 import opsRoutes from './routes/ops/index.ts';
+import inviteRoutes from './routes/v1/invites/index.ts';
 import judgeRoutes from './routes/v1/judge/index.ts';
+import keyRoutes from './routes/v1/keys/index.ts';
+import meRoutes from './routes/v1/me/index.ts';
+import orgRoutes from './routes/v1/orgs/index.ts';
 import playgroundRoutes from './routes/v1/playground/index.ts';
 import translateRoutes from './routes/v1/translate/index.ts';
 import webRoutes from './routes/web/index.ts';
@@ -40,6 +47,11 @@ const ROUTES = [
   [translateRoutes, '/api/v1/translate'],
   [judgeRoutes, '/api/v1/judge'],
   [playgroundRoutes, '/api/v1/playground'],
+  [authRoutes, '/auth'],
+  [meRoutes, '/api/v1/me'],
+  [orgRoutes, '/api/v1/orgs'],
+  [inviteRoutes, '/api/v1/invites'],
+  [keyRoutes, '/api/v1/keys'],
   [opsRoutes, '/api'],
   [webRoutes, ''],
   [healthRoutes, ''],
@@ -84,6 +96,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(providers, opts.provider ? { provider: opts.provider } : {});
   await app.register(rateLimits);
   await app.register(metering);
+  await app.register(cookie);
+  await app.register(signIn);
   await app.register(auth);
   await app.register(openapi);
   for (const [plugin, prefix] of ROUTES) await app.register(plugin, { prefix });

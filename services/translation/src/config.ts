@@ -21,6 +21,8 @@ const planSchema = z.object({
   tokensPerPeriod: z.number().int().min(0),
   periodDays: z.number().int().min(1).max(366).default(30),
   dailyBudgetCents: z.number().int().min(0),
+  /** The payment provider's price id that selects this plan (billing webhook). */
+  externalPriceId: z.string().min(1).max(255).optional(),
 });
 export type PlanConfig = z.infer<typeof planSchema>;
 
@@ -110,7 +112,7 @@ export const settingsSchema = z.object({
       } catch {
         ctx.addIssue({
           code: 'custom',
-          message: 'must be JSON [{"name", "tokensPerPeriod", "periodDays", "dailyBudgetCents"}]',
+          message: 'must be JSON [{"name", "tokensPerPeriod", "periodDays", "dailyBudgetCents", "externalPriceId"?}]',
         });
         return z.NEVER;
       }
@@ -135,6 +137,17 @@ export const settingsSchema = z.object({
   METRICS: bool(true),
   SHUTDOWN_GRACE_MS: int(10_000, 0),
   TRANSLATION_URL: z.url().default('http://127.0.0.1:3000'),
+  OAUTH__CLIENT_ID: z.string().min(1).max(256).optional(),
+  OAUTH__CLIENT_SECRET: z.string().min(1).max(1024).optional(),
+  OAUTH__AUTHORIZE_URL: z.url().default('https://github.com/login/oauth/authorize'),
+  OAUTH__TOKEN_URL: z.url().default('https://github.com/login/oauth/access_token'),
+  OAUTH__API_URL: z.url().default('https://api.github.com'),
+  PUBLIC_BASE_URL: z.url().optional(),
+  SESSION__ABSOLUTE_HOURS: int(168, 1),
+  SESSION__IDLE_MINUTES: int(720, 1),
+  INVITE__TTL_HOURS: int(168, 1),
+  MFA__ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  BILLING__WEBHOOK_SECRET: z.string().min(1).optional(),
 });
 
 export interface Config {
@@ -187,10 +200,26 @@ export interface Config {
   shutdownGraceMs: number;
   /** Base URL `trigger worker|retention` POSTs to. */
   translationUrl: string;
+  /** The service's own external URL (OAuth callback, invite links, the CSRF origin check). */
+  publicBaseUrl: string;
+  /** GitHub sign-in; null (sign-in disabled, session routes 401) without a client id and secret. */
+  oauth: { clientId: string; clientSecret: string; authorizeUrl: string; tokenUrl: string; apiUrl: string } | null;
+  session: { absoluteMs: number; idleMs: number; inviteTtlMs: number };
+  /** Key material the TOTP secrets are encrypted with at rest; without it MFA answers 503. */
+  mfaEncryptionKey: string | undefined;
+  /** The payment provider's webhook signing secret; without it the webhook answers 400. */
+  billingWebhookSecret: string | undefined;
 }
 
 /** The secrets: each may also come from a file, `<NAME>_FILE` (a mounted Secret). */
-export const SECRET_SETTINGS = ['WORKER_SECRET', 'PROVIDER__API_KEY', 'DATABASE_URL'] as const;
+export const SECRET_SETTINGS = [
+  'WORKER_SECRET',
+  'PROVIDER__API_KEY',
+  'DATABASE_URL',
+  'OAUTH__CLIENT_SECRET',
+  'MFA__ENCRYPTION_KEY',
+  'BILLING__WEBHOOK_SECRET',
+] as const;
 
 /** A variable the image reads: a setting, or `<SECRET>_FILE`. */
 export type SettingName = keyof typeof settingsSchema.shape | `${(typeof SECRET_SETTINGS)[number]}_FILE`;
@@ -284,6 +313,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metrics: e.METRICS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     translationUrl: e.TRANSLATION_URL,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    oauth:
+      e.OAUTH__CLIENT_ID && e.OAUTH__CLIENT_SECRET
+        ? {
+            clientId: e.OAUTH__CLIENT_ID,
+            clientSecret: e.OAUTH__CLIENT_SECRET,
+            authorizeUrl: e.OAUTH__AUTHORIZE_URL,
+            tokenUrl: e.OAUTH__TOKEN_URL,
+            apiUrl: e.OAUTH__API_URL.replace(/\/+$/, ''),
+          }
+        : null,
+    session: {
+      absoluteMs: e.SESSION__ABSOLUTE_HOURS * 3_600_000,
+      idleMs: e.SESSION__IDLE_MINUTES * 60_000,
+      inviteTtlMs: e.INVITE__TTL_HOURS * 3_600_000,
+    },
+    mfaEncryptionKey: e.MFA__ENCRYPTION_KEY,
+    billingWebhookSecret: e.BILLING__WEBHOOK_SECRET,
   };
 }
 

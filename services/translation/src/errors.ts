@@ -6,13 +6,22 @@ export class AppError extends Error {
   readonly status: number;
   /** Extra response headers (e.g. Retry-After). */
   readonly headers: Record<string, string>;
+  /** Extra fields of the error body besides `error` (e.g. the validator issues of a 422). */
+  readonly details: Record<string, unknown>;
 
-  constructor(code: string, status: number, message: string, headers: Record<string, string> = {}) {
+  constructor(
+    code: string,
+    status: number,
+    message: string,
+    headers: Record<string, string> = {},
+    details: Record<string, unknown> = {},
+  ) {
     super(message);
     this.name = 'AppError';
     this.code = code;
     this.status = status;
     this.headers = headers;
+    this.details = details;
   }
 }
 
@@ -25,6 +34,7 @@ export const playgroundBudgetExceeded = () =>
 /** Deny without disclosing whether the resource exists. */
 export const forbidden = (message = 'forbidden') => new AppError('forbidden', 403, message);
 export const notFound = (message = 'not found') => new AppError('not_found', 404, message);
+export const conflict = (message: string) => new AppError('conflict', 409, message);
 export const payloadTooLarge = (message: string) => new AppError('payload_too_large', 413, message);
 export const unsupportedMediaType = () =>
   new AppError('unsupported_media_type', 415, 'unsupported content type: send application/json');

@@ -5,11 +5,64 @@ import { batch, bearer, type Harness, startHarness, WORKER_SECRET } from './harn
 
 let h: Harness;
 let apiKey: string;
+/** A signed-in user, owner of `orgId`, with state every session route can act on once. */
+let session: { cookie: string; userId: string; email: string };
+const ids: Record<string, string> = {};
 beforeAll(async () => {
   h = await startHarness();
   apiKey = (await h.account()).apiKey;
+  session = await h.signIn('walker');
+  const other = await h.signIn('walker-friend');
+  const as = (who: { cookie: string }, method: 'POST' | 'GET', url: string, payload?: object) =>
+    h.app.inject({ method, url, headers: { cookie: who.cookie }, ...(payload ? { payload } : {}) });
+  ids.org = (await as(session, 'POST', '/api/v1/orgs', { name: 'walk' })).json().id;
+  await h.database.query("INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'member')", [
+    ids.org,
+    other.userId,
+  ]);
+  ids.member = other.userId;
+  ids.invite = (
+    await as(session, 'POST', `/api/v1/orgs/${ids.org}/members`, { email: 'pending@example.com' })
+  ).json().id;
+  ids.key = (await as(session, 'POST', '/api/v1/keys', { orgId: ids.org })).json().keyId;
+  // An organization of someone else that invites the walker.
+  const friendOrg = (await as(other, 'POST', '/api/v1/orgs', { name: 'friend' })).json().id;
+  ids.inviteToken = (
+    await as(other, 'POST', `/api/v1/orgs/${friendOrg}/members`, { email: session.email })
+  ).json().token;
 });
 afterAll(async () => h?.close());
+
+/** The valid request of a session route: its path with real ids, and its body. */
+const sessionRequests: Record<string, () => { url: string; payload?: object }> = {
+  'POST /auth/logout': () => ({ url: '/auth/logout' }),
+  'GET /api/v1/me': () => ({ url: '/api/v1/me' }),
+  'POST /api/v1/orgs': () => ({ url: '/api/v1/orgs', payload: { name: 'another' } }),
+  'GET /api/v1/orgs': () => ({ url: '/api/v1/orgs' }),
+  'GET /api/v1/orgs/:id/members': () => ({ url: `/api/v1/orgs/${ids.org}/members` }),
+  'POST /api/v1/orgs/:id/members': () => ({
+    url: `/api/v1/orgs/${ids.org}/members`,
+    payload: { email: 'x@example.com' },
+  }),
+  'PATCH /api/v1/orgs/:id/members/:userId': () => ({
+    url: `/api/v1/orgs/${ids.org}/members/${ids.member}`,
+    payload: { role: 'admin' },
+  }),
+  'DELETE /api/v1/orgs/:id/members/:userId': () => ({ url: `/api/v1/orgs/${ids.org}/members/${ids.member}` }),
+  'GET /api/v1/orgs/:id/invites': () => ({ url: `/api/v1/orgs/${ids.org}/invites` }),
+  'DELETE /api/v1/orgs/:id/invites/:inviteId': () => ({ url: `/api/v1/orgs/${ids.org}/invites/${ids.invite}` }),
+  'GET /api/v1/orgs/:id/usage': () => ({ url: `/api/v1/orgs/${ids.org}/usage` }),
+  'GET /api/v1/orgs/:id/billing': () => ({ url: `/api/v1/orgs/${ids.org}/billing` }),
+  'POST /api/v1/invites/accept': () => ({ url: '/api/v1/invites/accept', payload: { token: ids.inviteToken! } }),
+  'POST /api/v1/keys': () => ({ url: '/api/v1/keys', payload: { orgId: ids.org } }),
+  'GET /api/v1/keys': () => ({ url: '/api/v1/keys' }),
+  'DELETE /api/v1/keys/:id': () => ({ url: `/api/v1/keys/${ids.key}` }),
+};
+
+/** The success status a route documents (its first 2xx or 3xx). */
+const success = (spec: RouteSpec) => Number(Object.keys(spec.responses).find((s) => Number(s) < 400));
+/** Public steps of the sign-in flow whose own failure (no valid state) is a 401. */
+const SIGN_IN_CALLBACK = '/auth/github/callback';
 
 const bodies: Record<string, unknown> = {
   '/api/v1/translate': batch(1),
@@ -17,13 +70,13 @@ const bodies: Record<string, unknown> = {
   '/api/v1/playground': { source: 'Hi', targetLocale: 'de' },
 };
 
-const call = (spec: RouteSpec, headers: Record<string, string>) =>
-  h.app.inject({
-    method: spec.method,
+const call = (spec: RouteSpec, headers: Record<string, string>) => {
+  const concrete = sessionRequests[`${spec.method} ${spec.url}`]?.() ?? {
     url: spec.url,
-    headers,
     ...(bodies[spec.url] ? { payload: bodies[spec.url] as object } : {}),
-  });
+  };
+  return h.app.inject({ method: spec.method, headers, ...concrete });
+};
 
 describe('authorization walk', () => {
   it('covers the routes of this issue', () => {
@@ -43,7 +96,8 @@ describe('authorization walk', () => {
   it('no credentials: 401 on every protected route, never on public ones', async () => {
     for (const spec of h.registry.specs) {
       const res = await call(spec, {});
-      if (spec.security === 'none') expect(res.statusCode, spec.url).not.toBe(401);
+      if (spec.url === SIGN_IN_CALLBACK) expect(res.json()).toEqual({ error: 'sign-in failed' });
+      else if (spec.security === 'none') expect(res.statusCode, spec.url).not.toBe(401);
       else {
         expect(res.statusCode, spec.url).toBe(401);
         expect(res.json()).toEqual({ error: 'missing or invalid credentials' });
@@ -60,7 +114,12 @@ describe('authorization walk', () => {
       bearer(''),
     ];
     for (const spec of h.registry.specs.filter((s) => s.security !== 'none')) {
-      const others = spec.security === 'apiKey' ? [bearer(WORKER_SECRET)] : [bearer(apiKey)];
+      const others =
+        spec.security === 'apiKey'
+          ? [bearer(WORKER_SECRET)]
+          : spec.security === 'session'
+            ? [bearer(apiKey), { cookie: `session-token=${apiKey}` }, { cookie: `session-token=${'x'.repeat(43)}` }]
+            : [bearer(apiKey)];
       for (const headers of [...wrong, ...others]) {
         const res = await call(spec, headers);
         expect(res.statusCode, `${spec.url} ${JSON.stringify(headers)}`).toBe(401);
@@ -68,12 +127,39 @@ describe('authorization walk', () => {
     }
   });
 
-  it('valid credentials: the route answers 200', async () => {
-    for (const spec of h.registry.specs) {
-      const headers =
-        spec.security === 'apiKey' ? bearer(apiKey) : spec.security === 'workerSecret' ? bearer(WORKER_SECRET) : {};
+  it('valid credentials: the route answers its success status', async () => {
+    // Sign-out last: it ends the walker's session.
+    const specs = [...h.registry.specs].sort(
+      (a, b) => Number(a.url === '/auth/logout') - Number(b.url === '/auth/logout'),
+    );
+    for (const spec of specs) {
+      if (spec.url === SIGN_IN_CALLBACK) continue; // the full flow is sign-in.test.ts
+      const headers: Record<string, string> =
+        spec.security === 'apiKey'
+          ? bearer(apiKey)
+          : spec.security === 'workerSecret'
+            ? bearer(WORKER_SECRET)
+            : spec.security === 'session'
+              ? { cookie: session.cookie }
+              : {};
       const res = await call(spec, headers);
-      expect(res.statusCode, `${spec.method} ${spec.url}: ${res.body.slice(0, 200)}`).toBe(200);
+      expect(res.statusCode, `${spec.method} ${spec.url}: ${res.body.slice(0, 200)}`).toBe(success(spec));
     }
+  });
+
+  it('the OpenAPI document lists every route', async () => {
+    const doc = (await h.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const documented = h.registry.specs.filter((s) => !s.internal);
+    expect(documented.length).toBeGreaterThan(20);
+    for (const spec of documented) {
+      const operation = doc.paths[spec.url.replace(/:(\w+)/g, '{$1}')]?.[spec.method.toLowerCase()];
+      expect(operation, `${spec.method} ${spec.url}`).toBeDefined();
+      expect(operation.security).toEqual(spec.security === 'none' ? [] : [{ [spec.security]: [] }]);
+    }
+  });
+
+  it('every session route has a valid request in this walk', () => {
+    const sessionRoutes = h.registry.specs.filter((s) => s.security === 'session').map((s) => `${s.method} ${s.url}`);
+    expect(sessionRoutes.filter((r) => !sessionRequests[r])).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 // Integration-test harness: a fresh database on the run's real PostgreSQL (or PGlite), migrations applied,
 // a fake upstream (real local HTTP servers speaking the provider's API), the app built on it, and helpers to seed accounts.
 import { Writable } from 'node:stream';
+import { type LocalGitHub, type LocalGitHubUser, startLocalGitHub } from '@scriptorium/github-oauth-local';
 import { createTestDatabase, type TestDatabase } from '@scriptorium/test-support';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
@@ -16,6 +17,19 @@ import { createOrganization, ensureUser, issueApiKey } from '../src/services/acc
 import { FAKE_API_KEY, type FakeKnobs, type FakeUpstream, startFakeAnthropic, startFakeOpenAI } from './fakes/index.ts';
 
 export const WORKER_SECRET = 'worker-secret-for-tests-0123456789abcdef';
+export const OAUTH_CLIENT_ID = 'Iv1.test-client';
+export const OAUTH_CLIENT_SECRET = 'test-client-secret-0123456789';
+export const PUBLIC_BASE_URL = 'https://translate.test';
+export const BILLING_SECRET = 'whsec_test_0123456789abcdef';
+
+/** `name=value; …` of the Set-Cookie headers (only `only` when given). */
+export function cookieHeader(setCookie: string | string[] | undefined, only?: string): string {
+  const all = setCookie === undefined ? [] : Array.isArray(setCookie) ? setCookie : [setCookie];
+  return all
+    .map((c) => c.split(';')[0]!)
+    .filter((c) => !only || c.startsWith(`${only}=`))
+    .join('; ');
+}
 
 export interface Harness {
   app: FastifyInstance;
@@ -23,6 +37,13 @@ export interface Harness {
   registry: { specs: RouteSpec[] };
   database: Database;
   fake: FakeUpstream | null;
+  /** The local GitHub-compatible OAuth server sign-in goes through. */
+  github: LocalGitHub;
+  /**
+   * Signs in through the real flow (the app's redirect, the local GitHub's authorize and token endpoints, the
+   * callback) as `login` (added to the local GitHub when new); returns the session cookie header and the user id.
+   */
+  signIn(login: string, email?: string): Promise<{ cookie: string; userId: string; email: string }>;
   /** A second replica: another app on its own connection pool to the same database, the same provider. */
   replica(opts?: { poolMax?: number; now?: () => number }): Promise<{ app: FastifyInstance; close(): Promise<void> }>;
   /** Every log line the app wrote (pino JSON). */
@@ -67,7 +88,17 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       : kind === 'anthropic'
         ? await startFakeAnthropic(opts.knobs)
         : null;
+  const github = await startLocalGitHub({ clientId: OAUTH_CLIENT_ID, clientSecret: OAUTH_CLIENT_SECRET, users: [] });
   const config = loadConfig({
+    NODE_ENV: 'test',
+    OAUTH__CLIENT_ID: OAUTH_CLIENT_ID,
+    OAUTH__CLIENT_SECRET: OAUTH_CLIENT_SECRET,
+    OAUTH__AUTHORIZE_URL: github.authorizeUrl,
+    OAUTH__TOKEN_URL: github.tokenUrl,
+    OAUTH__API_URL: github.apiUrl,
+    PUBLIC_BASE_URL: PUBLIC_BASE_URL,
+    MFA__ENCRYPTION_KEY: 'mfa-key-material-for-tests-0123456789abcdef',
+    BILLING__WEBHOOK_SECRET: BILLING_SECRET,
     DATABASE_URL: url,
     DATABASE__POOL_MAX: '20',
     WORKER_SECRET,
@@ -108,12 +139,43 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.random ? { random: opts.random } : {}),
   });
   let n = 0;
+  let signIns = 0;
   return {
     app,
     registry: { specs: app.routeSpecs },
     database,
     fake,
     logs,
+    github,
+    async signIn(login, email = `${login}@example.com`) {
+      if (!github.users.some((u) => u.login === login)) {
+        github.addUser({
+          login,
+          id: 100_000 + github.users.length,
+          name: login,
+          emails: [{ email, primary: true, verified: true }],
+        } satisfies LocalGitHubUser);
+      }
+      // Each sign-in from its own client address: the sign-in routes are limited per IP.
+      const remoteAddress = `10.200.${(++signIns >> 8) & 255}.${signIns & 255}`;
+      const start = await app.inject({ method: 'GET', url: '/auth/github', remoteAddress });
+      if (start.statusCode !== 302) throw new Error(`sign-in start answered ${start.statusCode}`);
+      const flowCookies = cookieHeader(start.headers['set-cookie']);
+      const approved = await fetch(`${start.headers.location}&login=${encodeURIComponent(login)}`, {
+        redirect: 'manual',
+      });
+      const back = new URL(approved.headers.get('location')!);
+      const done = await app.inject({
+        method: 'GET',
+        url: `${back.pathname}${back.search}`,
+        headers: { cookie: flowCookies },
+        remoteAddress,
+      });
+      if (done.statusCode !== 302) throw new Error(`sign-in callback answered ${done.statusCode}: ${done.body}`);
+      const cookie = cookieHeader(done.headers['set-cookie'], 'session-token');
+      const me = await app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie } });
+      return { cookie, userId: me.json().id, email: me.json().email };
+    },
     async replica(r = {}) {
       const replicaDatabase = await openDatabase(url, { poolMax: r.poolMax ?? 20 });
       const other = await buildApp({
@@ -147,6 +209,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       await app.close();
       await database.close();
       await fake?.close();
+      await github.close();
       await testDb?.drop();
     },
   };

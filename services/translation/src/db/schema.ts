@@ -74,7 +74,11 @@ export const sessions = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
+    /** Absolute expiry: the session ends then, however active. */
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    /** Idle expiry: the session ends when not used for SESSION__IDLE_MINUTES after this (refreshed at most once a minute). */
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
+    /** When this session last passed TOTP (step-up for key issue/revoke and privacy delete). */
     mfaVerifiedAt: timestamp('mfa_verified_at', { withTimezone: true }),
   },
   (t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)],
@@ -142,6 +146,8 @@ export const apiKeys = pgTable(
     id: id(),
     hash: bytea('hash').notNull().unique(),
     prefix: text('prefix').notNull(),
+    /** A label the issuer chose (shown in listings). */
+    name: text('name'),
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
@@ -314,17 +320,31 @@ export const auditLog = pgTable(
     orgId: text('org_id'),
     action: text('action').notNull(),
     target: text('target'),
+    /** The request that did it (fastify's request id), when it came through the API. */
+    requestId: text('request_id'),
     meta: jsonb('meta').notNull().default({}),
   },
-  (t) => [index('audit_log_at_idx').on(t.at), index('audit_log_org_idx').on(t.orgId)],
+  (t) => [
+    index('audit_log_at_idx').on(t.at),
+    index('audit_log_org_idx').on(t.orgId),
+    index('audit_log_actor_idx').on(t.actorUserId),
+  ],
 );
 
 /** Payment-provider events already handled (the webhook is idempotent by event id). */
-export const billingEvents = pgTable('billing_events', {
-  id: text('id').primaryKey(),
-  type: text('type').notNull(),
-  receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
-});
+export const billingEvents = pgTable(
+  'billing_events',
+  {
+    id: text('id').primaryKey(),
+    type: text('type').notNull(),
+    /** The organization the event changed (none when it matched no organization). */
+    orgId: text('org_id'),
+    /** The payment provider's customer id; pseudonymized when its organization is erased. */
+    customerRef: text('customer_ref'),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('billing_events_org_idx').on(t.orgId)],
+);
 
 /** Sliding-window rate-limit counters, shared by all replicas. `window_start` is epoch milliseconds. */
 export const rateLimitWindows = pgTable(

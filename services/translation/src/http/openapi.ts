@@ -5,6 +5,18 @@ import { ErrorBody } from './schemas.ts';
 
 export const API_VERSION = '1.0.0';
 
+/** OpenAPI parameters of a zod object (path or query). */
+function parametersOf(schema: z.ZodObject | undefined, where: 'path' | 'query'): Record<string, unknown>[] {
+  if (!schema) return [];
+  const json = jsonSchema(schema, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, s]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (json.required ?? []).includes(name),
+    schema: s,
+  }));
+}
+
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   return rest;
@@ -37,12 +49,14 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl?: string): Record<str
             : {}),
       };
     }
+    const parameters = [...parametersOf(spec.params, 'path'), ...parametersOf(spec.querystring, 'query')];
     const operation: Record<string, unknown> = {
       operationId: spec.operationId,
       summary: spec.summary,
       ...(spec.description ? { description: spec.description } : {}),
       tags: spec.tags,
       security: spec.security === 'none' ? [] : [{ [spec.security]: [] }],
+      ...(parameters.length > 0 ? { parameters } : {}),
       ...(spec.body
         ? {
             requestBody: {
@@ -53,8 +67,9 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl?: string): Record<str
         : {}),
       responses,
     };
-    paths[spec.url] ??= {};
-    (paths[spec.url] as Record<string, unknown>)[spec.method.toLowerCase()] = operation;
+    const path = spec.url.replace(/:(\w+)/g, '{$1}');
+    paths[path] ??= {};
+    (paths[path] as Record<string, unknown>)[spec.method.toLowerCase()] = operation;
   }
   return {
     openapi: '3.1.0',
@@ -62,7 +77,8 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl?: string): Record<str
       title: 'Scriptorium translation service',
       version: API_VERSION,
       description:
-        'Metered translation proxy: translation, quality judging, a public capped playground and operations endpoints.',
+        'Metered translation proxy: translation, quality judging, a public capped playground, GitHub sign-in and the ' +
+        'session API (organizations, members, API keys, reviews, MFA, privacy), the billing webhook and operations endpoints.',
     },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     paths,
@@ -75,6 +91,20 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl?: string): Record<str
           description: 'Authorization: Bearer <API_KEY> (sk_live_…)',
         },
         workerSecret: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <WORKER_SECRET>' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'session-token',
+          description:
+            'The session cookie set by GET /auth/github/callback after GitHub sign-in. State-changing requests must come ' +
+            'from the service’s own origin (Origin/Referer) or from no browser.',
+        },
+        providerSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Stripe-Signature',
+          description: 't=<timestamp>,v1=<HMAC-SHA256 of "t." + raw body, hex> (several v1 accepted; 300 s tolerance)',
+        },
       },
     },
   };

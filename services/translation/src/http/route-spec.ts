@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { z } from 'zod';
 
-export type Security = 'apiKey' | 'workerSecret' | 'none';
+export type Security = 'apiKey' | 'workerSecret' | 'session' | 'providerSignature' | 'none';
 
 export interface ResponseSpec {
   description: string;
@@ -13,7 +13,11 @@ export interface ResponseSpec {
   headers?: Record<string, { description: string; schema: { type: 'integer' | 'string' } }>;
 }
 
-export interface RouteSpec<B extends z.ZodType | undefined = z.ZodType | undefined> {
+export interface RouteSpec<
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+  P extends z.ZodObject | undefined = z.ZodObject | undefined,
+  Q extends z.ZodObject | undefined = z.ZodObject | undefined,
+> {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   url: string;
   operationId: string;
@@ -22,6 +26,10 @@ export interface RouteSpec<B extends z.ZodType | undefined = z.ZodType | undefin
   tags: string[];
   security: Security;
   body?: B;
+  /** Path parameters (`:id` in the URL). */
+  params?: P;
+  /** Query-string parameters. */
+  querystring?: Q;
   /** Request body may be absent (worker, retention). */
   bodyRequired?: boolean;
   responses: Record<number, ResponseSpec>;
@@ -38,8 +46,8 @@ declare module 'fastify' {
 
 export type Body<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-type Handler<B extends z.ZodType | undefined> = (
-  request: FastifyRequest & { body: Body<B> },
+type Handler<B, P, Q> = (
+  request: FastifyRequest & { body: Body<B>; params: Body<P>; query: Body<Q> },
   reply: FastifyReply,
 ) => Promise<unknown>;
 
@@ -49,20 +57,24 @@ type Handler<B extends z.ZodType | undefined> = (
  * full path.
  * @example route(app, translateSpec, { onRequest: [app.authenticate.apiKey] }, async (req) => translate(app, req.body))
  */
-export function route<B extends z.ZodType | undefined>(
-  app: FastifyInstance,
-  spec: RouteSpec<B>,
-  options: RouteShorthandOptions,
-  handler: Handler<B>,
-): void {
+export function route<
+  B extends z.ZodType | undefined = undefined,
+  P extends z.ZodObject | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
+>(app: FastifyInstance, spec: RouteSpec<B, P, Q>, options: RouteShorthandOptions, handler: Handler<B, P, Q>): void {
   const response: Record<number, z.ZodType> = {};
   for (const [status, r] of Object.entries(spec.responses)) if (r.schema) response[Number(status)] = r.schema;
   app.route({
     ...options,
     method: spec.method,
     url: spec.url,
-    config: { spec },
-    schema: { ...(spec.body ? { body: spec.body } : {}), response },
+    config: { spec: spec as RouteSpec },
+    schema: {
+      ...(spec.body ? { body: spec.body } : {}),
+      ...(spec.params ? { params: spec.params } : {}),
+      ...(spec.querystring ? { querystring: spec.querystring } : {}),
+      response,
+    },
     handler: handler as unknown as (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
   });
 }

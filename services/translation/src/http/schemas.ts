@@ -128,3 +128,188 @@ export const RetentionResult = z.object({
     .meta({ description: 'rows deleted per category' }),
 });
 export type RetentionResult = z.infer<typeof RetentionResult>;
+
+// ── The session API (signed in with GitHub; the `session-token` cookie) ──────────────────────────────────────────
+
+const Id = z.string().min(1).max(128);
+const Timestamp = z.union([z.date(), z.string()]).transform((v) => new Date(v).toISOString());
+const NullableTimestamp = Timestamp.nullable();
+export const Role = z.enum(['owner', 'admin', 'member']);
+
+export const IdParams = z.object({ id: Id.meta({ description: 'the resource id' }) });
+export const MemberParams = z.object({ id: Id, userId: Id });
+export const InviteParams = z.object({ id: Id, inviteId: Id });
+
+export const SignedOut = z.object({ signedOut: z.literal(true) });
+
+export const Organization = z.object({
+  id: z.string(),
+  name: z.string(),
+  personal: z.boolean(),
+  planId: z.string(),
+  subscriptionStatus: z.string().nullable(),
+  role: Role.meta({ description: 'the caller’s role in it' }),
+});
+
+export const Me = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  mfaEnabled: z.boolean(),
+  mfaVerifiedAt: NullableTimestamp.meta({ description: 'when this session last passed TOTP' }),
+  organizations: z.array(Organization),
+});
+
+export const OrgCreate = z.object({ name: z.string().trim().min(1).max(100) });
+export const OrganizationList = z.object({ organizations: z.array(Organization) });
+
+export const Member = z.object({
+  userId: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  role: Role,
+  joinedAt: Timestamp,
+});
+export const MemberList = z.object({ members: z.array(Member) });
+
+export const InviteRequest = z.object({
+  email: z.email().max(254),
+  role: Role.default('member'),
+});
+export const Invite = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: Role,
+  createdAt: Timestamp,
+  expiresAt: Timestamp,
+  invitedBy: z.string().nullable(),
+});
+export const InviteCreated = Invite.extend({
+  acceptUrl: z.string().meta({ description: 'the link to send the invitee (holds the token; shown once)' }),
+  token: z.string().meta({ description: 'the invite token (POST /api/v1/invites/accept); shown once' }),
+});
+export const InviteList = z.object({ invites: z.array(Invite) });
+export const AcceptInvite = z.object({ token: z.string().min(1).max(256) });
+export const RoleChange = z.object({ role: Role });
+
+export const KeyIssueRequest = z
+  .object({
+    orgId: Id.optional().meta({ description: 'the organization; without it, the caller’s personal organization' }),
+    name: z.string().trim().min(1).max(100).optional().meta({ description: 'a label shown in listings' }),
+  })
+  .nullish()
+  .meta({ description: 'optional: without a body, a key of the caller’s personal organization' });
+export const KeyIssued = z.object({
+  apiKey: z.string().meta({ description: 'the full secret: shown this once' }),
+  prefix: z.string(),
+  keyId: z.string(),
+  orgId: z.string(),
+});
+export const ApiKeyView = z.object({
+  id: z.string(),
+  prefix: z.string(),
+  name: z.string().nullable(),
+  orgId: z.string(),
+  userId: z.string().meta({ description: 'who issued it' }),
+  createdAt: Timestamp,
+  lastUsedAt: NullableTimestamp,
+  revokedAt: NullableTimestamp,
+});
+export const KeyList = z.object({ keys: z.array(ApiKeyView) });
+export const KeyListQuery = z.object({ orgId: Id.optional() });
+
+export const ReviewStatus = z.enum(['open', 'approved', 'edited', 'rejected']);
+export const ReviewAction = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('approve') }),
+  z.object({ type: z.literal('edit'), text: z.string().min(1).max(10_000) }),
+  z.object({ type: z.literal('reject'), reason: z.string().trim().min(1).max(2_000) }),
+]);
+export const ReviewItem = z.object({
+  id: z.string(),
+  orgId: z.string(),
+  status: ReviewStatus,
+  finalTarget: z
+    .string()
+    .nullable()
+    .meta({ description: 'the text that stands: the target, the edit, or null when rejected' }),
+  sourceLocale: z.string(),
+  targetLocale: z.string(),
+  itemId: z.string(),
+  sourceText: z.string(),
+  targetText: z.string(),
+  isIcu: z.boolean(),
+  glossary: z.array(GlossaryEntry),
+  model: z.string(),
+  scores: z.record(z.string(), z.union([z.number(), z.string()])),
+  overall: z.number(),
+  rejectReason: z.string().nullable(),
+  decidedBy: z.string().nullable(),
+  decidedAt: NullableTimestamp,
+  createdAt: Timestamp,
+});
+export const ReviewList = z.object({ items: z.array(ReviewItem) });
+export const ReviewListQuery = z.object({
+  orgId: Id,
+  status: ReviewStatus.default('open'),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+export const ValidationFailedBody = z.object({ error: z.string(), issues: z.array(ValidationIssue) });
+
+export const MfaRequest = z.object({
+  action: z.enum(['enroll', 'verify']),
+  code: z.string().max(16).optional().meta({ description: 'the current 6-digit code (verify)' }),
+});
+export const MfaResult = z.union([
+  z.object({ secret: z.string(), otpauthUri: z.string() }),
+  z.object({ enabled: z.literal(true), verifiedAt: Timestamp }),
+]);
+
+export const Billing = z.object({
+  orgId: z.string(),
+  planId: z.string(),
+  subscriptionStatus: z.string().nullable(),
+  currentPeriodEnd: NullableTimestamp,
+  customerRef: z.string().nullable().meta({ description: 'the payment provider’s customer id' }),
+  events: z.array(z.object({ id: z.string(), type: z.string(), receivedAt: Timestamp })),
+});
+export const Usage = z.object({
+  orgId: z.string(),
+  plan: z.object({ id: z.string(), name: z.string() }),
+  period: z.object({ start: z.string(), end: z.string(), days: z.int() }),
+  quota: z.object({ tokens: z.int(), used: z.int(), reserved: z.int() }),
+  budget: z.object({ day: z.string(), capMicros: z.int(), spentMicros: z.int(), reservedMicros: z.int() }),
+  days: z
+    .array(
+      z.object({
+        day: z.string(),
+        model: z.string(),
+        kind: z.string(),
+        requests: z.int(),
+        tokensIn: z.int(),
+        tokensOut: z.int(),
+        costMicros: z.int(),
+      }),
+    )
+    .meta({ description: 'usage of the current quota period per UTC day, model and kind' }),
+});
+
+export const PrivacyDeleteResult = z.object({
+  deleted: z.literal(true).meta({ description: 'the account is erased: no sign-in, no session, no key is left' }),
+  plan: z
+    .object({
+      transferredOrganizations: z.array(z.object({ orgId: z.string(), newOwnerId: z.string() })),
+      deletedOrganizations: z.array(z.string()),
+      leftOrganizations: z.array(z.string()),
+      revokedKeys: z.int(),
+      endedSessions: z.int(),
+      pseudonymizedBillingRecords: z.int(),
+      keptAuditEntries: z.int().meta({ description: 'entries kept under the pseudonymous subject' }),
+    })
+    .meta({ description: 'what was transferred, deleted or scrubbed' }),
+});
+
+export const BillingReceived = z.object({
+  received: z.literal(true),
+  duplicate: z.boolean().meta({ description: 'the event id was processed before (nothing changed)' }),
+  handled: z.boolean().meta({ description: 'the event type changes the organization (others are acknowledged)' }),
+});

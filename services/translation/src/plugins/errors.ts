@@ -15,7 +15,10 @@ function errorPlugin(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
       if (error.status >= 500) request.log.error({ code: error.code }, error.message);
-      return reply.code(error.status).headers(error.headers).send({ error: error.message });
+      return reply
+        .code(error.status)
+        .headers(error.headers)
+        .send({ error: error.message, ...error.details });
     }
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) {

@@ -28,6 +28,7 @@ export async function syncPlans(database: Database, configured: PlanConfig[]): P
       quotaTokens: p.tokensPerPeriod,
       periodDays: p.periodDays,
       dailyBudgetMicros: p.dailyBudgetCents * 10_000,
+      externalPriceId: p.externalPriceId ?? null,
     };
     await database.db
       .insert(plans)
@@ -38,6 +39,7 @@ export async function syncPlans(database: Database, configured: PlanConfig[]): P
           quotaTokens: values.quotaTokens,
           periodDays: values.periodDays,
           dailyBudgetMicros: values.dailyBudgetMicros,
+          externalPriceId: values.externalPriceId,
         },
       });
   }
@@ -90,7 +92,14 @@ export class NotAMemberError extends Error {}
  */
 export async function issueApiKey(
   database: Database,
-  input: { userId: string; orgId?: string | undefined; defaultPlan: string; actor: 'operator' | 'user' },
+  input: {
+    userId: string;
+    orgId?: string | undefined;
+    defaultPlan: string;
+    actor: 'operator' | 'user';
+    name?: string;
+    requestId?: string;
+  },
 ): Promise<{ apiKey: string; prefix: string; keyId: string; orgId: string }> {
   let orgId = input.orgId;
   if (orgId) {
@@ -105,7 +114,7 @@ export async function issueApiKey(
   const key = generateApiKey();
   const [row] = await database.db
     .insert(apiKeys)
-    .values({ hash: key.hash, prefix: key.prefix, userId: input.userId, orgId })
+    .values({ hash: key.hash, prefix: key.prefix, name: input.name ?? null, userId: input.userId, orgId })
     .returning({ id: apiKeys.id });
   await database.db.insert(auditLog).values({
     actorKind: input.actor,
@@ -113,6 +122,7 @@ export async function issueApiKey(
     orgId,
     action: 'api_key.create',
     target: row!.id,
+    requestId: input.requestId ?? null,
     meta: { prefix: key.prefix, userId: input.userId },
   });
   return { apiKey: key.secret, prefix: key.prefix, keyId: row!.id, orgId };
@@ -225,8 +235,8 @@ WITH r AS (
   UPDATE api_key_generation SET generation = generation + 1 WHERE id = 1 AND EXISTS (SELECT 1 FROM r)
   RETURNING generation
 ), a AS (
-  INSERT INTO audit_log (actor_kind, actor_user_id, org_id, action, target, meta)
-  SELECT $2, $3, r.org_id, 'api_key.revoke', r.id, jsonb_build_object('prefix', r.prefix) FROM r
+  INSERT INTO audit_log (actor_kind, actor_user_id, org_id, action, target, request_id, meta)
+  SELECT $2, $3, r.org_id, 'api_key.revoke', r.id, $4, jsonb_build_object('prefix', r.prefix) FROM r
 )
 SELECT g.generation FROM g`;
 
@@ -236,12 +246,12 @@ SELECT g.generation FROM g`;
  */
 export async function revokeApiKey(
   database: Database,
-  input: { keyId: string; actor: 'user' | 'operator' | 'system'; actorUserId?: string },
+  input: { keyId: string; actor: 'user' | 'operator' | 'system'; actorUserId?: string; requestId?: string },
   resolver?: ApiKeyResolver,
 ): Promise<boolean> {
   const [row] = await database.query<{ generation: string | number }>(
     REVOKE_SQL,
-    [input.keyId, input.actor, input.actorUserId ?? null],
+    [input.keyId, input.actor, input.actorUserId ?? null, input.requestId ?? null],
     'api_key_revoke',
   );
   if (!row) return false;

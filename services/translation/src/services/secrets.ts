@@ -1,5 +1,5 @@
 // Secret material: API keys and constant-time comparison.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const API_KEY_PREFIX = 'sk_live_';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -57,4 +57,28 @@ export function bearerToken(header: string | undefined): string | null {
   if (!header) return null;
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
   return match?.[1] ?? null;
+}
+
+/** The 256-bit AES key derived from the configured key material (HKDF-SHA256, one purpose per `info`). */
+function aesKey(keyMaterial: string, info: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', keyMaterial, 'scriptorium-translation', info, 32));
+}
+
+/**
+ * Encrypts `plain` for storage: AES-256-GCM under a key derived from `keyMaterial`; base64url of iv ‖ tag ‖ ciphertext.
+ * @example const stored = encryptSecret(totpSecret, config.mfaEncryptionKey, 'mfa-secret/v1');
+ */
+export function encryptSecret(plain: string, keyMaterial: string, info: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', aesKey(keyMaterial, info), iv);
+  const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+/** Decrypts what `encryptSecret` stored; throws when it was altered or the key differs. */
+export function decryptSecret(stored: string, keyMaterial: string, info: string): string {
+  const raw = Buffer.from(stored, 'base64url');
+  const decipher = createDecipheriv('aes-256-gcm', aesKey(keyMaterial, info), raw.subarray(0, 12));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
 }

@@ -1,0 +1,73 @@
+// Organization roles and what each may do: the role table of the README, as code. Every session route that acts on an
+// organization asks `authorize`, which answers the same 403 whether the organization does not exist or the caller is
+// not a member or lacks the role (one membership lookup in both cases, so the timing does not tell them apart).
+import type { Database } from '../db/index.ts';
+import { forbidden } from '../errors.ts';
+
+export const ROLES = ['member', 'admin', 'owner'] as const;
+export type Role = (typeof ROLES)[number];
+
+const rank = (role: Role): number => ROLES.indexOf(role);
+
+/** The least role each permission needs (owner ⊇ admin ⊇ member). */
+export const PERMISSIONS = {
+  /** List the members and their roles. */
+  'members.list': 'member',
+  /** See the organization's usage against its quota and budget. */
+  'usage.read': 'member',
+  /** Approve, edit or reject review items, and list the queue. */
+  'reviews.act': 'member',
+  /** Issue API keys for the organization. */
+  'keys.issue': 'admin',
+  /** Revoke any of the organization's keys (everyone may revoke their own). */
+  'keys.revoke': 'admin',
+  /** Invite by e-mail, list and withdraw pending invites. */
+  'members.invite': 'admin',
+  /** Change roles (only an owner grants, changes or takes away the owner role). */
+  'members.role': 'admin',
+  /** Remove members (an owner only by an owner). */
+  'members.remove': 'admin',
+  /** Manage billing (the subscription is bound to the organization by the payment provider's events). */
+  'billing.manage': 'owner',
+} as const satisfies Record<string, Role>;
+export type Permission = keyof typeof PERMISSIONS;
+
+/** Whether `role` may do `permission`. */
+export const allows = (role: Role, permission: Permission): boolean => rank(role) >= rank(PERMISSIONS[permission]);
+
+/** Whether `actor` may give `target` the role `to` (taking it from `from`); the last-owner rule is checked apart. */
+export function mayChangeRole(actor: Role, from: Role, to: Role): boolean {
+  if (!allows(actor, 'members.role')) return false;
+  if (from === 'owner' || to === 'owner') return actor === 'owner';
+  return true;
+}
+
+/** Whether `actor` may remove a member whose role is `target` (leaving, i.e. removing oneself, is always allowed). */
+export const mayRemove = (actor: Role, target: Role): boolean =>
+  allows(actor, 'members.remove') && (target !== 'owner' || actor === 'owner');
+
+/** The caller's role in `orgId`, or null when not a member (or no such organization). */
+export async function roleIn(database: Database, orgId: string, userId: string): Promise<Role | null> {
+  const [row] = await database.query<{ role: Role }>(
+    'SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2',
+    [orgId, userId],
+    'membership_role',
+  );
+  return row?.role ?? null;
+}
+
+/**
+ * The caller's role in `orgId` if it allows `permission`; otherwise a 403 that does not say whether the organization
+ * exists.
+ * @example const role = await authorize(database, orgId, userId, 'members.invite');
+ */
+export async function authorize(
+  database: Database,
+  orgId: string,
+  userId: string,
+  permission: Permission,
+): Promise<Role> {
+  const role = await roleIn(database, orgId, userId);
+  if (role === null || !allows(role, permission)) throw forbidden();
+  return role;
+}
