@@ -2,7 +2,7 @@
 // README's role table cell by cell (owner, admin, member, non-member), the owner rules, and the 403 that does not
 // disclose whether an organization exists.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type Harness, startHarness } from './harness.ts';
+import { batch, bearer, type Harness, startHarness } from './harness.ts';
 
 let h: Harness;
 let clock = Date.parse('2026-11-24T09:00:00Z');
@@ -44,6 +44,16 @@ async function team() {
 }
 
 type Team = Awaited<ReturnType<typeof team>>;
+
+/** A fresh member of the team's organization (a target to promote or remove). */
+async function newMember(t: Team): Promise<Session> {
+  const target = await signIn('target');
+  await h.database.query("INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'member')", [
+    t.orgId,
+    target.userId,
+  ]);
+  return target;
+}
 const ROLES = ['owner', 'admin', 'member', 'outsider'] as const;
 
 /** The role table of the README, one row per action: the status each role gets. */
@@ -85,26 +95,13 @@ const TABLE: {
   {
     action: 'change roles',
     expect: { owner: 200, admin: 200, member: 403, outsider: 403 },
-    run: async (t, who) => {
-      const target = await signIn('target');
-      await h.database.query("INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'member')", [
-        t.orgId,
-        target.userId,
-      ]);
-      return call(who, 'PATCH', `/api/v1/orgs/${t.orgId}/members/${target.userId}`, { role: 'admin' });
-    },
+    run: async (t, who) =>
+      call(who, 'PATCH', `/api/v1/orgs/${t.orgId}/members/${(await newMember(t)).userId}`, { role: 'admin' }),
   },
   {
     action: 'remove members',
     expect: { owner: 204, admin: 204, member: 403, outsider: 403 },
-    run: async (t, who) => {
-      const target = await signIn('target');
-      await h.database.query("INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'member')", [
-        t.orgId,
-        target.userId,
-      ]);
-      return call(who, 'DELETE', `/api/v1/orgs/${t.orgId}/members/${target.userId}`);
-    },
+    run: async (t, who) => call(who, 'DELETE', `/api/v1/orgs/${t.orgId}/members/${(await newMember(t)).userId}`),
   },
   {
     action: 'manage billing',
@@ -279,14 +276,7 @@ describe('API keys through the session API', () => {
         method: 'POST',
         url: '/api/v1/translate',
         headers: bearer(apiKey),
-        payload: {
-          sourceLocale: 'en',
-          targetLocale: 'de',
-          tier: 'cheap',
-          items: [{ id: 'a', text: 'Hi' }],
-          style: {},
-          glossary: [],
-        },
+        payload: batch(1),
       });
     expect((await translate()).statusCode).toBe(200);
     const revoked = await call(t.owner, 'DELETE', `/api/v1/keys/${keyId}`);

@@ -18,6 +18,18 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
+/** Through the flow as `login` up to the callback; returns the callback's answer (cookies of the start sent along). */
+async function callback(login: string) {
+  const start = await h.app.inject({ method: 'GET', url: '/auth/github' });
+  const approved = await fetch(`${start.headers.location}&login=${login}`, { redirect: 'manual' });
+  const back = new URL(approved.headers.get('location')!);
+  return h.app.inject({
+    method: 'GET',
+    url: `${back.pathname}${back.search}`,
+    headers: { cookie: cookieHeader(start.headers['set-cookie']) },
+  });
+}
+
 const me = (cookie: string, extra: Record<string, string> = {}) =>
   h.app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie, ...extra } });
 
@@ -48,14 +60,7 @@ describe('GitHub sign-in (authorization code with state and PKCE)', () => {
         { email: 'Ada@Example.com', primary: true, verified: true },
       ],
     });
-    const start = await h.app.inject({ method: 'GET', url: '/auth/github' });
-    const approved = await fetch(`${start.headers.location}&login=ada`, { redirect: 'manual' });
-    const back = new URL(approved.headers.get('location')!);
-    const done = await h.app.inject({
-      method: 'GET',
-      url: `${back.pathname}${back.search}`,
-      headers: { cookie: cookieHeader(start.headers['set-cookie']) },
-    });
+    const done = await callback('ada');
     expect(done.statusCode).toBe(302);
     expect(done.headers.location).toBe('/');
     const sessionCookie = ([] as string[])
@@ -131,14 +136,7 @@ describe('GitHub sign-in (authorization code with state and PKCE)', () => {
       name: null,
       emails: [{ email: 'n@example.com', primary: true, verified: false }],
     });
-    const start2 = await h.app.inject({ method: 'GET', url: '/auth/github' });
-    const approved2 = await fetch(`${start2.headers.location}&login=nomail`, { redirect: 'manual' });
-    const back2 = new URL(approved2.headers.get('location')!);
-    const unverified = await h.app.inject({
-      method: 'GET',
-      url: `${back2.pathname}${back2.search}`,
-      headers: { cookie: cookieHeader(start2.headers['set-cookie']) },
-    });
+    const unverified = await callback('nomail');
     expect(unverified.statusCode).toBe(401);
     expect(unverified.json().error).toContain('verified primary e-mail');
   });
