@@ -1,3 +1,4 @@
+export { type WatcherConfig, watcherConfig } from './config.ts';
 export {
   type BrokerApi,
   type BrokerEndpoint,
@@ -8,6 +9,7 @@ export {
 export { type BrokerHttp, type BrokerHttpOptions, createBrokerHttp } from './http-client.ts';
 export { listingFor, type ReadOptions, readBroker, readBrokerPages } from './listing.ts';
 export { entityDigest, ObservationMemory, observationDigest } from './memory.ts';
+export { createWatcherMetrics, type WatcherMetrics } from './metrics.ts';
 export { recordsFor } from './notary.ts';
 export { entityKey, type ObservedEntity, observeEntity } from './observe.ts';
 export { BrokerReadError, type BrokerReadReason } from './read-error.ts';
@@ -28,3 +30,11 @@ export {
   PrimaryIndex,
   type Verdict,
 } from './verdict.ts';
+export {
+  type BrokerStatus,
+  type PassResult,
+  Watcher,
+  type WatcherOptions,
+  type WatcherPorts,
+  type WatcherStatus,
+} from './watcher.ts';

@@ -1,0 +1,204 @@
+// The watcher's passes against real test brokers over HTTP (one primary, two federated). The chain is
+// played by the test: what the watcher submits is "finalized" by handing it back through
+// applyFinalized, exactly what the node does for each finalized block.
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createBrokerHttp, type ObservationRecord, Watcher, type WatcherConfig } from '../src/broker/index.ts';
+import { attribute, entityId, seed, setAttribute, startTestBroker, type TestBroker } from '../test-broker/index.ts';
+
+const ENTITIES = 40;
+const ATTRS = 3;
+const http = createBrokerHttp({ retries: 1, backoffBaseMs: 5, backoffMaxMs: 10, timeoutMs: 2000 });
+afterAll(() => http.close());
+
+interface Harness {
+  primary: TestBroker;
+  fed: TestBroker[];
+  watcher: Watcher;
+  /** Everything submitted so far, in order. */
+  submitted: ObservationRecord[];
+  /** Records on the played chain. */
+  chain: ObservationRecord[];
+  room: number;
+  /** Finalizes everything pending (one block). */
+  finalize(): void;
+  config: WatcherConfig;
+}
+
+let h: Harness;
+
+async function harness(): Promise<Harness> {
+  const primary = await startTestBroker();
+  const fed = [await startTestBroker(), await startTestBroker()];
+  for (const b of [primary, ...fed]) seed(b, { count: ENTITIES, attrs: ATTRS });
+  const config: WatcherConfig = {
+    primary: { url: primary.url, role: 'primary', api: 'ngsi-v2' },
+    federated: fed.map((b) => ({ url: b.url, role: 'federated' as const, api: 'ngsi-v2' as const })),
+    ca: undefined,
+    pollIntervalMs: 60_000,
+  };
+  let pending: ObservationRecord[] = [];
+  let height = 0;
+  const state: Harness = {
+    primary,
+    fed,
+    submitted: [],
+    chain: [],
+    room: 100_000,
+    config,
+    watcher: undefined as unknown as Watcher,
+    finalize() {
+      const seen = new Set(state.chain.map((r) => r.id));
+      const block = pending.filter((r) => !seen.has(r.id));
+      pending = [];
+      state.chain.push(...block);
+      state.watcher.applyFinalized(block, ++height);
+    },
+  };
+  state.watcher = new Watcher(
+    config,
+    {
+      submit: (records) => {
+        state.submitted.push(...records);
+        pending.push(...records);
+        return records.length;
+      },
+      room: () => state.room,
+    },
+    { http },
+  );
+  return state;
+}
+
+beforeEach(async () => {
+  h = await harness();
+});
+afterEach(async () => {
+  await h.watcher.stop();
+  for (const b of [h.primary, ...h.fed]) await b.close().catch(() => undefined);
+});
+
+const tamper = (b: TestBroker, i: number, value: number) =>
+  setAttribute(b, entityId(i), 'temperature', attribute('ngsi-v2', i, 0, value));
+const restore = (b: TestBroker, i: number) => setAttribute(b, entityId(i), 'temperature', attribute('ngsi-v2', i, 0));
+
+describe('broker watcher passes', () => {
+  it('first pass notarises every observation as OK; then nothing while nothing changes', async () => {
+    const first = await h.watcher.pass();
+    expect(first).toMatchObject({
+      primaryRead: true,
+      submitted: { ok: 2 * ENTITIES * ATTRS, tampered: 0 },
+      deferred: 0,
+    });
+    expect(new Set(h.submitted.map((r) => r.id)).size).toBe(2 * ENTITIES * ATTRS);
+    // Not final yet: the same records again (the mempool drops repeats by id).
+    const again = await h.watcher.pass();
+    expect(again.submitted.ok).toBe(2 * ENTITIES * ATTRS);
+    h.finalize();
+    expect((await h.watcher.pass()).submitted).toEqual({ ok: 0, tampered: 0 });
+    expect(h.watcher.status().brokers.every((b) => b.ok)).toBe(true);
+  });
+
+  it('a tamper gives exactly one TAMPERED record; seen again, none; restored, one OK', async () => {
+    await h.watcher.pass();
+    h.finalize();
+    tamper(h.fed[0] as TestBroker, 7, -5);
+    const t = await h.watcher.pass();
+    expect(t.submitted).toEqual({ ok: 0, tampered: 1 });
+    const record = h.submitted.at(-1) as ObservationRecord;
+    expect(record).toMatchObject({
+      broker: h.fed[0]?.url,
+      entity: entityId(7),
+      attribute: 'temperature',
+      observed: { type: 'Number', value: -5 },
+      verdict: 'TAMPERED',
+      seq: 1,
+    });
+    h.finalize();
+    expect((await h.watcher.pass()).submitted).toEqual({ ok: 0, tampered: 0 });
+    restore(h.fed[0] as TestBroker, 7);
+    expect((await h.watcher.pass()).submitted).toEqual({ ok: 1, tampered: 0 });
+    expect(h.submitted.at(-1)).toMatchObject({ entity: entityId(7), verdict: 'OK', seq: 2 });
+  });
+
+  it('entities deleted from or added to a federated broker are TAMPERED', async () => {
+    await h.watcher.pass();
+    h.finalize();
+    const fed = h.fed[1] as TestBroker;
+    fed.inject({ method: 'DELETE', path: `/v2/entities/${encodeURIComponent(entityId(3))}` });
+    seed(fed, { count: 1, attrs: 2, from: 500 });
+    const r = await h.watcher.pass();
+    expect(r.submitted).toEqual({ ok: 0, tampered: ATTRS + 2 });
+    const last = h.submitted.slice(-(ATTRS + 2));
+    expect(last.filter((x) => x.entity === entityId(500)).every((x) => x.observed !== null)).toBe(true);
+    expect(last.filter((x) => x.entity === entityId(3)).map((x) => x.observed)).toEqual([null, null, null]);
+  });
+
+  it('a federated broker that is down or fails mid-pass records nothing, never "deleted"; the other goes on', async () => {
+    await h.watcher.pass();
+    h.finalize();
+    const [a, b] = h.fed as [TestBroker, TestBroker];
+    tamper(b, 1, 99);
+    a.faults.push({ kind: 'status', status: 500 }, { kind: 'status', status: 500 }); // first page, retried once
+    let r = await h.watcher.pass();
+    expect(r.submitted).toEqual({ ok: 0, tampered: 1 });
+    expect(h.submitted.at(-1)?.broker).toBe(b.url);
+    const status = h.watcher.status().brokers.find((s) => s.url === a.url);
+    expect(status).toMatchObject({ ok: false, reason: 'http_status' });
+    h.finalize();
+    await a.close();
+    r = await h.watcher.pass();
+    expect(r.submitted).toEqual({ ok: 0, tampered: 0 });
+    expect(h.watcher.status().brokers.find((s) => s.url === a.url)?.reason).toBe('unreachable');
+  });
+
+  it('a broker answering garbage records nothing for that pass, and is read again the next', async () => {
+    await h.watcher.pass();
+    h.finalize();
+    const fed = h.fed[0] as TestBroker;
+    tamper(fed, 2, 1234);
+    fed.faults.push({ kind: 'garbage' });
+    const r = await h.watcher.pass();
+    expect(r.submitted.tampered).toBe(0);
+    expect(h.watcher.status().brokers.find((s) => s.url === fed.url)).toMatchObject({ ok: false, reason: 'malformed' });
+    const next = await h.watcher.pass();
+    expect(next.submitted.tampered).toBe(1);
+    expect(h.watcher.status().brokers.find((s) => s.url === fed.url)?.ok).toBe(true);
+  });
+
+  it('the primary down: nothing recorded at all', async () => {
+    await h.watcher.pass();
+    h.finalize();
+    tamper(h.fed[0] as TestBroker, 1, 5);
+    await h.primary.close();
+    const r = await h.watcher.pass();
+    expect(r).toMatchObject({ primaryRead: false, submitted: { ok: 0, tampered: 0 } });
+  });
+
+  it('a full mempool: TAMPERED records first, the rest deferred to later passes', async () => {
+    tamper(h.fed[0] as TestBroker, 5, -1);
+    tamper(h.fed[1] as TestBroker, 9, -2);
+    h.room = 10;
+    const r = await h.watcher.pass();
+    expect(r.submitted.tampered).toBe(2);
+    expect(r.submitted.ok + r.submitted.tampered).toBeLessThanOrEqual(20);
+    expect(r.deferred).toBeGreaterThan(0);
+    h.room = 100_000;
+    h.finalize();
+    const rest = await h.watcher.pass();
+    expect(rest.submitted.tampered).toBe(0);
+    h.finalize();
+    expect(h.chain).toHaveLength(2 * ENTITIES * ATTRS);
+  });
+
+  it('after a restart, the memory rebuilt from the chain records nothing new', async () => {
+    await h.watcher.pass();
+    h.finalize();
+    tamper(h.fed[0] as TestBroker, 4, 44);
+    await h.watcher.pass();
+    h.finalize();
+    const restarted = new Watcher(h.config, { submit: () => 0, room: () => 100_000 }, { http });
+    restarted.applyFinalized(JSON.parse(JSON.stringify(h.chain)), 2);
+    expect((await restarted.pass()).submitted).toEqual({ ok: 0, tampered: 0 });
+    await restarted.stop();
+  });
+});
