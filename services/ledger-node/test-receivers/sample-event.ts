@@ -16,6 +16,7 @@ export function sampleEvent(id = 'a'.repeat(64), entity = 'urn:ngsi-ld:Sensor:00
   return tamperEvent({
     chainId: 'dev',
     blockTime: 1_764_000_000_000,
+    record,
     proof: {
       height: 7,
       index: 0,

@@ -39,9 +39,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 15_000): Pr
 }
 
 function enqueue(queue: DeliveryQueue, sink: Sink, event: TamperEvent, extra: Partial<QueueItem> = {}): void {
-  queue.add([
-    { key: deliveryKey(sink.name, event.id), sink: sink.name, event, notBefore: 0, takeover: false, ...extra },
-  ]);
+  queue.add([{ key: deliveryKey(sink.name, event.id), sink: sink.name, event, notBefore: 0, askFirst: [], ...extra }]);
 }
 
 describe('webhook delivery', () => {
@@ -109,8 +107,8 @@ describe('webhook delivery', () => {
       onSkipped: (item) => skipped.push(item.event.id),
     });
     dispatcher.start();
-    enqueue(queue, sink, sampleEvent('1'.repeat(64)), { takeover: true });
-    enqueue(queue, sink, sampleEvent('2'.repeat(64)), { takeover: true });
+    enqueue(queue, sink, sampleEvent('1'.repeat(64)), { askFirst: ['k0'] });
+    enqueue(queue, sink, sampleEvent('2'.repeat(64)), { askFirst: ['k0'] });
     dispatcher.kick();
     await until('both handled', () => queue.size === 0);
     expect(skipped).toEqual(['1'.repeat(64)]);

@@ -2,7 +2,7 @@
 // done (durably), failure schedules another attempt with exponential backoff and full jitter
 // (random(0, min(cap, base × 2^attempt)); by default 1 s base, 5 min cap), without end: an
 // unreachable receiver gets the event when it comes back. One delivery at a time per sink, oldest
-// first. Items marked `takeover` first ask `alreadyDelivered` (another node may have done it).
+// first. Items with validators to ask first (a takeover) ask `alreadyDelivered` before delivering.
 import { backoffDelay } from '../backoff.ts';
 import type { DeliveryQueue, QueueItem } from './queue.ts';
 import type { Sink } from './sink.ts';
@@ -14,7 +14,7 @@ export interface DispatcherOptions {
   backoffMaxMs?: number;
   now?: () => number;
   random?: () => number;
-  /** For takeover items: true when another node already delivered this event to this sink. */
+  /** For items with `askFirst`: true when one of those validators already delivered the event to this sink. */
   alreadyDelivered?: (item: QueueItem) => Promise<boolean>;
   onDelivered?: (item: QueueItem, attempts: number) => void;
   onFailed?: (item: QueueItem, error: Error, attempts: number) => void;
@@ -88,8 +88,8 @@ export class Dispatcher {
   private async deliver(sink: Sink, item: QueueItem): Promise<void> {
     const a = this.attempts.get(item.key) ?? { count: 0, nextAt: 0 };
     try {
-      if (item.takeover && this.options.alreadyDelivered && (await this.options.alreadyDelivered(item))) {
-        this.options.queue.done(item.key);
+      if (item.askFirst.length > 0 && this.options.alreadyDelivered && (await this.options.alreadyDelivered(item))) {
+        this.options.queue.done(item.key, false);
         this.attempts.delete(item.key);
         this.options.onSkipped?.(item);
         return;

@@ -1,23 +1,11 @@
 // The tamper notification: what a webhook receives as its JSON body and what a syslog message
 // carries as structured data. It is built only from a finalized block: the block's chain id,
 // height and hash, the TAMPERED record and its Merkle proof (the same body as GET /proof).
-import type { IntegrityRecord } from '@scriptorium/ledger-protocol';
+import type { IntegrityRecord, MerkleProofBody } from '@scriptorium/ledger-protocol';
 
 export const TAMPER_EVENT = 'tamper';
 
-export interface ProofStep {
-  sibling: string;
-  right: boolean;
-}
-
-export interface MerkleProofBody {
-  height: number;
-  index: number;
-  merkle_root: string;
-  block_hash: string;
-  record: IntegrityRecord;
-  proof: ProofStep[];
-}
+export type { MerkleProofBody };
 
 export interface TamperEvent {
   /** Event type, `tamper`. */
@@ -33,15 +21,21 @@ export interface TamperEvent {
   proof: MerkleProofBody;
 }
 
-export function tamperEvent(input: { chainId: string; blockTime: number; proof: MerkleProofBody }): TamperEvent {
+/** The event of a record's proof (the record is the proof's record, as GET /proof serves it). */
+export function tamperEvent(input: {
+  chainId: string;
+  blockTime: number;
+  record: IntegrityRecord;
+  proof: MerkleProofBody;
+}): TamperEvent {
   return {
     type: TAMPER_EVENT,
-    id: input.proof.record.id,
+    id: input.record.id,
     chain_id: input.chainId,
     height: input.proof.height,
     block_hash: input.proof.block_hash,
     block_time: input.blockTime,
-    record: input.proof.record,
+    record: input.record,
     proof: input.proof,
   };
 }

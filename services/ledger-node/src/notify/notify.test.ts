@@ -132,7 +132,7 @@ describe('delivery queue', () => {
     sink,
     event: sampleEvent(id.padEnd(64, '0')),
     notBefore: 0,
-    takeover: false,
+    askFirst: [],
   });
 
   it('keeps added, not-done deliveries and the cursor across reopen; a torn tail is cut', () => {

@@ -14,11 +14,18 @@ export interface QueueItem {
   event: TamperEvent;
   /** Not to be delivered before this time (ms since the epoch). */
   notBefore: number;
-  /** When true, ask whether someone else already delivered it before delivering (takeover). */
-  takeover: boolean;
+  /** Validators (public keys) to ask first whether they delivered it; empty: deliver at once. */
+  askFirst: string[];
 }
 
-type Entry = { op: 'add'; item: QueueItem } | { op: 'done'; key: string } | { op: 'cursor'; height: number };
+type Entry =
+  | { op: 'add'; item: QueueItem }
+  /** `delivered`: this node delivered it (false: it found another node had). */
+  | { op: 'done'; key: string; delivered?: boolean }
+  | { op: 'cursor'; height: number };
+
+/** How many delivered keys a node remembers, to answer "did you deliver it?" to its backups. */
+const DELIVERED_MEMORY = 100_000;
 
 const COMPACT_BYTES = 8 * 1024 * 1024;
 
@@ -27,26 +34,45 @@ export const deliveryKey = (sink: string, eventId: string): string => `${sink}\u
 export class DeliveryQueue {
   private readonly wal: Wal;
   private readonly items = new Map<string, QueueItem>();
+  private readonly deliveredKeys = new Set<string>();
   private cursorHeight: number;
+  private compactedBytes = 0;
 
-  private constructor(wal: Wal, items: QueueItem[], cursor: number) {
+  private constructor(wal: Wal, items: QueueItem[], cursor: number, delivered: Iterable<string>) {
     this.wal = wal;
     for (const i of items) this.items.set(i.key, i);
+    for (const k of delivered) this.remember(k);
     this.cursorHeight = cursor;
+  }
+
+  private remember(key: string): void {
+    this.deliveredKeys.add(key);
+    if (this.deliveredKeys.size > DELIVERED_MEMORY) {
+      const oldest = this.deliveredKeys.values().next().value;
+      if (oldest !== undefined) this.deliveredKeys.delete(oldest);
+    }
+  }
+
+  /** True when this node delivered that (sink, event) (within the last DELIVERED_MEMORY deliveries). */
+  wasDelivered(key: string): boolean {
+    return this.deliveredKeys.has(key);
   }
 
   /** Opens (or creates) `<dir>/notify-queue.wal`. */
   static open(dir: string, name = 'notify-queue.wal'): DeliveryQueue {
     const { wal, records } = Wal.open(join(dir, name));
     const items = new Map<string, QueueItem>();
+    const delivered: string[] = [];
     let cursor = -1;
     for (const payload of records) {
       const e = JSON.parse(payload.toString('utf8')) as Entry;
       if (e.op === 'add') items.set(e.item.key, e.item);
-      else if (e.op === 'done') items.delete(e.key);
-      else cursor = Math.max(cursor, e.height);
+      else if (e.op === 'done') {
+        items.delete(e.key);
+        if (e.delivered) delivered.push(e.key);
+      } else cursor = Math.max(cursor, e.height);
     }
-    return new DeliveryQueue(wal, [...items.values()], cursor);
+    return new DeliveryQueue(wal, [...items.values()], cursor, delivered.slice(-DELIVERED_MEMORY));
   }
 
   /** Height of the last finalized block already turned into notifications (-1: none). */
@@ -77,18 +103,22 @@ export class DeliveryQueue {
     if (cursor !== undefined && cursor > this.cursorHeight) this.cursorHeight = cursor;
   }
 
-  /** Durably marks a delivery done (delivered, or delivered by another node). */
-  done(key: string): void {
+  /** Durably marks a delivery done: delivered by this node, or (delivered false) found delivered by another. */
+  done(key: string, delivered = true): void {
     if (!this.items.has(key)) return;
-    this.wal.append(Buffer.from(JSON.stringify({ op: 'done', key } satisfies Entry), 'utf8'));
+    this.wal.append(Buffer.from(JSON.stringify({ op: 'done', key, delivered } satisfies Entry), 'utf8'));
     this.items.delete(key);
-    if (this.wal.bytes > COMPACT_BYTES && this.items.size * 4 < this.wal.bytes / 1024) this.compact();
+    if (delivered) this.remember(key);
+    // Compact once the log has doubled since the last compaction (and is worth it).
+    if (this.wal.bytes > Math.max(COMPACT_BYTES, 2 * this.compactedBytes)) this.compact();
   }
 
   private compact(): void {
     const entries: Entry[] = [...this.items.values()].map((item) => ({ op: 'add', item }));
+    for (const key of this.deliveredKeys) entries.push({ op: 'done', key, delivered: true });
     entries.push({ op: 'cursor', height: this.cursorHeight });
     this.wal.rewrite(entries.map((e) => Buffer.from(JSON.stringify(e), 'utf8')));
+    this.compactedBytes = this.wal.bytes;
   }
 
   close(): void {
