@@ -6,9 +6,11 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '@scriptorium/test-support';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { buildWeb } from '../src/web/build.ts';
+import { type Harness, type HarnessOptions, startHarness } from './harness.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
@@ -83,3 +85,44 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 /** True when the page's document is wider than its viewport (something does not fit on a phone). */
 export const overflowsHorizontally = (page: Page): Promise<boolean> =>
   page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth + 1') as Promise<boolean>;
+
+/**
+ * The harness listening on a free loopback port that is also its PUBLIC_BASE_URL (the OAuth callback and the CSRF
+ * origin check use it), in development mode (a session cookie without Secure over plain http).
+ */
+export async function startWebHarness(opts: HarnessOptions = {}): Promise<{ h: Harness; base: string }> {
+  await ensureWebBuilt();
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const h = await startHarness({
+    provider: 'pseudo',
+    ...opts,
+    env: { PUBLIC_BASE_URL: base, NODE_ENV: 'development', ...opts.env },
+  });
+  await h.app.listen({ port, host: '127.0.0.1' });
+  return { h, base };
+}
+
+/** Adds a GitHub user to the local OAuth server (primary verified e-mail `<login>@example.com`). */
+export function addGitHubUser(h: Harness, login: string, name: string): string {
+  const email = `${login}@example.com`;
+  h.github.addUser({
+    login,
+    id: 700_000 + h.github.users.length,
+    name,
+    emails: [{ email, primary: true, verified: true }],
+  });
+  return email;
+}
+
+/** Signs in through the page as a person does: the landing page's button, the local GitHub's approval page, back. */
+export async function signInThroughPage(page: Page, login: string): Promise<void> {
+  if (!page.url().startsWith('http')) await page.goto('/');
+  await page.getByRole('link', { name: 'Sign in with GitHub' }).click();
+  await page.getByRole('button', { name: new RegExp(`^Sign in as ${login}\\b`) }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** The page's clipboard text (the context has clipboard permissions). */
+export const clipboardText = (page: Page): Promise<string> =>
+  page.evaluate('navigator.clipboard.readText()') as Promise<string>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, NETWORK_ERROR } from '../api/client.ts';
-import { describeError, duration } from './messages.ts';
+import { describeError, duration, isStepUp } from './messages.ts';
 
 describe('duration', () => {
   it.each([
@@ -32,9 +32,20 @@ describe('describeError', () => {
 
   it('keeps the service’s message for anything else', () => {
     expect(describeError(new ApiError(409, 'already decided'), 'session')).toBe(
-      'The service answered 409: already decided.',
+      'That cannot be done now: already decided.',
     );
+    expect(describeError(new ApiError(418, 'teapot'), 'session')).toBe('The service answered 418: teapot.');
     expect(describeError(new ApiError(NETWORK_ERROR, ''), 'session')).toMatch(/did not answer/);
     expect(describeError(new TypeError('x'), 'session')).toMatch(/Reload/);
+  });
+});
+
+describe('isStepUp', () => {
+  it('knows a refusal that asks for a fresh MFA code from a missing role', () => {
+    expect(isStepUp(new ApiError(403, 'MFA step-up needed: verify a code'))).toBe(true);
+    expect(isStepUp(new ApiError(401, 'this action needs a TOTP check in the last 12 hours'))).toBe(true);
+    expect(isStepUp(new ApiError(403, 'not a member or insufficient role'))).toBe(false);
+    expect(isStepUp(new ApiError(422, 'mfa'))).toBe(false);
+    expect(describeError(new ApiError(401, 'bad code'), 'mfa')).toMatch(/not valid/);
   });
 });

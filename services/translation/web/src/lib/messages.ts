@@ -4,7 +4,7 @@
 import { PLAYGROUND_MAX_CHARS } from '../../../src/http/limits.ts';
 import { ApiError, NETWORK_ERROR } from '../api/client.ts';
 
-export type Action = 'playground' | 'translate' | 'session';
+export type Action = 'playground' | 'translate' | 'session' | 'mfa';
 
 /** `n seconds` / `1 minute 5 seconds`. */
 export function duration(seconds: number): string {
@@ -37,14 +37,26 @@ export function describeError(error: unknown, action: Action): string {
         ? `Too many requests. Try again in ${duration(error.retryAfter)}.`
         : 'Too many requests. Wait a little and try again.';
     case 401:
-      return action === 'translate'
-        ? 'The API key was refused: it is wrong or has been revoked.'
-        : 'You are signed out. Sign in again to continue.';
+      if (action === 'translate') return 'The API key was refused: it is wrong or has been revoked.';
+      if (action === 'mfa') return 'That code is not valid (or was already used). Wait for the next one and try again.';
+      return 'You are signed out. Sign in again to continue.';
     case 403:
-      return 'You do not have the role this needs in the organization.';
+      return isStepUp(error)
+        ? 'This needs a fresh check of your second factor.'
+        : 'You do not have the role this needs in the organization.';
+    case 400:
+      return action === 'mfa' ? `The service refused the request: ${detail}.` : `The request was refused: ${detail}.`;
+    case 409:
+      return `That cannot be done now: ${detail}.`;
     case 502:
       return 'The translation provider failed to answer. Try again in a moment.';
     default:
       return `The service answered ${error.status}: ${detail}.`;
   }
 }
+
+/** Whether the service refused because the session needs a fresh MFA check (step-up). */
+export const isStepUp = (error: unknown): boolean =>
+  error instanceof ApiError &&
+  (error.status === 401 || error.status === 403) &&
+  /\bmfa\b|step-up|totp/i.test(error.message);

@@ -1,0 +1,246 @@
+// Members of the selected organization and their roles; for admins and owners: invite by e-mail (the link to send is
+// shown to copy), pending invitations, role changes and removals where the role table allows them.
+import { useId, useState } from 'preact/hooks';
+import {
+  changeRole,
+  invites as fetchInvites,
+  members as fetchMembers,
+  invite,
+  removeMember,
+  withdrawInvite,
+} from '../api/endpoints.ts';
+import type { InviteCreated, Member, Role } from '../api/types.ts';
+import { ConfirmDialog } from '../components/confirm-dialog.tsx';
+import { CopyButton } from '../components/copy-button.tsx';
+import { LoadState } from '../components/load-state.tsx';
+import { NoOrg } from '../components/no-org.tsx';
+import { Notice } from '../components/notice.tsx';
+import { formatTime } from '../lib/format.ts';
+import { describeError } from '../lib/messages.ts';
+import { allows, mayChangeRole, mayRemove, ROLES } from '../lib/roles.ts';
+import { useResource } from '../lib/use-resource.ts';
+import { useSession } from '../session.tsx';
+
+export function Members() {
+  const session = useSession();
+  const org = session.org;
+  const id = useId();
+  const orgId = org?.id ?? '';
+  const list = useResource(() => (orgId ? fetchMembers(orgId) : Promise.resolve([])), [orgId]);
+  const canInvite = org ? allows(org.role, 'members.invite') : false;
+  const pending = useResource(
+    () => (orgId && canInvite ? fetchInvites(orgId) : Promise.resolve([])),
+    [orgId, canInvite],
+  );
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('member');
+  const [created, setCreated] = useState<InviteCreated | null>(null);
+  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+  const [removing, setRemoving] = useState<Member | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  if (!org) return <NoOrg />;
+  const myRole = org.role;
+  const owners = list.data?.filter((m) => m.role === 'owner').length ?? 0;
+
+  const act = async (what: () => Promise<unknown>, done: string) => {
+    setBusy(true);
+    setMessage(null);
+    try {
+      await what();
+      await Promise.all([list.reload(), pending.reload()]);
+      await session.refresh();
+      // Said once the list shows the change.
+      setMessage({ kind: 'success', text: done });
+    } catch (e) {
+      setMessage({ kind: 'error', text: describeError(e, 'session') });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const sendInvite = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setMessage(null);
+    setCreated(null);
+    try {
+      setCreated(await invite(org.id, { email: email.trim(), role }));
+      setEmail('');
+      await pending.reload();
+    } catch (err) {
+      setMessage({ kind: 'error', text: describeError(err, 'session') });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <h1>Members of {org.name}</h1>
+      <p class="muted">Your role here: {myRole}.</p>
+      <LoadState resource={list} what="the members" />
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
+      {list.data && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Members and their roles</caption>
+            <thead>
+              <tr>
+                <th scope="col">Member</th>
+                <th scope="col">Role</th>
+                <th scope="col">Joined</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.map((m) => {
+                const self = m.userId === session.me.id;
+                const lastOwner = m.role === 'owner' && owners === 1;
+                const roles = ROLES.filter((r) => r === m.role || (!self && mayChangeRole(myRole, m.role, r)));
+                // Anyone may leave, except the last owner; others only where the role table allows.
+                const removable = self ? !lastOwner : mayRemove(myRole, m.role);
+                const label = m.name ? `${m.name} (${m.email})` : m.email;
+                return (
+                  <tr key={m.userId}>
+                    <th scope="row">
+                      {label}
+                      {self && <span class="badge">you</span>}
+                    </th>
+                    <td>
+                      {roles.length > 1 ? (
+                        <select
+                          aria-label={`Role of ${m.email}`}
+                          value={m.role}
+                          disabled={busy}
+                          onChange={(e) => {
+                            const to = e.currentTarget.value as Role;
+                            void act(() => changeRole(org.id, m.userId, to), `${m.email} is now ${to}.`);
+                          }}
+                        >
+                          {roles.map((r) => (
+                            <option key={r} value={r}>
+                              {r}
+                            </option>
+                          ))}
+                        </select>
+                      ) : (
+                        m.role
+                      )}
+                    </td>
+                    <td>{formatTime(m.joinedAt)}</td>
+                    <td>
+                      {removable && (
+                        <button type="button" class="secondary" disabled={busy} onClick={() => setRemoving(m)}>
+                          {self ? 'Leave' : `Remove ${m.email}`}
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      {canInvite && (
+        <section class="card" aria-labelledby={`${id}-invite`}>
+          <h2 id={`${id}-invite`}>Invite someone</h2>
+          <form onSubmit={sendInvite} class="stack">
+            <div class="row">
+              <div class="field">
+                <label for={`${id}-email`}>E-mail address</label>
+                <input
+                  id={`${id}-email`}
+                  type="email"
+                  required
+                  autocomplete="off"
+                  value={email}
+                  onInput={(e) => setEmail(e.currentTarget.value)}
+                />
+              </div>
+              <div class="field">
+                <label for={`${id}-role`}>Role</label>
+                <select id={`${id}-role`} value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
+                  {ROLES.filter((r) => mayChangeRole(myRole, 'member', r)).map((r) => (
+                    <option key={r} value={r}>
+                      {r}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            </div>
+            <div class="actions">
+              <button type="submit" disabled={busy}>
+                Create invitation
+              </button>
+            </div>
+          </form>
+          {created && (
+            <div class="notice notice-success" role="status">
+              <p>
+                Invitation for <strong>{created.email}</strong> ({created.role}) created; it expires{' '}
+                {formatTime(created.expiresAt)}. Send them this link (it is shown only now):
+              </p>
+              <p>
+                <code id={`${id}-link`} class="secret">
+                  {created.acceptUrl}
+                </code>
+              </p>
+              <CopyButton text={created.acceptUrl} label="Copy the link" targetId={`${id}-link`} />
+            </div>
+          )}
+          <LoadState resource={pending} what="the pending invitations" />
+          {pending.data && pending.data.length > 0 && (
+            <>
+              <h3>Pending invitations</h3>
+              <ul class="plain-list">
+                {pending.data.map((i) => (
+                  <li key={i.id}>
+                    {i.email} ({i.role}), expires {formatTime(i.expiresAt)}{' '}
+                    <button
+                      type="button"
+                      class="secondary"
+                      disabled={busy}
+                      onClick={() =>
+                        act(() => withdrawInvite(org.id, i.id), `The invitation of ${i.email} is withdrawn.`)
+                      }
+                    >
+                      Withdraw the invitation of {i.email}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </section>
+      )}
+
+      {removing && (
+        <ConfirmDialog
+          title={removing.userId === session.me.id ? `Leave ${org.name}?` : `Remove ${removing.email}?`}
+          confirmLabel={removing.userId === session.me.id ? 'Leave' : 'Remove'}
+          danger
+          onCancel={() => setRemoving(null)}
+          onConfirm={() => {
+            const m = removing;
+            setRemoving(null);
+            void act(
+              () => removeMember(org.id, m.userId),
+              m.userId === session.me.id ? `You left ${org.name}.` : `${m.email} is no longer a member.`,
+            );
+          }}
+        >
+          <p>
+            {removing.userId === session.me.id
+              ? 'You lose access to its keys, usage and reviews.'
+              : 'They lose access to the organization at once. Their API keys for it stop working.'}
+          </p>
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}
