@@ -3,6 +3,7 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { mfaVerify } from '../api/endpoints.ts';
 import { describeError } from '../lib/messages.ts';
+import { CodeField } from './code-field.tsx';
 import { Notice } from './notice.tsx';
 
 export function StepUpDialog({ onDone }: { onDone: (verified: boolean) => void }) {
@@ -34,19 +35,7 @@ export function StepUpDialog({ onDone }: { onDone: (verified: boolean) => void }
       <form onSubmit={submit}>
         <h2 id={`${id}-title`}>Confirm it is you</h2>
         <p>This needs a fresh check of your second factor. Enter the 6-digit code your authenticator app shows now.</p>
-        <div class="field">
-          <label for={`${id}-code`}>Authentication code</label>
-          <input
-            id={`${id}-code`}
-            inputMode="numeric"
-            autocomplete="one-time-code"
-            pattern="[0-9]{6}"
-            maxLength={6}
-            required
-            value={code}
-            onInput={(e) => setCode(e.currentTarget.value)}
-          />
-        </div>
+        <CodeField label="Authentication code" value={code} onInput={setCode} />
         {error && <Notice kind="error">{error}</Notice>}
         <div class="actions">
           <button type="button" class="secondary" onClick={() => onDone(false)}>

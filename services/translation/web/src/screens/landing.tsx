@@ -1,5 +1,6 @@
 // The signed-out page: what the service is, sign-in, and the public playground.
 import { useEffect } from 'preact/hooks';
+import { SIGN_IN_URL } from '../api/endpoints.ts';
 import { markInteractive } from '../lib/timing.ts';
 import { Playground } from './playground.tsx';
 
@@ -15,7 +16,7 @@ export function Landing({ notice }: { notice?: string | null }) {
         </p>
         {notice && <p role="status">{notice}</p>}
         <p>
-          <a class="button" href="/auth/github">
+          <a class="button" href={SIGN_IN_URL}>
             Sign in with GitHub
           </a>
         </p>
