@@ -45,6 +45,8 @@ export interface LocalGitHub {
   addUser(user: LocalGitHubUser): void;
   /** Token requests seen (for tests: what the client sent, secrets included — never logged). */
   readonly tokenRequests: { headers: Record<string, string | string[] | undefined>; body: Record<string, string> }[];
+  /** Access tokens handed out (for tests: a client must never store or log them). */
+  readonly issuedTokens: string[];
   close(): Promise<void>;
 }
 
@@ -128,6 +130,7 @@ export async function startLocalGitHub(opts: LocalGitHubOptions): Promise<LocalG
   const codes = new Map<string, Grant>();
   const tokens = new Map<string, { login: string; scope: string }>();
   const tokenRequests: LocalGitHub['tokenRequests'] = [];
+  const issuedTokens: string[] = [];
 
   function approve(res: ServerResponse, params: Record<string, string>) {
     const user = users.find((u) => u.login === params.login);
@@ -207,6 +210,7 @@ export async function startLocalGitHub(opts: LocalGitHubOptions): Promise<LocalG
     }
     const accessToken = token('gho');
     tokens.set(accessToken, { login: grant.login, scope: grant.scope });
+    issuedTokens.push(accessToken);
     answer({ access_token: accessToken, token_type: 'bearer', scope: grant.scope.replace(/ /g, ',') });
   }
 
@@ -277,6 +281,7 @@ export async function startLocalGitHub(opts: LocalGitHubOptions): Promise<LocalG
     users,
     addUser: (user) => void users.push(user),
     tokenRequests,
+    issuedTokens,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

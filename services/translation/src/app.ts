@@ -20,14 +20,18 @@ import settings from './plugins/settings.ts';
 import signIn from './plugins/sign-in.ts';
 import type { TranslationProvider } from './providers/index.ts';
 import authRoutes from './routes/auth/index.ts';
+import billingRoutes from './routes/billing/index.ts';
 import healthRoutes from './routes/health/index.ts';
 import opsRoutes from './routes/ops/index.ts';
 import inviteRoutes from './routes/v1/invites/index.ts';
 import judgeRoutes from './routes/v1/judge/index.ts';
 import keyRoutes from './routes/v1/keys/index.ts';
 import meRoutes from './routes/v1/me/index.ts';
+import mfaRoutes from './routes/v1/mfa/index.ts';
 import orgRoutes from './routes/v1/orgs/index.ts';
 import playgroundRoutes from './routes/v1/playground/index.ts';
+import privacyRoutes from './routes/v1/privacy/index.ts';
+import reviewRoutes from './routes/v1/reviews/index.ts';
 import translateRoutes from './routes/v1/translate/index.ts';
 import webRoutes from './routes/web/index.ts';
 
@@ -52,6 +56,10 @@ const ROUTES = [
   [orgRoutes, '/api/v1/orgs'],
   [inviteRoutes, '/api/v1/invites'],
   [keyRoutes, '/api/v1/keys'],
+  [reviewRoutes, '/api/v1/reviews'],
+  [mfaRoutes, '/api/v1/mfa'],
+  [privacyRoutes, '/api/v1/privacy'],
+  [billingRoutes, '/api/billing'],
   [opsRoutes, '/api'],
   [webRoutes, ''],
   [healthRoutes, ''],

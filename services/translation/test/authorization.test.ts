@@ -1,7 +1,9 @@
 // Deny-by-default: every registered route is walked with no, wrong and valid credentials.
+
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteSpec } from '../src/http/route-spec.ts';
-import { batch, bearer, type Harness, startHarness, WORKER_SECRET } from './harness.ts';
+import { BILLING_SECRET, batch, bearer, type Harness, startHarness, WORKER_SECRET } from './harness.ts';
 
 let h: Harness;
 let apiKey: string;
@@ -30,6 +32,14 @@ beforeAll(async () => {
   ids.inviteToken = (
     await as(other, 'POST', `/api/v1/orgs/${friendOrg}/members`, { email: session.email })
   ).json().token;
+  const [review] = await h.database.query<{ id: string }>(
+    `INSERT INTO review_items (org_id, source_locale, target_locale, item_id, source_text, target_text, model, scores, overall)
+     VALUES ($1, 'en', 'de', 'a', 'Hi', 'Hallo', 'm', '{}', 1) RETURNING id`,
+    [ids.org],
+  );
+  ids.review = review!.id;
+  // Erasure is walked by a user of its own (the walker signs out last).
+  ids.eraseCookie = (await h.signIn('walker-erased')).cookie;
 });
 afterAll(async () => h?.close());
 
@@ -57,7 +67,15 @@ const sessionRequests: Record<string, () => { url: string; payload?: object }> =
   'POST /api/v1/keys': () => ({ url: '/api/v1/keys', payload: { orgId: ids.org } }),
   'GET /api/v1/keys': () => ({ url: '/api/v1/keys' }),
   'DELETE /api/v1/keys/:id': () => ({ url: `/api/v1/keys/${ids.key}` }),
+  'GET /api/v1/reviews': () => ({ url: `/api/v1/reviews?orgId=${ids.org}` }),
+  'POST /api/v1/reviews/:id': () => ({ url: `/api/v1/reviews/${ids.review}`, payload: { type: 'approve' } }),
+  'POST /api/v1/mfa': () => ({ url: '/api/v1/mfa', payload: { action: 'enroll' } }),
+  'POST /api/v1/privacy/export': () => ({ url: '/api/v1/privacy/export' }),
+  'POST /api/v1/privacy/delete': () => ({ url: '/api/v1/privacy/delete', cookie: ids.eraseCookie! }),
 };
+
+const WEBHOOK = '/api/billing/webhook';
+const webhookEvent = JSON.stringify({ id: 'evt_walk', type: 'charge.refunded', data: { object: {} } });
 
 /** The success status a route documents (its first 2xx or 3xx). */
 const success = (spec: RouteSpec) => Number(Object.keys(spec.responses).find((s) => Number(s) < 400));
@@ -71,11 +89,22 @@ const bodies: Record<string, unknown> = {
 };
 
 const call = (spec: RouteSpec, headers: Record<string, string>) => {
-  const concrete = sessionRequests[`${spec.method} ${spec.url}`]?.() ?? {
+  if (spec.url === WEBHOOK)
+    return h.app.inject({
+      method: 'POST',
+      url: WEBHOOK,
+      headers: { 'content-type': 'application/json', ...headers },
+      payload: webhookEvent,
+    });
+  const { cookie, ...concrete }: { url: string; payload?: object; cookie?: string } = sessionRequests[
+    `${spec.method} ${spec.url}`
+  ]?.() ?? {
     url: spec.url,
     ...(bodies[spec.url] ? { payload: bodies[spec.url] as object } : {}),
   };
-  return h.app.inject({ method: spec.method, headers, ...concrete });
+  // A route walked with its own session (erasure) uses it in place of the walker's.
+  const withCookie = cookie && headers.cookie === session.cookie ? { ...headers, cookie } : headers;
+  return h.app.inject({ method: spec.method, headers: withCookie, ...concrete });
 };
 
 describe('authorization walk', () => {
@@ -98,6 +127,8 @@ describe('authorization walk', () => {
       const res = await call(spec, {});
       if (spec.url === SIGN_IN_CALLBACK) expect(res.json()).toEqual({ error: 'sign-in failed' });
       else if (spec.security === 'none') expect(res.statusCode, spec.url).not.toBe(401);
+      else if (spec.security === 'providerSignature')
+        expect(res.json()).toEqual({ error: 'invalid webhook signature' });
       else {
         expect(res.statusCode, spec.url).toBe(401);
         expect(res.json()).toEqual({ error: 'missing or invalid credentials' });
@@ -122,7 +153,10 @@ describe('authorization walk', () => {
             : [bearer(apiKey)];
       for (const headers of [...wrong, ...others]) {
         const res = await call(spec, headers);
-        expect(res.statusCode, `${spec.url} ${JSON.stringify(headers)}`).toBe(401);
+        // A payment-provider signature that does not verify is a 400, as the document says.
+        expect(res.statusCode, `${spec.url} ${JSON.stringify(headers)}`).toBe(
+          spec.security === 'providerSignature' ? 400 : 401,
+        );
       }
     }
   });
@@ -141,7 +175,14 @@ describe('authorization walk', () => {
             ? bearer(WORKER_SECRET)
             : spec.security === 'session'
               ? { cookie: session.cookie }
-              : {};
+              : spec.security === 'providerSignature'
+                ? {
+                    'stripe-signature': new Stripe('sk_test_unused').webhooks.generateTestHeaderString({
+                      payload: webhookEvent,
+                      secret: BILLING_SECRET,
+                    }),
+                  }
+                : {};
       const res = await call(spec, headers);
       expect(res.statusCode, `${spec.method} ${spec.url}: ${res.body.slice(0, 200)}`).toBe(success(spec));
     }

@@ -1,7 +1,7 @@
 // Zero content retention by default: after a run through every endpoint (successes and failures), no table of
 // the database and no captured log line holds a source or translated string.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type Harness, startHarness, WORKER_SECRET } from './harness.ts';
+import { BILLING_SECRET, bearer, type Harness, OAUTH_CLIENT_SECRET, startHarness, WORKER_SECRET } from './harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -97,5 +97,53 @@ describe('zero content retention', () => {
     }
     // Sanity: the scan does see what is stored (usage events were written).
     expect(tables.find((t) => t.table === 'public.usage_events')!.text).toContain('translate');
+  });
+
+  it('the session side: no credential, token or MFA secret in any table or log line', async () => {
+    const owner = await h.signIn('retention-owner');
+    const invitee = await h.signIn('retention-invitee');
+    const post = (cookie: string, url: string, payload?: object) =>
+      h.app.inject({ method: 'POST', url, headers: { cookie }, ...(payload ? { payload } : {}) });
+    const orgId = (await post(owner.cookie, '/api/v1/orgs', { name: 'Zero retention' })).json().id;
+    const invite = (await post(owner.cookie, `/api/v1/orgs/${orgId}/members`, { email: invitee.email })).json();
+    expect((await post(invitee.cookie, '/api/v1/invites/accept', { token: invite.token })).statusCode).toBe(200);
+    const key = (await post(owner.cookie, '/api/v1/keys', { orgId, name: 'scan' })).json();
+    const { secret } = (await post(owner.cookie, '/api/v1/mfa', { action: 'enroll' })).json();
+    expect((await post(owner.cookie, '/api/v1/mfa', { action: 'verify', code: '000000' })).statusCode).toBe(401);
+    const exported = await post(owner.cookie, '/api/v1/privacy/export');
+    expect(exported.statusCode).toBe(200);
+    const erased = await post(invitee.cookie, '/api/v1/privacy/delete');
+    expect(erased.statusCode).toBe(200);
+    const webhook = await h.app.inject({
+      method: 'POST',
+      url: '/api/billing/webhook',
+      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' },
+      payload: '{}',
+    });
+    expect(webhook.statusCode).toBe(400);
+    expect((await post(owner.cookie, '/auth/logout')).statusCode).toBe(200);
+
+    const secrets = [
+      owner.cookie.slice('session-token='.length),
+      invitee.cookie.slice('session-token='.length),
+      invite.token,
+      key.apiKey,
+      secret,
+      OAUTH_CLIENT_SECRET,
+      BILLING_SECRET,
+      'mfa-key-material-for-tests',
+      ...h.github.issuedTokens,
+      ...h.github.tokenRequests.flatMap((r) => [r.body.code!, r.body.code_verifier!]),
+    ];
+    expect(h.github.issuedTokens.length).toBeGreaterThanOrEqual(2);
+    const tables = await everyTableAsText();
+    for (const { table, text } of tables) {
+      for (const needle of secrets) expect(text.includes(needle), `${table} holds a secret`).toBe(false);
+    }
+    const logText = h.logs.join('\n');
+    for (const needle of [...secrets, invitee.email])
+      expect(logText.includes(needle), 'logs hold a secret').toBe(false);
+    // The scan sees the new tables: the audit log recorded the session side.
+    expect(tables.find((t) => t.table === 'public.audit_log')!.text).toContain('invite.accept');
   });
 });

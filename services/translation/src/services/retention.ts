@@ -10,7 +10,7 @@ const DAY_MS = 86_400_000;
 const counted = (del: string) => `WITH d AS (${del} RETURNING 1) SELECT count(*)::int AS n FROM d`;
 
 /** One statement per category: its SQL (returning `n`) and its parameters. */
-function statements(days: Config['retentionDays'], now: number): [Category, string, unknown[]][] {
+function statements(days: Config['retentionDays'], now: number, idleMs: number): [Category, string, unknown[]][] {
   const cutoff = (d: number) => new Date(now - d * DAY_MS).toISOString();
   const cutoffDay = (d: number) => cutoff(d).slice(0, 10);
   const nowIso = new Date(now).toISOString();
@@ -34,22 +34,28 @@ function statements(days: Config['retentionDays'], now: number): [Category, stri
     ],
     // Windows whose end has passed can never count again.
     ['rateLimitWindows', counted('DELETE FROM rate_limit_windows WHERE window_start + window_ms < $1'), [now]],
-    ['expiredSessions', counted('DELETE FROM sessions WHERE expires_at < $1'), [nowIso]],
+    [
+      'expiredSessions',
+      counted('DELETE FROM sessions WHERE expires_at < $1 OR last_seen_at < $2'),
+      [nowIso, new Date(now - idleMs).toISOString()],
+    ],
     ['expiredInvites', counted('DELETE FROM invites WHERE expires_at < $1 AND accepted_at IS NULL'), [nowIso]],
   ];
 }
 
 /**
  * Applies every retention period; the counts are rows deleted per category.
- * @example const { deleted } = await enforceRetention(db, config.retentionDays, Date.now());
+ * Sessions end at their absolute expiry or when idle for `sessionIdleMs`.
+ * @example const { deleted } = await enforceRetention(db, config.retentionDays, Date.now(), config.session.idleMs);
  */
 export async function enforceRetention(
   database: Database,
   days: Config['retentionDays'],
   now: number,
+  sessionIdleMs = Number.POSITIVE_INFINITY,
 ): Promise<RetentionResult> {
   const deleted = {} as RetentionResult['deleted'];
-  for (const [category, sql, params] of statements(days, now)) {
+  for (const [category, sql, params] of statements(days, now, Math.min(sessionIdleMs, now))) {
     const [row] = await database.query<{ n: number }>(sql, params);
     deleted[category] = Number(row?.n ?? 0);
   }

@@ -60,6 +60,6 @@ export default async function opsRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     { onRequest: [limit('/retention', 'retention:ip'), auth] },
-    async () => enforceRetention(app.database, app.config.retentionDays, app.now()),
+    async () => enforceRetention(app.database, app.config.retentionDays, app.now(), app.config.session.idleMs),
   );
 }
