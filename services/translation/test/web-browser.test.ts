@@ -49,7 +49,16 @@ describe.skipIf(!hasChromium)('signed-out web app in a browser', () => {
   };
 
   it('shows the landing page with sign-in, runs under the CSP without a violation, fits a phone', async () => {
-    const { page, seen } = await open();
+    const context = await newContext(browser, base);
+    const page = await context.newPage();
+    const seen = await watchPage(page);
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(r.url()));
+    expect((await page.goto('/'))?.status()).toBe(200);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    // Everything comes from the service itself: no CDN, no font or analytics host.
+    expect(requested.length).toBeGreaterThanOrEqual(3);
+    expect(requested.filter((u) => !u.startsWith(`${base}/`))).toEqual([]);
     expect(await page.getByRole('link', { name: 'Sign in with GitHub' }).getAttribute('href')).toBe('/auth/github');
     expect(await page.getByRole('heading', { name: /public playground/ }).isVisible()).toBe(true);
     await screenshots(page, 'landing');

@@ -14,6 +14,8 @@ import { Keys } from './screens/keys.tsx';
 import { Landing } from './screens/landing.tsx';
 import { Members } from './screens/members.tsx';
 import { Organizations } from './screens/organizations.tsx';
+import { Reviews } from './screens/reviews.tsx';
+import { Security } from './screens/security.tsx';
 import { TryOut } from './screens/try-out.tsx';
 import { Usage } from './screens/usage.tsx';
 import {
@@ -34,7 +36,9 @@ const NAV: { path: string; label: string }[] = [
   { path: '/try', label: 'Try it' },
   { path: '/keys', label: 'API keys' },
   { path: '/members', label: 'Members' },
+  { path: '/reviews', label: 'Reviews' },
   { path: '/organizations', label: 'Organizations' },
+  { path: '/security', label: 'Security' },
 ];
 
 function Screen({ path }: { path: string }) {
@@ -48,8 +52,12 @@ function Screen({ path }: { path: string }) {
       return <Keys />;
     case 'members':
       return <Members />;
+    case 'reviews':
+      return <Reviews />;
     case 'organizations':
       return <Organizations />;
+    case 'security':
+      return <Security />;
     case 'invite':
       return <Invite />;
     default:
