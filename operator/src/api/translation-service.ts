@@ -40,6 +40,11 @@ export const trustProxy = z
       'controller); without it, unset (the image trusts none).',
   );
 
+const httpUrl = z
+  .string()
+  .max(2048)
+  .regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'must be an http(s) URL');
+
 export const providerSpec = z
   .object({
     kind: z.enum(['pseudo', 'openai', 'anthropic']).default('pseudo').describe('Upstream API family.'),
@@ -67,6 +72,12 @@ export const plan = z.object({
   tokensPerPeriod: z.int().min(0).describe('Token quota per billing period.'),
   periodDays: z.int().min(1).max(366).default(30),
   dailyBudgetCents: z.int().min(0).describe('Daily spending cap, in cents, priced per model.'),
+  externalPriceId: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe('The payment provider price id that selects this plan (billing webhook).'),
 });
 
 export const rateLimit = z.object({
@@ -99,17 +110,31 @@ export const translationServiceSpec = z
       .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['route'] }),
     oauth: z
       .object({
-        clientId: z.string().min(1).max(256),
-        clientSecretRef: secretKeyRef,
-        authorizeUrl: z.string().max(2048).optional(),
-        tokenUrl: z.string().max(2048).optional(),
-        userUrl: z.string().max(2048).optional(),
+        clientId: z.string().min(1).max(256).describe('OAuth App client id (OAUTH__CLIENT_ID).'),
+        clientSecretRef: secretKeyRef.describe(
+          'Secret key holding the client secret (mounted: OAUTH__CLIENT_SECRET_FILE).',
+        ),
+        authorizeUrl: httpUrl.optional().describe('Authorize endpoint (OAUTH__AUTHORIZE_URL); default GitHub’s.'),
+        tokenUrl: httpUrl.optional().describe('Access-token endpoint (OAUTH__TOKEN_URL); default GitHub’s.'),
+        apiUrl: httpUrl
+          .optional()
+          .describe('REST API base serving /user and /user/emails (OAUTH__API_URL); default https://api.github.com.'),
       })
       .optional()
-      .describe('OAuth client of the code-hosting identity provider (GitHub by default).'),
+      .describe('GitHub sign-in: the OAuth client of the code-hosting identity provider. Without it, sign-in is off.'),
     billing: z
-      .object({ webhookSecretRef: secretKeyRef.describe('Signing secret of the payment provider webhook.') })
+      .object({
+        webhookSecretRef: secretKeyRef.describe(
+          'Signing secret of the payment provider webhook (mounted: BILLING__WEBHOOK_SECRET_FILE).',
+        ),
+      })
       .optional(),
+    publicUrl: httpUrl
+      .optional()
+      .describe(
+        'The service’s external URL (PUBLIC_BASE_URL: OAuth callback, invite links, CSRF origin); default the Ingress ' +
+          'host, else the in-cluster Service URL.',
+      ),
     schedules: z
       .object({
         worker: cron.default('* * * * *'),

@@ -110,6 +110,34 @@ describe('deployment', () => {
     expect(byName.DATABASE_URL?.valueFrom).toEqual({ secretKeyRef: { name: 'shop-db-app', key: 'uri' } });
     expect(byName.PROVIDER__API_KEY?.valueFrom).toEqual({ secretKeyRef: { name: 'llm', key: 'api-key' } });
     expect(byName.WORKER_SECRET?.valueFrom).toEqual({ secretKeyRef: { name: 'web-worker-secret', key: 'secret' } });
+    // Secrets the image reads from files: mounted from their Secrets, the variable names the file.
+    expect(byName.OAUTH__CLIENT_SECRET_FILE?.value).toBe('/var/run/secrets/scriptorium/oauth-client/secret');
+    expect(byName.BILLING__WEBHOOK_SECRET_FILE?.value).toBe('/var/run/secrets/scriptorium/billing-webhook/whsec');
+    expect(byName.MFA__ENCRYPTION_KEY_FILE?.value).toBe('/var/run/secrets/scriptorium/mfa-key/secret');
+    const pod = deployment(full, fullParsed, 'r').spec.template.spec;
+    expect(pod.volumes).toEqual(
+      expect.arrayContaining([
+        {
+          name: 'oauth-client',
+          secret: { secretName: 'oauth', items: [{ key: 'secret', path: 'secret' }], defaultMode: 0o440 },
+        },
+        {
+          name: 'billing-webhook',
+          secret: { secretName: 'billing', items: [{ key: 'whsec', path: 'whsec' }], defaultMode: 0o440 },
+        },
+        {
+          name: 'mfa-key',
+          secret: { secretName: 'web-session-secret', items: [{ key: 'secret', path: 'secret' }], defaultMode: 0o440 },
+        },
+      ]),
+    );
+    expect(pod.containers[0].volumeMounts).toEqual(
+      expect.arrayContaining([
+        { name: 'oauth-client', mountPath: '/var/run/secrets/scriptorium/oauth-client', readOnly: true },
+      ]),
+    );
+    expect(env.some((e) => e.name === 'OAUTH__CLIENT_SECRET' || e.name === 'BILLING__WEBHOOK_SECRET')).toBe(false);
+    expect(byName.OAUTH__CLIENT_ID?.value).toBe(fullParsed.oauth!.clientId);
     expect(JSON.parse(byName.PLANS?.value ?? '[]')).toEqual([
       { name: 'pro', tokensPerPeriod: 1_000_000, periodDays: 30, dailyBudgetCents: 500 },
     ]);

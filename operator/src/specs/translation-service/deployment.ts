@@ -1,6 +1,6 @@
 import type { TranslationService, TranslationServiceSpec } from '../../api/index.ts';
 import type { KubeObject } from '../../kube/types.ts';
-import { serveEnv } from './env.ts';
+import { secretMounts, serveEnv } from './env.ts';
 import {
   childMeta,
   containerSecurityContext,
@@ -20,6 +20,7 @@ export const DEFAULT_RESOURCES = { requests: { cpu: '100m', memory: '128Mi' }, l
  */
 export function deployment(ts: TranslationService, spec: TranslationServiceSpec, revision: string): KubeObject {
   const selector = selectorLabels(ts);
+  const secrets = secretMounts(ts, spec);
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -63,10 +64,10 @@ export function deployment(ts: TranslationService, spec: TranslationServiceSpec,
                 failureThreshold: 30,
               },
               securityContext: containerSecurityContext,
-              volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+              volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, ...secrets.volumeMounts],
             },
           ],
-          volumes: [{ name: 'tmp', emptyDir: {} }],
+          volumes: [{ name: 'tmp', emptyDir: {} }, ...secrets.volumes],
         },
       },
     },

@@ -16,6 +16,46 @@ const fromSecret = (name: SettingName, ref: { name: string; key: string }): EnvV
   valueFrom: { secretKeyRef: { name: ref.name, key: ref.key } },
 });
 
+/** Where the serve container reads the secrets it takes as files (`<NAME>_FILE`). */
+export const SECRETS_DIR = '/var/run/secrets/scriptorium';
+
+interface SecretFile {
+  /** The setting that names the file. */
+  env: SettingName;
+  /** Volume name and the file's directory under SECRETS_DIR. */
+  volume: string;
+  ref: { name: string; key: string };
+}
+
+/**
+ * The secrets the serve container reads from mounted files: the OAuth client secret, the billing webhook signing
+ * secret and the MFA encryption key (the generated session Secret). One volume each, one key each.
+ */
+export function secretFiles(ts: TranslationService, spec: TranslationServiceSpec): SecretFile[] {
+  const files: SecretFile[] = [
+    { env: 'MFA__ENCRYPTION_KEY_FILE', volume: 'mfa-key', ref: { name: names(ts).sessionSecret, key: 'secret' } },
+  ];
+  if (spec.oauth)
+    files.push({ env: 'OAUTH__CLIENT_SECRET_FILE', volume: 'oauth-client', ref: spec.oauth.clientSecretRef });
+  if (spec.billing)
+    files.push({ env: 'BILLING__WEBHOOK_SECRET_FILE', volume: 'billing-webhook', ref: spec.billing.webhookSecretRef });
+  return files;
+}
+
+const secretPath = (f: SecretFile) => `${SECRETS_DIR}/${f.volume}/${f.ref.key}`;
+
+/** The volumes and mounts of `secretFiles` (read-only; mode 0440, group-readable through the pod's fsGroup). */
+export function secretMounts(ts: TranslationService, spec: TranslationServiceSpec) {
+  const files = secretFiles(ts, spec);
+  return {
+    volumes: files.map((f) => ({
+      name: f.volume,
+      secret: { secretName: f.ref.name, items: [{ key: f.ref.key, path: f.ref.key }], defaultMode: 0o440 },
+    })),
+    volumeMounts: files.map((f) => ({ name: f.volume, mountPath: `${SECRETS_DIR}/${f.volume}`, readOnly: true })),
+  };
+}
+
 /** The Service URL inside the cluster. */
 export function serviceUrl(ts: TranslationService): string {
   return `http://${names(ts).service}.${ts.metadata.namespace ?? 'default'}.svc`;
@@ -54,6 +94,14 @@ export function serveEnv(ts: TranslationService, spec: TranslationServiceSpec): 
   if (spec.provider.models.top) env.push({ name: 'PROVIDER__MODELS__TOP', value: spec.provider.models.top });
   if (spec.provider.apiKeySecretRef) env.push(fromSecret('PROVIDER__API_KEY', spec.provider.apiKeySecretRef));
   if (spec.plans.length > 0) env.push({ name: 'PLANS', value: JSON.stringify(spec.plans) });
+  env.push({ name: 'PUBLIC_BASE_URL', value: spec.publicUrl ?? publicUrl(ts, spec) });
+  if (spec.oauth) {
+    env.push({ name: 'OAUTH__CLIENT_ID', value: spec.oauth.clientId });
+    if (spec.oauth.authorizeUrl) env.push({ name: 'OAUTH__AUTHORIZE_URL', value: spec.oauth.authorizeUrl });
+    if (spec.oauth.tokenUrl) env.push({ name: 'OAUTH__TOKEN_URL', value: spec.oauth.tokenUrl });
+    if (spec.oauth.apiUrl) env.push({ name: 'OAUTH__API_URL', value: spec.oauth.apiUrl });
+  }
+  for (const f of secretFiles(ts, spec)) env.push({ name: f.env, value: secretPath(f) });
   if (spec.rateLimits.length > 0) env.push({ name: 'RATE_LIMITS', value: JSON.stringify(spec.rateLimits) });
   const trust = trustProxyOf(spec);
   if (trust !== undefined) env.push({ name: 'TRUST_PROXY', value: trust });
