@@ -10,7 +10,8 @@ import {
 } from '@scriptorium/ledger-protocol';
 import { createSigner, keyPairFromSeed } from '@scriptorium/ledger-protocol/keys';
 import { describe, expect, it } from 'vitest';
-import { createEngine, MAX_BUFFERED, MAX_BUFFERED_PER_AUTHOR } from './engine.ts';
+import { createEngine } from './engine.ts';
+import { MAX_BUFFERED, MAX_BUFFERED_PER_AUTHOR } from './gate.ts';
 import { parsePersistedState } from './persisted-state.ts';
 import { heightContextAfter, proposerFor } from './proposer.ts';
 import type { Engine, EngineAction, PersistedState } from './types.ts';
@@ -314,7 +315,7 @@ describe('vote counting', () => {
     // The same author voting for another hash does not count either.
     const hash = blockHash(block.header);
     const forged = { ...proposerPrepare, block_hash: 'f'.repeat(64) } as ConsensusMessage;
-    expect(e.step({ type: 'message', msg: forged })).toEqual([]);
+    expect(e.step({ type: 'message', msg: forged })).toMatchObject([{ type: 'reject', reason: 'bad_signature' }]);
     // A third distinct author completes the quorum: COMMIT for the proposal's hash.
     const op = createEngine({ chainId: CHAIN, self: other.publicKey, sign: other.sign, baseTimeoutMs: 100 });
     op.step({ type: 'start', ctx });

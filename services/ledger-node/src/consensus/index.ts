@@ -7,13 +7,18 @@
  * for (const action of engine.step({ type: 'start', ctx: heightContextAfter(tip, timeline) })) await execute(action);
  */
 
+export { createEngine } from './engine.ts';
 export {
-  createEngine,
+  type Admission,
+  admit,
+  type ChainView,
   MAX_BUFFERED,
   MAX_BUFFERED_PER_AUTHOR,
   MAX_HEIGHTS_AHEAD,
   MAX_ROUNDS_AHEAD,
-} from './engine.ts';
+  REJECT_REASONS,
+  type RejectReason,
+} from './gate.ts';
 export { PersistedStateSchema, parsePersistedState } from './persisted-state.ts';
 export { heightContextAfter, proposerFor } from './proposer.ts';
 export type {

@@ -17,6 +17,7 @@ import type {
   RoundChangeMessage,
   Verify,
 } from '@scriptorium/ledger-protocol';
+import type { RejectReason } from './gate.ts';
 
 /** What the engine needs to know about a height; build it with `heightContextAfter(tip, timeline)`. */
 export interface HeightContext {
@@ -93,7 +94,17 @@ export type EngineAction =
   /** This node proposes at (height, round): build a block and answer with `proposal-ready`. */
   | { type: 'request-proposal'; height: number; round: number }
   /** The height is decided: `block` carries its commit seals. Store it, then `start` the next height. */
-  | { type: 'finalize'; block: Block; round: number };
+  | { type: 'finalize'; block: Block; round: number }
+  /**
+   * A message was refused (by the gate or by a content check): count it under `reason`, log `detail` at
+   * debug level. Nothing else to do.
+   */
+  | {
+      type: 'reject';
+      reason: RejectReason;
+      detail: string;
+      msg: Pick<ConsensusMessage, 'type' | 'height' | 'round' | 'author'>;
+    };
 
 export interface EngineStatus {
   height: number;

@@ -1,14 +1,12 @@
 import type { CommitMessage } from '@scriptorium/ledger-protocol';
 import { sealBytes } from '@scriptorium/ledger-protocol';
-import { checkEnvelope, fail, type ValidationContext, type Verdict } from './context.ts';
+import { fail, OK, type ValidationContext, type Verdict } from './context.ts';
 
-/** A COMMIT: envelope and a valid commit seal over (chain, height, round, block hash). */
+/** A COMMIT's content: a valid commit seal over (chain, height, round, block hash). */
 export function validateCommit(v: ValidationContext, msg: CommitMessage): Verdict {
   if (msg.type !== 'COMMIT') return fail('not a COMMIT');
-  const e = checkEnvelope(v, msg);
-  if (!e.ok) return e;
   if (!v.verify(msg.author, sealBytes(msg.chain_id, msg.height, msg.round, msg.block_hash), msg.seal)) {
     return fail('bad commit seal');
   }
-  return e;
+  return OK;
 }

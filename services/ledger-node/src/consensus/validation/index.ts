@@ -1,6 +1,6 @@
 export { checkProposedBlock } from './block.ts';
 export { validateCommit } from './commit.ts';
-export { checkEnvelope, type ValidationContext, type Verdict } from './context.ts';
+export { checkCarried, type ValidationContext, type Verdict } from './context.ts';
 export { highestPrepared, validatePrePrepare } from './pre-prepare.ts';
-export { validatePrepare, validatePreparedCertificate } from './prepare.ts';
+export { validatePreparedCertificate } from './prepare.ts';
 export { validateRoundChange, validateRoundChangeCore } from './round-change.ts';

@@ -1,7 +1,7 @@
 import type { PrePrepareMessage, RoundChangeCore } from '@scriptorium/ledger-protocol';
 import { proposerFor } from '../proposer.ts';
 import { checkProposedBlock } from './block.ts';
-import { checkEnvelope, fail, OK, type ValidationContext, type Verdict } from './context.ts';
+import { fail, OK, type ValidationContext, type Verdict } from './context.ts';
 import { validatePreparedCertificate } from './prepare.ts';
 import { validateRoundChangeCore } from './round-change.ts';
 
@@ -22,8 +22,6 @@ export function highestPrepared<T extends RoundChangeCore>(roundChanges: readonl
  */
 export function validatePrePrepare(v: ValidationContext, msg: PrePrepareMessage): Verdict {
   if (msg.type !== 'PRE-PREPARE') return fail('not a PRE-PREPARE');
-  const env = checkEnvelope(v, msg);
-  if (!env.ok) return env;
   if (msg.author !== proposerFor(v.ctx, msg.round))
     return fail('PRE-PREPARE from a validator that is not the proposer');
   if (msg.round === 0) {

@@ -1,11 +1,5 @@
 import type { PrepareMessage } from '@scriptorium/ledger-protocol';
-import { checkEnvelope, fail, OK, type ValidationContext, type Verdict } from './context.ts';
-
-/** A PREPARE: envelope only (the proposal it votes for may arrive later). */
-export function validatePrepare(v: ValidationContext, msg: PrepareMessage): Verdict {
-  if (msg.type !== 'PREPARE') return fail('not a PREPARE');
-  return checkEnvelope(v, msg);
-}
+import { checkCarried, fail, OK, type ValidationContext, type Verdict } from './context.ts';
 
 /**
  * A prepared certificate: a quorum of valid PREPAREs from distinct active validators for exactly
@@ -22,7 +16,7 @@ export function validatePreparedCertificate(
     if (p.round !== round) return fail('prepared certificate: PREPARE of another round');
     if (p.block_hash !== blockHash) return fail('prepared certificate: PREPARE for another block');
     if (authors.has(p.author)) return fail('prepared certificate: duplicate author');
-    const e = validatePrepare(v, p);
+    const e = p.type === 'PREPARE' ? checkCarried(v, p) : fail('not a PREPARE');
     if (!e.ok) return fail(`prepared certificate: ${e.reason}`);
     authors.add(p.author);
   }

@@ -1,10 +1,10 @@
 import type { RoundChangeCore, RoundChangeMessage } from '@scriptorium/ledger-protocol';
 import { checkProposedBlock } from './block.ts';
-import { checkEnvelope, fail, OK, type ValidationContext, type Verdict } from './context.ts';
+import { checkCarried, fail, OK, type ValidationContext, type Verdict } from './context.ts';
 import { validatePreparedCertificate } from './prepare.ts';
 
-/** The signed part of a ROUND_CHANGE: envelope, round ≥ 1, prepared round and hash both set or both null. */
-export function validateRoundChangeCore(v: ValidationContext, msg: RoundChangeCore | RoundChangeMessage): Verdict {
+/** The signed fields of a ROUND_CHANGE: round ≥ 1, prepared round and hash both set (below the round) or both null. */
+function checkRoundChangeFields(msg: RoundChangeCore | RoundChangeMessage): Verdict {
   if (msg.type !== 'ROUND_CHANGE') return fail('not a ROUND_CHANGE');
   if (msg.round < 1) return fail('ROUND_CHANGE for round 0');
   if ((msg.prepared_round === null) !== (msg.prepared_hash === null)) {
@@ -13,12 +13,18 @@ export function validateRoundChangeCore(v: ValidationContext, msg: RoundChangeCo
   if (msg.prepared_round !== null && msg.prepared_round >= msg.round) {
     return fail('ROUND_CHANGE: prepared round must be below the target round');
   }
-  return checkEnvelope(v, msg);
+  return OK;
 }
 
-/** A full ROUND_CHANGE: the core, plus the prepared block and a valid prepared certificate when prepared. */
+/** A ROUND_CHANGE carried in a round-change certificate: its fields, and the envelope of a carried message. */
+export function validateRoundChangeCore(v: ValidationContext, msg: RoundChangeCore | RoundChangeMessage): Verdict {
+  const fields = checkRoundChangeFields(msg);
+  return fields.ok ? checkCarried(v, msg) : fields;
+}
+
+/** A ROUND_CHANGE's content: its fields, plus the prepared block and a valid prepared certificate when prepared. */
 export function validateRoundChange(v: ValidationContext, msg: RoundChangeMessage): Verdict {
-  const core = validateRoundChangeCore(v, msg);
+  const core = checkRoundChangeFields(msg);
   if (!core.ok) return core;
   if (msg.prepared_round === null || msg.prepared_hash === null) {
     if (msg.prepared_block !== undefined || (msg.prepares !== undefined && msg.prepares.length > 0)) {

@@ -18,7 +18,7 @@ import { createSigner, keyPairFromSeed } from '@scriptorium/ledger-protocol/keys
 import { describe, expect, it } from 'vitest';
 import { heightContextAfter, proposerFor } from '../proposer.ts';
 import type { ValidationContext } from './context.ts';
-import { validateCommit, validatePrePrepare, validatePrepare, validateRoundChange } from './index.ts';
+import { checkCarried, validateCommit, validatePrePrepare, validateRoundChange } from './index.ts';
 
 const CHAIN = 'validation-test';
 const all = Array.from({ length: 5 }, (_, i) =>
@@ -100,17 +100,17 @@ describe('justification checks', () => {
     expect(r).toMatchObject({ ok: false, reason: expect.stringMatching(/not the proposer/) });
   });
 
-  it('rejects a non-validator author, a bad signature, a wrong height and a wrong chain', () => {
+  it('a carried message (inside a certificate): refuses a non-validator author, a bad signature, a wrong height and a wrong chain', () => {
     const b = block(outsider.publicKey, 1);
-    expect(validatePrepare(v, prepare(outsider, 0, blockHash(b.header)))).toMatchObject({ ok: false });
+    expect(checkCarried(v, prepare(outsider, 0, blockHash(b.header)))).toMatchObject({ ok: false });
     const good = prepare(validators[0] as (typeof all)[0], 0, blockHash(b.header));
-    expect(validatePrepare(v, good)).toEqual({ ok: true });
-    expect(validatePrepare(v, { ...good, round: 1 })).toMatchObject({ ok: false, reason: 'bad signature' });
-    expect(validatePrepare(v, prepare(validators[0] as (typeof all)[0], 0, blockHash(b.header), 2))).toMatchObject({
+    expect(checkCarried(v, good)).toEqual({ ok: true });
+    expect(checkCarried(v, { ...good, round: 1 })).toMatchObject({ ok: false, reason: 'bad signature' });
+    expect(checkCarried(v, prepare(validators[0] as (typeof all)[0], 0, blockHash(b.header), 2))).toMatchObject({
       ok: false,
       reason: expect.stringMatching(/wrong height/),
     });
-    expect(validatePrepare(v, { ...good, chain_id: 'other' })).toMatchObject({ ok: false, reason: 'wrong chain id' });
+    expect(checkCarried(v, { ...good, chain_id: 'other' })).toMatchObject({ ok: false, reason: 'wrong chain id' });
   });
 
   it('checks the commit seal, not only the message signature', () => {
