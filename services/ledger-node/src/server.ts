@@ -6,9 +6,9 @@ import pino, { type Logger } from 'pino';
 import { buildApp } from './api/app.ts';
 import type { NodeConfig } from './config.ts';
 import { createMetrics } from './metrics.ts';
-import { createDriver } from './node/driver.ts';
 import { readGenesisFile, readKeyFile } from './node/files.ts';
 import { LedgerNode } from './node/node.ts';
+import { ledgerService } from './node/service.ts';
 
 export interface RunningNode {
   node: LedgerNode;
@@ -26,9 +26,8 @@ export async function startNode(
   mkdirSync(config.dataDir, { recursive: true });
   const metrics = createMetrics({ defaultMetrics: true });
   const node = new LedgerNode({ config, keys, genesis, logger, metrics });
-  node.driver = createDriver(node);
   const app = await buildApp({
-    service: node,
+    service: ledgerService(node),
     metrics,
     logger,
     clusterToken: config.clusterToken,

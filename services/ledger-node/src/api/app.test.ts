@@ -1,4 +1,4 @@
-// The HTTP layer on a real node object (temp data dir, no consensus driver), through app.inject().
+// The HTTP layer on a real node object (temp data dir, consensus not started), through app.inject().
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
 import { createMetrics } from '../metrics.ts';
 import { LedgerNode } from '../node/node.ts';
+import { ledgerService } from '../node/service.ts';
 import { buildApp } from './app.ts';
 
 const token = 'test-token-0123456789abcdef';
@@ -51,7 +52,7 @@ async function makeApp(overrides: Record<string, string> = {}) {
     metrics,
   });
   const a = await buildApp({
-    service: n,
+    service: ledgerService(n),
     metrics,
     logger,
     clusterToken: config.clusterToken,

@@ -1,4 +1,4 @@
-// What the HTTP layer needs from the node. Implemented by node/node.ts; the routes know nothing else.
+// What the HTTP layer needs from the node. Implemented by node/service.ts; the routes know nothing else.
 import type { ChainStatus, PeerSpec, ValidatorChange } from '@scriptorium/ledger-protocol';
 
 export interface LedgerService {

@@ -1,7 +1,7 @@
-// The node's view of the finalized chain: the block store, the validator timeline and an index of
-// committed record ids. Blocks from the network are verified here before they are stored:
-// schema, link to the parent, Merkle root and counts, and the finality certificate against the set
-// active at that block's height.
+// The node's view of the finalized chain: the block storage (a port: the file WAL in production, memory in
+// the simulator), the validator timeline and an index of committed record ids. Blocks from the network are
+// verified here before they are stored: schema, link to the parent, Merkle root and counts, and the finality
+// certificate against the set active at that block's height.
 import {
   Block,
   blockHash,
@@ -10,42 +10,45 @@ import {
   createValidatorTimeline,
   proofFor,
   type ValidatorTimeline,
+  type Verify,
   verifyFinality,
+  verifySignature,
 } from '@scriptorium/ledger-protocol';
 import { NodeError } from '../errors.ts';
-import { BlockStore } from '../storage/index.ts';
+import type { BlockStorage } from '../storage/index.ts';
 
 export type Verdict = { ok: true; block: Block } | { ok: false; reason: string };
 
 export class ChainState {
-  readonly store: BlockStore<Block>;
+  readonly store: BlockStorage<Block>;
   readonly timeline: ValidatorTimeline;
+  private readonly verify: Verify;
   private readonly committed = new Map<string, number>();
   private tipHashCache: string;
 
-  private constructor(store: BlockStore<Block>, timeline: ValidatorTimeline) {
+  private constructor(store: BlockStorage<Block>, timeline: ValidatorTimeline, verify: Verify) {
     this.store = store;
     this.timeline = timeline;
-    this.tipHashCache = blockHash((store.tip() as Block).header);
+    this.verify = verify;
+    this.tipHashCache = blockHash((store.get(store.length - 1) as Block).header);
   }
 
-  /** Opens the data dir; a fresh one gets the genesis block, an existing one must hold the same genesis. */
-  static open(dataDir: string, genesis: Block): { chain: ChainState; truncatedBytes: number } {
-    const loaded: Block[] = [];
-    const { store, truncatedBytes } = BlockStore.open<Block>(dataDir, (block) => loaded.push(block));
-    if (store.length === 0) {
-      store.append(0, genesis);
-      loaded.push(genesis);
-    } else if (blockHash((store.get(0) as Block).header) !== blockHash(genesis.header)) {
-      throw new NodeError('config', `data directory ${dataDir} holds a different chain (genesis hash differs)`);
-    }
+  /**
+   * Opens the chain on its storage: an empty one gets the genesis block, a used one must hold the same genesis.
+   * `verify` checks commit seals (the simulator passes a memoized one).
+   */
+  static open(store: BlockStorage<Block>, genesis: Block, verify: Verify = verifySignature): ChainState {
+    if (store.length === 0) store.append(0, genesis);
+    else if (blockHash((store.get(0) as Block).header) !== blockHash(genesis.header))
+      throw new NodeError('config', 'the block store holds a different chain (genesis hash differs)');
     const timeline = createValidatorTimeline(genesis);
-    const chain = new ChainState(store, timeline);
-    for (const block of loaded) {
-      if (block.header.height > 0) timeline.append(block);
+    const chain = new ChainState(store, timeline, verify);
+    for (let h = 0; h < store.length; h++) {
+      const block = store.get(h) as Block;
+      if (h > 0) timeline.append(block);
       chain.index(block);
     }
-    return { chain, truncatedBytes };
+    return chain;
   }
 
   private index(block: Block): void {
@@ -54,7 +57,7 @@ export class ChainState {
   }
 
   get height(): number {
-    return this.store.tipHeight;
+    return this.store.length - 1;
   }
 
   get tipHash(): string {
@@ -66,7 +69,7 @@ export class ChainState {
   }
 
   tip(): Block {
-    return this.store.tip() as Block;
+    return this.store.get(this.store.length - 1) as Block;
   }
 
   get(height: number): Block | undefined {
@@ -99,7 +102,7 @@ export class ChainState {
     if (!body.ok) return body;
     for (const r of block.records)
       if (this.committed.has(r.id)) return { ok: false, reason: `record ${r.id} already committed` };
-    const fin = verifyFinality(block, this.timeline.at(block.header.height));
+    const fin = verifyFinality(block, this.timeline.at(block.header.height), this.verify);
     if (!fin.ok) return { ok: false, reason: `finality certificate: ${fin.reason}` };
     return { ok: true, block };
   }
@@ -117,7 +120,7 @@ export class ChainState {
     ) {
       return { ok: false, reason: 'counts do not match the body' };
     }
-    const fin = verifyFinality(block, this.timeline.at(block.header.height));
+    const fin = verifyFinality(block, this.timeline.at(block.header.height), this.verify);
     if (!fin.ok) return { ok: false, reason: `finality certificate: ${fin.reason}` };
     return { ok: true, block };
   }

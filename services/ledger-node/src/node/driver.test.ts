@@ -1,19 +1,26 @@
-// The driver's persistence rule on a real node object: every own message is in the fsynced state
-// log before it is handed to the network, and after a restart the node re-sends the same votes
-// (never a different value for the same height and round).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// The driver on its production ports (the block store and the consensus state log on disk, the system clock
+// and timers), with a network port that records what leaves: every own message is in the fsynced state log
+// before it is handed to the network, and after a restart the driver re-sends the same votes (never a
+// different value for the same height and round). Refusals reach the metric and the debug log.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildGenesis } from '@scriptorium/ledger-protocol';
-import { generateKeyPair, type KeyPair } from '@scriptorium/ledger-protocol/keys';
-import pino from 'pino';
+import {
+  type Block,
+  buildGenesis,
+  type ConsensusMessage,
+  messageSigningBytes,
+  verifySignature,
+} from '@scriptorium/ledger-protocol';
+import { createSigner, generateKeyPair, type KeyPair } from '@scriptorium/ledger-protocol/keys';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../config.ts';
 import type { PersistedState } from '../consensus/index.ts';
+import { Mempool } from '../mempool/index.ts';
 import { createMetrics } from '../metrics.ts';
-import { StateStore } from '../storage/index.ts';
-import { createDriver } from './driver.ts';
-import { LedgerNode } from './node.ts';
+import { BlockStore, StateStore } from '../storage/index.ts';
+import { ChainState } from './chain-state.ts';
+import { type ConsensusDriver, createDriver } from './driver.ts';
+import { systemClock, systemTimers } from './ports.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-driver-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,72 +30,104 @@ const self = pair[0] as KeyPair; // first in the sorted set: proposer of height 
 const other = pair[1] as KeyPair;
 const genesis = buildGenesis([self.publicKey, other.publicKey], 'driver-test', 1);
 
-function makeNode(): {
-  node: LedgerNode;
-  sent: Array<{ msg: Record<string, unknown>; persisted: PersistedState | undefined }>;
-} {
-  writeFileSync(join(dir, 'key.json'), JSON.stringify({ public_key: self.publicKey, private_key: self.privateKey }));
-  const config = loadConfig({
-    NODE_DATA_DIR: join(dir, 'data'),
-    NODE_KEY_FILE: join(dir, 'key.json'),
-    // The other validator is unreachable: the height never completes, which is what we want to inspect.
-    NODE_PEERS: `other@127.0.0.1:9|${other.publicKey}`,
-    NODE_CONSENSUS__ROUND_TIMEOUT_MS: '60000',
+interface Sent {
+  msg: ConsensusMessage;
+  to: string[];
+  persisted: PersistedState | undefined;
+}
+
+function makeDriver(dataDir: string) {
+  const { store } = BlockStore.open<Block>(dataDir);
+  const chain = ChainState.open(store, genesis);
+  const mempool = new Mempool({ maxRecords: 100, isCommitted: (id) => chain.isCommitted(id) });
+  const metrics = createMetrics();
+  const debug: Array<Record<string, unknown>> = [];
+  const sent: Sent[] = [];
+  const driver: ConsensusDriver = createDriver({
+    signer: createSigner(self.privateKey),
+    chain,
+    mempool,
+    verify: verifySignature,
+    commit: (block) => {
+      chain.append(block);
+      mempool.removeCommitted(block.records, block.validator_changes);
+    },
+    // The other validator never answers: the height never completes, which is what we want to inspect.
+    settings: { roundTimeoutMs: 60_000, blockDelayMs: 0, maxBlockRecords: 100, maxBlockBytes: 1 << 20 },
+    metrics,
+    log: { debug: (o) => debug.push(o as Record<string, unknown>), info: () => {}, error: () => {} },
+    clock: systemClock,
+    timers: systemTimers,
+    stateStore: StateStore.open(dataDir),
+    network: {
+      // Observe what the driver hands to the network, and what is on disk at that moment.
+      broadcast(msg, to) {
+        const onDisk = StateStore.open<PersistedState>(dataDir);
+        sent.push({ msg, to: [...to], persisted: onDisk.load() });
+        onDisk.close();
+      },
+      pushBlock() {},
+    },
   });
-  const node = new LedgerNode({
-    config,
-    keys: self,
-    genesis,
-    logger: pino({ level: 'silent' }),
-    metrics: createMetrics(),
-  });
-  const sent: Array<{ msg: Record<string, unknown>; persisted: PersistedState | undefined }> = [];
-  // Observe what the driver hands to the network, and what is on disk at that moment.
-  node.consensusGossip.sendRaw = (path: string, json: string) => {
-    if (path !== '/consensus') return;
-    const onDisk = StateStore.open<PersistedState>(join(dir, 'data'));
-    sent.push({ msg: JSON.parse(json), persisted: onDisk.load() });
-    onDisk.close();
+  const stop = () => {
+    driver.stop();
+    chain.close();
   };
-  node.driver = createDriver(node);
-  return { node, sent };
+  return { driver, mempool, metrics, debug, sent, stop };
 }
 
 describe('driver', () => {
-  it('persists each own vote before sending it, and re-sends the same votes after a restart', async () => {
-    const first = makeNode();
-    first.node.driver?.start();
-    first.node.addRecords([{ id: 'r-1', value: 1 }]);
-    await new Promise((r) => setTimeout(r, 50));
+  it('persists each own vote before sending it, and re-sends the same votes after a restart', () => {
+    const dataDir = join(dir, 'restart');
+    const first = makeDriver(dataDir);
+    first.driver.start();
+    // An idle proposer waits for work; records arriving wake it at once.
+    expect(first.sent).toEqual([]);
+    first.mempool.add([{ id: 'r-1', value: 1 }]);
+    first.driver.onMempool();
     const types = first.sent.map((s) => s.msg.type);
-    expect(types).toContain('PRE-PREPARE');
-    expect(types).toContain('PREPARE');
-    for (const { msg, persisted } of first.sent) {
+    expect(types).toEqual(['PRE-PREPARE', 'PREPARE']);
+    for (const { msg, to, persisted } of first.sent) {
+      expect(to.sort()).toEqual([self.publicKey, other.publicKey].sort());
       expect(persisted?.height).toBe(1);
-      const mine =
-        msg.type === 'PRE-PREPARE'
-          ? persisted?.sent.proposal
-          : msg.type === 'PREPARE'
-            ? persisted?.sent.prepare
-            : undefined;
+      const mine = msg.type === 'PRE-PREPARE' ? persisted?.sent.proposal : persisted?.sent.prepare;
       expect(mine, `${msg.type} was not persisted before sending`).toEqual(msg);
     }
-    const proposal = first.sent.find((s) => s.msg.type === 'PRE-PREPARE')?.msg;
-    const prepare = first.sent.find((s) => s.msg.type === 'PREPARE')?.msg;
-    await first.node.stop();
+    const [proposal, prepare] = first.sent.map((s) => s.msg);
+    first.stop();
 
     // Restart on the same data dir with a different mempool: the node must not propose anything new.
-    const second = makeNode();
-    second.node.addRecords([{ id: 'r-2', value: 2 }]);
-    second.node.driver?.start();
-    await new Promise((r) => setTimeout(r, 50));
-    const resent = second.sent.filter((s) => s.msg.height === 1 && s.msg.round === 0);
-    expect(resent.map((s) => s.msg.type)).toContain('PREPARE');
-    for (const { msg } of resent) {
-      if (msg.height !== 1 || msg.round !== 0) continue;
-      if (msg.type === 'PRE-PREPARE') expect(msg).toEqual(proposal);
-      if (msg.type === 'PREPARE') expect(msg).toEqual(prepare);
-    }
-    await second.node.stop();
+    const second = makeDriver(dataDir);
+    second.mempool.add([{ id: 'r-2', value: 2 }]);
+    second.driver.start();
+    second.driver.onMempool();
+    expect(second.sent.map((s) => s.msg)).toEqual([proposal, prepare]);
+    second.stop();
+  });
+
+  it('refusals reach rejected_messages_total{reason} and a debug line, at the door and inside the engine', async () => {
+    const d = makeDriver(join(dir, 'refusals'));
+    d.driver.start();
+    expect(d.driver.admit({ type: 'PREPARE' })).toMatchObject({ ok: false, reason: 'malformed' });
+    const u = {
+      type: 'PREPARE' as const,
+      chain_id: 'driver-test',
+      height: 1,
+      round: 0,
+      author: other.publicKey,
+      block_hash: 'a'.repeat(64),
+    };
+    const prepare = { ...u, signature: createSigner(other.privateKey).sign(messageSigningBytes(u)) };
+    expect(d.driver.admit({ ...prepare, round: 1 })).toMatchObject({ ok: false, reason: 'bad_signature' });
+    const admitted = d.driver.admit(prepare);
+    if (!admitted.ok) throw new Error(admitted.detail);
+    d.driver.onMessage(admitted.msg);
+    d.driver.onMessage(admitted.msg); // the same vote again
+    const text = await d.metrics.registry.metrics();
+    for (const reason of ['malformed', 'bad_signature', 'duplicate'])
+      expect(text).toContain(`scriptorium_ledger_rejected_messages_total{reason="${reason}"} 1`);
+    expect(d.debug.map((e) => e.reason)).toEqual(['malformed', 'bad_signature', 'duplicate']);
+    expect(d.debug[2]).toMatchObject({ type: 'PREPARE', height: 1, round: 0 });
+    d.stop();
   });
 });

@@ -1,26 +1,31 @@
-// The consensus driver: one input loop around the pure engine (src/consensus). It takes peer
-// messages (from the node's bounded inbound queue), its own follow-up events, timeouts and
-// proposal answers one at a time, and executes the engine's actions in order:
-//   persist   → framed WAL record, fsync, before any later action of the same list (no equivocation
-//               after a restart: the engine is rebuilt from that state);
-//   broadcast → POST /consensus to the registry's peers that are validators at that height;
+// The consensus driver: one input loop around the pure engine (src/consensus). It takes peer messages
+// (from the node's bounded inbound queue), its own follow-up events, timeouts and proposal answers one at
+// a time, and executes the engine's actions in order:
+//   persist   → the state store (a framed WAL record, fsync), before any later action of the same list (no
+//               equivocation after a restart: the engine is rebuilt from that state);
+//   broadcast → the network, to the peers that are validators at that height;
 //   schedule-timeout → a timer that feeds `timeout` back into the loop;
 //   request-proposal → a block from the mempool and pending validator changes (`proposal-ready`);
-//   finalize  → store the block (fsync), prune the mempool, push it to peers, start the next height.
+//   finalize  → store the block (fsync), prune the mempool, push it to peers, start the next height;
+//   reject    → the refusal's reason on scriptorium_ledger_rejected_messages_total, its detail at debug level.
 // Role: the engine runs only while this node's key is in the active set of the next height; when a
 // finalized block removes it the node becomes a passive follower (sync only), and back when added.
+//
+// Everything the driver touches outside memory is a port (DriverPorts): the clock, timers, the consensus
+// state store and the network. The node supplies the real ones (node/ports.ts); the simulator (sim/) supplies
+// deterministic ones and runs this same driver.
 import {
   type Block,
   buildBlock,
   type ConsensusMessage,
   MAX_CHANGES_PER_BLOCK,
-  messageSigningBytes,
-  safeParseMessage,
   sha256Hex,
-  verifySignature,
+  type Verify,
 } from '@scriptorium/ledger-protocol';
-import { createSigner } from '@scriptorium/ledger-protocol/keys';
+import type { Signer } from '@scriptorium/ledger-protocol/keys';
 import {
+  type Admission,
+  admit,
   createEngine,
   type Engine,
   type EngineAction,
@@ -28,54 +33,152 @@ import {
   heightContextAfter,
   type PersistedState,
   parsePersistedState,
+  type RejectReason,
 } from '../consensus/index.ts';
 import { NodeError } from '../errors.ts';
-import { StateStore } from '../storage/index.ts';
-import type { ConsensusDriver, LedgerNode } from './node.ts';
+import type { Mempool } from '../mempool/index.ts';
+import type { NodeMetrics } from '../metrics.ts';
+import type { ChainState } from './chain-state.ts';
+
+/** Wall-clock time in ms since the epoch (block timestamps and the proposal clock-skew check). */
+export interface Clock {
+  now(): number;
+}
+
+/** One-shot timers; `after` returns a function that cancels the timer. */
+export interface Timers {
+  after(ms: number, fn: () => void): () => void;
+}
+
+/** The durable consensus state (lock and "already sent" votes). `save` returns only once it is durable. */
+export interface ConsensusStateStore {
+  load(): unknown;
+  save(state: PersistedState): void;
+  close(): void;
+}
+
+/** Where consensus traffic goes. Both calls are fire-and-forget. */
+export interface ConsensusNetwork {
+  /** Sends a signed message to the peers whose public keys are in `to`. */
+  broadcast(msg: ConsensusMessage, to: ReadonlySet<string>): void;
+  /** Pushes a finalized block to every peer whose key is not in `except`. */
+  pushBlock(block: Block, except: ReadonlySet<string>): void;
+}
+
+export interface DriverPorts {
+  clock: Clock;
+  timers: Timers;
+  stateStore: ConsensusStateStore;
+  network: ConsensusNetwork;
+}
+
+/** Structured logging, as pino's Logger does it. */
+export interface DriverLog {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface DriverSettings {
+  /** Base round timeout; round r waits min(base × 2^r, maxTimeoutMs). */
+  roundTimeoutMs: number;
+  /** Cap on a round's timeout (the engine's default, base × 2^6, when absent). */
+  maxTimeoutMs?: number;
+  /** Wait before proposing when records are pending (batching; 0 = at once). */
+  blockDelayMs: number;
+  maxBlockRecords: number;
+  maxBlockBytes: number;
+}
+
+export interface DriverDeps extends DriverPorts {
+  signer: Signer;
+  chain: ChainState;
+  mempool: Mempool;
+  /** Ed25519 verification (memoized here; the simulator shares one memo between its nodes). */
+  verify: Verify;
+  /** Applies a block this driver finalized: append it durably, prune the mempool, update metrics. */
+  commit(block: Block): void;
+  settings: DriverSettings;
+  metrics: Pick<NodeMetrics, 'round' | 'roundChanges' | 'isValidator' | 'messagesOut' | 'rejectedMessages'>;
+  log: DriverLog;
+}
+
+/** What the node (or the simulator) asks of the driver. */
+export interface ConsensusDriver {
+  /** The gate's door for an untrusted POST /consensus body: shape, chain id, sender, signature. */
+  admit(body: unknown): Admission;
+  /** An admitted message, taken from the inbound queue one at a time. */
+  onMessage(msg: ConsensusMessage): void;
+  /** The chain grew by a block this driver did not finalize (push or pull). */
+  onExternalCommit(): void;
+  /** New records or validator changes arrived in the mempool (a waiting proposer may propose now). */
+  onMempool(): void;
+  /** Evaluates the role (validator/follower) and starts the engine when this node is a validator. */
+  start(): void;
+  stop(): void;
+  /** Current round at the open height (metrics, /ui). */
+  readonly round: number;
+  /** This node runs the engine (it is in the active set of the next height). */
+  readonly isValidator: boolean;
+}
 
 const VERIFIED_CACHE_MAX = 200_000;
 /** Clock skew tolerated on a proposal's timestamp. */
 const MAX_FUTURE_MS = 30_000;
 
-export function createDriver(node: LedgerNode): ConsensusDriver {
-  const { config, logger, metrics, chain, mempool } = node;
-  const signer = createSigner(node.keys.privateKey);
-  const self = node.keys.publicKey;
-  const stateStore = StateStore.open<PersistedState>(config.dataDir);
-  const log = logger.child({ name: 'node.consensus' });
-
-  // Signatures already checked at the gate; the engine re-checks every signature it sees, and this
-  // cache (keyed by key, signature and a hash of the signed bytes) makes that second check cheap.
+/**
+ * Wraps `verify` with a memo of good signatures, so a message checked at the door is not checked again by the
+ * engine (keyed by key, signature and a hash of the signed bytes).
+ */
+function memoizeVerify(verify: Verify): Verify {
   const verified = new Set<string>();
-  const cacheKey = (pk: string, bytes: Uint8Array, sig: string) => `${pk}${sig}${sha256Hex(bytes)}`;
-  const verify = (pk: string, bytes: Uint8Array, sig: string): boolean => {
-    const key = cacheKey(pk, bytes, sig);
+  return (pk, bytes, sig) => {
+    const key = `${pk}${sig}${sha256Hex(bytes)}`;
     if (verified.has(key)) return true;
-    const ok = verifySignature(pk, bytes, sig);
-    if (ok) remember(key);
+    const ok = verify(pk, bytes, sig);
+    if (ok) {
+      if (verified.size >= VERIFIED_CACHE_MAX) verified.clear();
+      verified.add(key);
+    }
     return ok;
   };
-  const remember = (key: string) => {
-    if (verified.size >= VERIFIED_CACHE_MAX) verified.clear();
-    verified.add(key);
-  };
+}
+
+/**
+ * How long a proposer asked for a block waits before building it: with work pending, the batching delay;
+ * when idle, a quarter of the base round timeout, then an empty heartbeat block, so that the three phases
+ * keep most of the round's time and a quiet chain never changes rounds.
+ */
+export function proposalDelayMs(hasWork: boolean, settings: DriverSettings): number {
+  return hasWork ? settings.blockDelayMs : Math.max(1, Math.floor(settings.roundTimeoutMs / 4));
+}
+
+export function createDriver(deps: DriverDeps): ConsensusDriver {
+  const { chain, mempool, metrics, log, clock, timers, stateStore, network, settings } = deps;
+  const self = deps.signer.publicKey;
+  const verify = memoizeVerify(deps.verify);
 
   let engine: Engine | undefined;
   let running = false;
   let currentRound = 0;
   let currentHeight = -1;
-  const timers = new Map<string, NodeJS.Timeout>();
-  let pendingProposal: { height: number; round: number; timer: NodeJS.Timeout | undefined } | undefined;
+  const roundTimers = new Map<string, () => void>();
+  let pendingProposal: { height: number; round: number; cancel: (() => void) | undefined } | undefined;
   const events: EngineEvent[] = [];
   let looping = false;
 
   const checkProposal = (block: Block): string | null => {
     for (const r of block.records) if (chain.isCommitted(r.id)) return `record ${r.id} already committed`;
-    if (block.header.timestamp > Date.now() + MAX_FUTURE_MS) return 'timestamp in the future';
+    if (block.header.timestamp > clock.now() + MAX_FUTURE_MS) return 'timestamp in the future';
     const parent = chain.get(block.header.height - 1);
     if (parent && block.header.timestamp < parent.header.timestamp) return 'timestamp before the parent';
     return null;
   };
+
+  function refused(reason: RejectReason, detail: string, msg?: Pick<ConsensusMessage, 'type' | 'height' | 'round'>) {
+    metrics.rejectedMessages.inc({ reason });
+    log.debug({ reason, detail, type: msg?.type, height: msg?.height, round: msg?.round }, 'consensus message refused');
+  }
 
   function newEngine(): Engine {
     // A state that passed its CRC but not the schema is refused: never guess about what was signed.
@@ -90,7 +193,15 @@ export function createDriver(node: LedgerNode): ConsensusDriver {
       );
     }
     return createEngine(
-      { chainId: chain.chainId, self, sign: signer.sign, verify, baseTimeoutMs: config.roundTimeoutMs, checkProposal },
+      {
+        chainId: chain.chainId,
+        self,
+        sign: deps.signer.sign,
+        verify,
+        baseTimeoutMs: settings.roundTimeoutMs,
+        ...(settings.maxTimeoutMs !== undefined ? { maxTimeoutMs: settings.maxTimeoutMs } : {}),
+        checkProposal,
+      },
       saved && saved.height >= chain.height + 1 ? saved : null,
     );
   }
@@ -145,7 +256,7 @@ export function createDriver(node: LedgerNode): ConsensusDriver {
       switch (action.type) {
         case 'persist':
           if (!coalesce)
-            stateStore.save(action.state); // fsync before anything after it
+            stateStore.save(action.state); // durable before anything after it
           else if (!persisted) stateStore.save(last);
           persisted = true;
           break;
@@ -161,60 +272,58 @@ export function createDriver(node: LedgerNode): ConsensusDriver {
         case 'finalize':
           finalized = finalize(action.block) || finalized;
           break;
+        case 'reject':
+          refused(action.reason, action.detail, action.msg);
+          break;
       }
     }
     if (finalized) afterHeightChange();
   }
 
   function broadcast(msg: ConsensusMessage): void {
-    const height = Math.min(msg.height, chain.height + 1);
-    const set = new Set(chain.activeSetAt(height));
-    const targets = node.peers.others().filter((p) => set.has(p.publicKey));
     metrics.messagesOut.inc({ type: msg.type });
-    // A late vote is still useful (a late COMMIT quorum decides), so the timeout is generous.
-    node.consensusGossip.sendRaw('/consensus', JSON.stringify(msg), targets, 30_000);
+    network.broadcast(msg, new Set(chain.activeSetAt(Math.min(msg.height, chain.height + 1))));
   }
 
   function scheduleTimeout(height: number, round: number, afterMs: number): void {
     const key = `${height}:${round}`;
-    const old = timers.get(key);
-    if (old) clearTimeout(old);
-    timers.set(
+    roundTimers.get(key)?.();
+    roundTimers.set(
       key,
-      setTimeout(() => {
-        timers.delete(key);
+      timers.after(afterMs, () => {
+        roundTimers.delete(key);
         dispatch({ type: 'timeout', height, round });
-      }, afterMs),
+      }),
     );
   }
 
   function clearTimersUpTo(height: number): void {
-    for (const [key, t] of timers) {
+    for (const [key, cancel] of roundTimers) {
       if (Number(key.split(':')[0]) <= height) {
-        clearTimeout(t);
-        timers.delete(key);
+        cancel();
+        roundTimers.delete(key);
       }
     }
   }
 
+  function cancelPendingProposal(): void {
+    pendingProposal?.cancel?.();
+    pendingProposal = undefined;
+  }
+
   function requestProposal(height: number, round: number): void {
     if (height !== chain.height + 1) return;
-    if (pendingProposal?.timer) clearTimeout(pendingProposal.timer);
-    pendingProposal = { height, round, timer: undefined };
-    const hasWork = mempool.size > 0 || mempool.pendingChanges > 0;
-    // With work waiting, propose at once (or after the configured batching delay). When idle, wait
-    // for records, then propose an empty heartbeat block after a quarter of the base timeout, so that
-    // the three phases keep most of the round's time and a quiet chain never changes rounds.
-    const wait = hasWork ? config.blockDelayMs : Math.max(1, Math.floor(config.roundTimeoutMs / 4));
+    cancelPendingProposal();
+    pendingProposal = { height, round, cancel: undefined };
+    const wait = proposalDelayMs(mempool.size > 0 || mempool.pendingChanges > 0, settings);
     if (wait === 0) proposeNow();
-    else pendingProposal.timer = setTimeout(proposeNow, wait);
+    else pendingProposal.cancel = timers.after(wait, proposeNow);
   }
 
   function proposeNow(): void {
     const p = pendingProposal;
     if (!p) return;
-    if (p.timer) clearTimeout(p.timer);
-    pendingProposal = undefined;
+    cancelPendingProposal();
     if (!engine || p.height !== chain.height + 1) return;
     const parent = chain.tip();
     const block = buildBlock({
@@ -222,8 +331,8 @@ export function createDriver(node: LedgerNode): ConsensusDriver {
       height: p.height,
       parentHash: chain.tipHash,
       proposer: self,
-      timestamp: Math.max(Date.now(), parent.header.timestamp),
-      records: mempool.take(config.maxBlockRecords, config.maxBlockBytes),
+      timestamp: Math.max(clock.now(), parent.header.timestamp),
+      records: mempool.take(settings.maxBlockRecords, settings.maxBlockBytes),
       changes: mempool.takeChanges(chain.activeSetAt(p.height), MAX_CHANGES_PER_BLOCK),
     });
     dispatch({ type: 'proposal-ready', height: p.height, round: p.round, block });
@@ -244,28 +353,21 @@ export function createDriver(node: LedgerNode): ConsensusDriver {
       );
       return false;
     }
-    node.commit(block, 'consensus');
+    deps.commit(block);
     // Every validator finalizes this block from its own COMMIT quorum at about the same time, so a
     // push from each of them to each other is N × (N − 1) copies of a large body for nothing. The
     // proposer pushes to everyone (a validator that missed the quorum gets it at once); the others
     // push only to followers. A validator that misses both catches up by pull sync, which a
     // consensus message of a later height starts at once.
-    if (block.header.proposer === self) node.pushBlock(block);
-    else {
-      const validators = new Set(chain.activeSetAt(block.header.height));
-      const followers = node.peers.others().filter((p) => !validators.has(p.publicKey));
-      if (followers.length > 0) node.pushBlock(block, followers);
-    }
+    const validators = new Set(chain.activeSetAt(block.header.height));
+    network.pushBlock(block, block.header.proposer === self ? new Set() : validators);
     return true;
   }
 
   /** After the chain grew: drop stale timers, re-check the role, start the next height. */
   function afterHeightChange(): void {
     clearTimersUpTo(chain.height);
-    if (pendingProposal && pendingProposal.height <= chain.height) {
-      if (pendingProposal.timer) clearTimeout(pendingProposal.timer);
-      pendingProposal = undefined;
-    }
+    if (pendingProposal && pendingProposal.height <= chain.height) cancelPendingProposal();
     if (!running) return;
     const validator = chain.activeSetAt(chain.height + 1).includes(self);
     if (validator && !engine) {
@@ -273,8 +375,8 @@ export function createDriver(node: LedgerNode): ConsensusDriver {
       log.info({ height: chain.height + 1 }, 'role: validator');
     } else if (!validator && engine) {
       engine = undefined;
-      for (const t of timers.values()) clearTimeout(t);
-      timers.clear();
+      for (const cancel of roundTimers.values()) cancel();
+      roundTimers.clear();
       log.info({ height: chain.height + 1 }, 'role: passive follower');
     }
     metrics.isValidator.set(validator ? 1 : 0);
@@ -282,21 +384,16 @@ export function createDriver(node: LedgerNode): ConsensusDriver {
   }
 
   return {
-    gate(body) {
-      const parsed = safeParseMessage(body);
-      if (!parsed.success) return { ok: false, reason: 'malformed' };
-      const msg = parsed.data;
-      if (msg.chain_id !== chain.chainId) return { ok: false, reason: 'wrong_chain' };
-      const setHeight = Math.min(msg.height, chain.height + 1);
-      if (!chain.activeSetAt(setHeight).includes(msg.author)) return { ok: false, reason: 'not_validator' };
-      const bytes = messageSigningBytes(msg);
-      if (!verifySignature(msg.author, bytes, msg.signature)) return { ok: false, reason: 'bad_signature' };
-      remember(cacheKey(msg.author, bytes, msg.signature));
-      return { ok: true, message: msg, type: msg.type, height: msg.height };
+    admit(body) {
+      const admission = admit(body, chain, verify);
+      if (!admission.ok) refused(admission.reason, admission.detail);
+      return admission;
     },
-    onMessage(message) {
-      const msg = message as ConsensusMessage;
-      if (!engine || msg.height <= chain.height) return; // old height or follower: nothing to do
+    onMessage(msg) {
+      if (!engine) {
+        refused('not_validator', 'this node is a passive follower', msg);
+        return;
+      }
       dispatch({ type: 'message', msg });
     },
     onExternalCommit() {
@@ -312,14 +409,16 @@ export function createDriver(node: LedgerNode): ConsensusDriver {
     stop() {
       running = false;
       engine = undefined;
-      for (const t of timers.values()) clearTimeout(t);
-      timers.clear();
-      if (pendingProposal?.timer) clearTimeout(pendingProposal.timer);
-      pendingProposal = undefined;
+      for (const cancel of roundTimers.values()) cancel();
+      roundTimers.clear();
+      cancelPendingProposal();
       stateStore.close();
     },
     get round() {
       return currentRound;
+    },
+    get isValidator() {
+      return engine !== undefined;
     },
   };
 }

@@ -11,24 +11,29 @@ export interface StoredBlock<B> {
   block: B;
 }
 
-export class BlockStore<B> {
+/** Finalized blocks by height, durable on `append` (node/chain-state.ts's storage port). */
+export interface BlockStorage<B> {
+  /** Number of stored blocks (the next height to append). */
+  readonly length: number;
+  get(height: number): B | undefined;
+  /** Durably appends the block at `height` (must be the next height). */
+  append(height: number, block: B): void;
+  close(): void;
+}
+
+export class BlockStore<B> implements BlockStorage<B> {
   private readonly wal: Wal;
   private readonly blocks: B[] = [];
-  private readonly onIndex: ((block: B, height: number) => void) | undefined;
 
-  private constructor(wal: Wal, onIndex?: (block: B, height: number) => void) {
+  private constructor(wal: Wal) {
     this.wal = wal;
-    this.onIndex = onIndex;
   }
 
-  /** Opens the store; `onIndex` is called for each block loaded and appended (e.g. to index record ids). */
-  static open<B>(
-    dataDir: string,
-    onIndex?: (block: B, height: number) => void,
-  ): { store: BlockStore<B>; truncatedBytes: number } {
+  /** Opens `<dataDir>/blocks.wal`, loading every intact block. */
+  static open<B>(dataDir: string): { store: BlockStore<B>; truncatedBytes: number } {
     mkdirSync(dataDir, { recursive: true });
     const { wal, records, truncatedBytes } = Wal.open(join(dataDir, 'blocks.wal'));
-    const store = new BlockStore<B>(wal, onIndex);
+    const store = new BlockStore<B>(wal);
     for (const payload of records) {
       const entry = JSON.parse(payload.toString('utf8')) as StoredBlock<B>;
       if (entry.height !== store.blocks.length)
@@ -37,7 +42,6 @@ export class BlockStore<B> {
           `blocks.wal: expected height ${store.blocks.length}, found ${entry.height}`,
         );
       store.blocks.push(entry.block);
-      onIndex?.(entry.block, entry.height);
     }
     return { store, truncatedBytes };
   }
@@ -47,17 +51,8 @@ export class BlockStore<B> {
     return this.blocks.length;
   }
 
-  /** Height of the last block, or -1 when empty. */
-  get tipHeight(): number {
-    return this.blocks.length - 1;
-  }
-
   get(height: number): B | undefined {
     return Number.isInteger(height) && height >= 0 ? this.blocks[height] : undefined;
-  }
-
-  tip(): B | undefined {
-    return this.blocks.at(-1);
   }
 
   /** Durably appends the block at `height` (must be the next height). */
@@ -66,7 +61,6 @@ export class BlockStore<B> {
       throw new NodeError('internal', `block store: append height ${height}, expected ${this.blocks.length}`);
     this.wal.append(Buffer.from(JSON.stringify({ height, block } satisfies StoredBlock<B>), 'utf8'));
     this.blocks.push(block);
-    this.onIndex?.(block, height);
   }
 
   close(): void {

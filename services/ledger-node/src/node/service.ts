@@ -1,0 +1,37 @@
+// The node as the HTTP layer sees it (api/service.ts's LedgerService): the open reads (/chain, /blocks,
+// /proof, /ready, /peers) answered from the node's state, and the writes handed to the part that owns them.
+import { type ChainStatus, quorumSize } from '@scriptorium/ledger-protocol';
+import type { LedgerService } from '../api/service.ts';
+import type { LedgerNode } from './node.ts';
+
+/** GET /chain (spec section 2): the node's tip and the active set of the next height. */
+export function chainStatus(node: LedgerNode): ChainStatus {
+  const validators = node.currentValidators();
+  return {
+    node_id: node.nodeId,
+    height: node.chain.height,
+    latest_hash: node.chain.tipHash,
+    validators: validators.length,
+    quorum: quorumSize(validators.length),
+    is_validator: validators.includes(node.keys.publicKey),
+    validator_keys: [...validators],
+  };
+}
+
+export function ledgerService(node: LedgerNode): LedgerService {
+  return {
+    submitConsensus: (body) => node.submitConsensus(body),
+    addRecords: (records, relay) => node.intake.addRecords(records, relay),
+    addChanges: (changes) => node.intake.addChanges(changes),
+    hasHeight: (height) => node.hasHeight(height),
+    receiveBlock: (body) => node.receiveBlock(body),
+    mergePeers: (specs) => node.mergePeers(specs),
+    listPeers: () => node.peers.specs(),
+    chainStatus: () => chainStatus(node),
+    getBlock: (height) => node.chain.get(height),
+    getProof: (height, index) => node.chain.proof(height, index),
+    readiness: () => node.sync.readiness(),
+    adminSubmit: (count) => node.intake.addSynthetic(count),
+    adminValidator: (change) => node.intake.addChanges([change]),
+  };
+}
