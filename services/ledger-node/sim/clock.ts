@@ -3,6 +3,7 @@ interface Entry {
   at: number;
   seq: number;
   fn: () => void;
+  cancelled: boolean;
 }
 
 export class SimClock {
@@ -11,8 +12,13 @@ export class SimClock {
   #heap: Entry[] = [];
   executed = 0;
 
-  schedule(delayMs: number, fn: () => void): void {
-    this.#push({ at: this.now + Math.max(0, delayMs), seq: this.#seq++, fn });
+  /** Runs `fn` after `delayMs` of simulated time; returns a function that cancels it. */
+  schedule(delayMs: number, fn: () => void): () => void {
+    const entry: Entry = { at: this.now + Math.max(0, delayMs), seq: this.#seq++, fn, cancelled: false };
+    this.#push(entry);
+    return () => {
+      entry.cancelled = true;
+    };
   }
 
   get pending(): number {
@@ -25,6 +31,7 @@ export class SimClock {
     while (this.#heap.length > 0 && (this.#heap[0] as Entry).at <= until) {
       if (budget-- <= 0) return false;
       const e = this.#pop();
+      if (e.cancelled) continue;
       this.now = e.at;
       this.executed++;
       e.fn();

@@ -5,13 +5,13 @@
  * faults on (safety must hold), then healed (progress must resume). Checkers run outside the system.
  */
 
-import type { Block, ConsensusMessage, Verify } from '@scriptorium/ledger-protocol';
+import type { ConsensusMessage, Verify } from '@scriptorium/ledger-protocol';
 import { buildGenesis, maxFaulty, quorumSize, verifySignature } from '@scriptorium/ledger-protocol';
 import { createSigner, keyPairFromSeed, type Signer } from '@scriptorium/ledger-protocol/keys';
 import { checkLiveness, checkSafety, checkSeals, EquivocationChecker } from './checkers/index.ts';
 import { SimClock } from './clock.ts';
 import { HEALED, type NetworkConditions, SimNetwork } from './network.ts';
-import { type Payload, SimNode, type SimParams } from './node.ts';
+import { type CrashPoint, type Payload, SimNode, type SimParams } from './node.ts';
 import { Prng } from './prng.ts';
 
 export interface Scenario {
@@ -21,7 +21,12 @@ export interface Scenario {
   faults: NetworkConditions;
   faultPhaseMs: number;
   partitions: Array<{ at: number; duration: number; groups: number[][] }>;
-  crashes: Array<{ node: number; at: number; downtime: number; midAction: number | null }>;
+  /**
+   * A crash at `at` (point null: at once), or armed at `at` to happen at the I/O point `point`; of `node`, or,
+   * with `proposer`, of the honest node that proposes the next height at round 0 then (proposers are where a
+   * vote sent but not persisted would turn into equivocation after a restart).
+   */
+  crashes: Array<{ node: number; proposer: boolean; at: number; downtime: number; point: CrashPoint | null }>;
   /** Windows in which COMMITs and blocks sent to `victims` are dropped: others decide, victims must round-change. */
   commitBlackouts: Array<{ at: number; duration: number; victims: number[] }>;
   addAt: number | null;
@@ -35,6 +40,10 @@ export interface SimResult {
   scenario: Scenario;
   stats: {
     heightAtHeal: number;
+    /** Refusals counted by the nodes' drivers, by reason. */
+    rejected: Record<string, number>;
+    /** Armed crash points reached, by kind. */
+    crashPointsHit: Record<string, number>;
     /** Simulated time from healing until every honest node reached the target height. */
     recoveryMs: number;
     finalHeights: number[];
@@ -64,11 +73,15 @@ export interface RunOptions {
 
 const PARAMS: SimParams = {
   chainId: 'sim',
-  baseTimeoutMs: 400,
-  maxTimeoutMs: 400 * 2 ** 4,
-  blockIntervalMs: 100,
+  driver: {
+    roundTimeoutMs: 400,
+    maxTimeoutMs: 400 * 2 ** 4,
+    // The proposer batches for 100 ms (an idle one waits 400 / 4 = 100 ms too, then proposes an empty block).
+    blockDelayMs: 100,
+    maxBlockRecords: 4,
+    maxBlockBytes: 1 << 20,
+  },
   syncIntervalMs: 150,
-  maxRecordsPerBlock: 4,
   byzantineMutation: 0.3,
 };
 const MAX_EVENTS = 3_000_000;
@@ -110,9 +123,10 @@ export function scenarioFor(seed: number): Scenario {
   for (let i = 0; i < nCrash; i++) {
     crashes.push({
       node: rng.pick(honestIds),
+      proposer: rng.chance(0.5),
       at: rng.int(0, faultPhaseMs - 100),
       downtime: rng.chance(0.5) ? rng.int(1, 30) : rng.int(50, 1500),
-      midAction: rng.chance(0.6) ? rng.int(0, 4) : null,
+      point: crashPoint(rng),
     });
   }
   const commitBlackouts: Scenario['commitBlackouts'] = [];
@@ -128,6 +142,15 @@ export function scenarioFor(seed: number): Scenario {
   // A REMOVE must leave at most f Byzantine keys among the remaining validators.
   const removeAt = twins <= maxFaulty(validators - 1) && rng.chance(0.35) ? rng.int(0, faultPhaseMs) : null;
   return { validators, twins, spare, faults, faultPhaseMs, partitions, crashes, commitBlackouts, addAt, removeAt };
+}
+
+/** Where an armed crash hits: at once, at the k-th I/O, or between a persist and a send (either order). */
+function crashPoint(rng: Prng): CrashPoint | null {
+  const p = rng.float();
+  if (p < 0.3) return null;
+  if (p < 0.55) return { kind: 'ops', after: rng.int(0, 4) };
+  if (p < 0.75) return { kind: 'persist-then-send', skip: rng.int(0, 1) };
+  return { kind: 'send-then-persist', skip: rng.int(0, 1) };
 }
 
 /** Runs one seed; never throws for a protocol failure (it is reported in `errors`). */
@@ -168,16 +191,24 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
   const netRng = rng.fork();
   const network = new SimNetwork<Payload>(clock, netRng, (to, from, payload) => nodes[to]?.receive(from, payload));
   const equivocation = new EquivocationChecker();
+  const rejected: Record<string, number> = {};
+  const crashPointsHit: Record<string, number> = {};
   const env = {
     clock,
     network,
     rng: rng.fork(),
     params: PARAMS,
     verify,
-    peers: () => nodes.map((n) => n.id),
+    nodes: () => nodes,
     log: logFn,
     onBroadcast: (node: SimNode, msg: ConsensusMessage) => {
       if (node.honest) equivocation.observe(`n${node.id}`, msg);
+    },
+    onReject: (reason: string) => {
+      rejected[reason] = (rejected[reason] ?? 0) + 1;
+    },
+    onCrashPoint: (kind: string) => {
+      crashPointsHit[kind] = (crashPointsHit[kind] ?? 0) + 1;
     },
   };
   const byzantineKeys = new Set(validatorSigners.slice(0, scenario.twins).map((s) => s.publicKey));
@@ -205,10 +236,11 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
     });
   }
   for (const c of scenario.crashes) {
-    const node = nodes[c.node] as SimNode;
+    let node = nodes[c.node] as SimNode;
     clock.schedule(c.at, () => {
-      if (c.midAction === null) node.crash();
-      else node.crashAfterActions = c.midAction;
+      if (c.proposer) node = nodes.find((n) => n.honest && n.alive && n.proposesNext()) ?? node;
+      if (c.point === null) node.crash();
+      else node.crashPoint = { ...c.point };
     });
     clock.schedule(c.at + c.downtime, () => node.restart());
   }
@@ -259,7 +291,7 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
 
   const errors: string[] = [];
   const honest = nodes.filter((n) => n.honest);
-  const chains = () => new Map(honest.map((n) => [`n${n.id}`, n.storage.blocks as readonly Block[]]));
+  const chains = () => new Map(honest.map((n) => [`n${n.id}`, n.blocks]));
   const budgetOk = clock.runUntil(scenario.faultPhaseMs, MAX_EVENTS);
   if (!budgetOk) errors.push('event budget exhausted in the fault phase');
   errors.push(...checkSafety(chains()));
@@ -269,7 +301,7 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
   network.conditions = HEALED;
   network.dropIf = null;
   for (const n of nodes) {
-    n.crashAfterActions = null;
+    n.crashPoint = null;
     n.restart();
   }
   const heightAtHeal = Math.max(...honest.map((n) => n.height));
@@ -285,7 +317,7 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
   const final = chains();
   errors.push(...checkSafety(final), ...checkSeals(final), ...checkLiveness(final, target), ...equivocation.errors);
   // Membership: find the blocks that applied an ADD / REMOVE on the first honest chain.
-  const reference = honest[0]?.storage.blocks ?? [];
+  const reference = honest[0]?.blocks ?? [];
   const changeHeight = (action: 'ADD' | 'REMOVE') =>
     reference.find((b) => b.header.height > 0 && b.validator_changes.some((c) => c.action === action))?.header.height ??
     null;
@@ -301,6 +333,8 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
     errors: unique,
     scenario,
     stats: {
+      rejected,
+      crashPointsHit,
       heightAtHeal,
       recoveryMs: clock.now - healedAt,
       finalHeights: nodes.map((n) => n.height),

@@ -136,11 +136,24 @@ describe('simulator', () => {
     const s = Array.from({ length: 200 }, (_, i) => scenarioFor(i));
     expect(new Set(s.map((x) => x.validators))).toEqual(new Set([4, 5, 6, 7, 8, 9, 10]));
     expect(s.some((x) => x.twins > 0)).toBe(true);
-    expect(s.some((x) => x.crashes.some((c) => c.midAction !== null))).toBe(true);
+    for (const kind of ['ops', 'persist-then-send', 'send-then-persist'])
+      expect(s.some((x) => x.crashes.some((c) => c.point?.kind === kind))).toBe(true);
     expect(s.some((x) => x.partitions.length > 0)).toBe(true);
     expect(s.some((x) => x.commitBlackouts.length > 0)).toBe(true);
     expect(s.some((x) => x.addAt !== null)).toBe(true);
     expect(s.some((x) => x.removeAt !== null)).toBe(true);
+  });
+
+  it('crashes of the production driver happen at every kind of I/O point, and the nodes recover', {
+    timeout: 120_000,
+  }, () => {
+    const hit: Record<string, number> = {};
+    for (let seed = 0; seed < 40; seed++) {
+      const r = runSeed(seed);
+      expect(r.ok, `seed ${seed}: ${r.errors.join('; ')}`).toBe(true);
+      for (const [kind, n] of Object.entries(r.stats.crashPointsHit)) hit[kind] = (hit[kind] ?? 0) + n;
+    }
+    expect(Object.keys(hit).sort()).toEqual(['ops', 'persist-then-send', 'send-then-persist']);
   });
 
   it('membership: a finalized ADD turns the follower into a sealing validator; a REMOVE stops seals', {

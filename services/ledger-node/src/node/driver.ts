@@ -37,7 +37,6 @@ import {
 } from '../consensus/index.ts';
 import { NodeError } from '../errors.ts';
 import type { Mempool } from '../mempool/index.ts';
-import type { NodeMetrics } from '../metrics.ts';
 import type { ChainState } from './chain-state.ts';
 
 /** Wall-clock time in ms since the epoch (block timestamps and the proposal clock-skew check). */
@@ -79,6 +78,15 @@ export interface DriverLog {
   error(obj: object, msg: string): void;
 }
 
+/** The metrics the driver keeps (prom-client's Gauge and Counter fit; the simulator counts in memory). */
+export interface DriverMetrics {
+  round: { set(value: number): void };
+  roundChanges: { inc(value?: number): void };
+  isValidator: { set(value: number): void };
+  messagesOut: { inc(labels: { type: string }): void };
+  rejectedMessages: { inc(labels: { reason: string }): void };
+}
+
 export interface DriverSettings {
   /** Base round timeout; round r waits min(base × 2^r, maxTimeoutMs). */
   roundTimeoutMs: number;
@@ -99,7 +107,7 @@ export interface DriverDeps extends DriverPorts {
   /** Applies a block this driver finalized: append it durably, prune the mempool, update metrics. */
   commit(block: Block): void;
   settings: DriverSettings;
-  metrics: Pick<NodeMetrics, 'round' | 'roundChanges' | 'isValidator' | 'messagesOut' | 'rejectedMessages'>;
+  metrics: DriverMetrics;
   log: DriverLog;
 }
 
