@@ -1,7 +1,7 @@
 // Ledger benchmark: N validators as separate processes on loopback, load from a separate process.
 // Measures finalized records/s and submit-to-finality latency (p50/p99) for N = 4, 7, 10; the
 // catch-up speed of a fresh node (blocks/s); and Merkle proofs verified per second.
-// Also runs L1's core benchmark (bench/ledger/core.ts) when present. Writes bench/results/ledger.json.
+// Then runs the core benchmark (bench/ledger/core.ts). Writes bench/results/ledger.json.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -202,7 +202,7 @@ if (sampleBlock && sampleBlock.records.length > 0) {
 
 const core = join(here, 'core.ts');
 if (existsSync(core)) {
-  console.log('running bench/ledger/core.ts (L1 core benchmark)');
+  console.log('running bench/ledger/core.ts (the core benchmark)');
   const r = spawnSync(process.execPath, [core], { stdio: 'inherit' });
   results.core_exit_code = r.status;
 }

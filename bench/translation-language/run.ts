@@ -5,11 +5,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { createProvider, type ProviderRequest } from '../../services/translation/src/providers/index.ts';
-import { pseudoLocalize } from '../../services/translation/src/providers/pseudo-transform.ts';
-import { countTokens } from '../../services/translation/src/tokens/index.ts';
-import { validateBatch } from '../../services/translation/src/validators/index.ts';
-import { FAKE_API_KEY, startFakeAnthropic, startFakeOpenAI } from '../../services/translation/test/fakes/index.ts';
+import { createProvider, type ProviderRequest, pseudoLocalize } from '@scriptorium/translation/providers';
+import { FAKE_API_KEY, startFakeAnthropic, startFakeOpenAI } from '@scriptorium/translation/test/fakes';
+import { countTokens } from '@scriptorium/translation/tokens';
+import { validateBatch } from '@scriptorium/translation/validators';
 
 const quick = process.env.BENCH_QUICK === '1';
 const budgetMs = quick ? 300 : 1_500;

@@ -10,9 +10,8 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTestDatabase, freePort, startTestPostgres } from '@scriptorium/test-support';
-import { migrate, openDatabase } from '../../services/translation/src/db/index.ts';
-import { createOrganization, ensureUser, issueApiKey } from '../../services/translation/src/services/accounts.ts';
-import { FAKE_API_KEY, startFakeOpenAI } from '../../services/translation/test/fakes/index.ts';
+import { createOrganization, ensureUser, issueApiKey, migrate, openDatabase } from '@scriptorium/translation';
+import { FAKE_API_KEY, startFakeOpenAI } from '@scriptorium/translation/test/fakes';
 
 const run = promisify(execFile);
 const here = import.meta.dirname;

@@ -24,11 +24,6 @@ export interface Signer {
   sign(message: Uint8Array): string;
 }
 
-/** True when `hex` is a well-formed raw Ed25519 public key (64 lower-case hex characters). */
-export function isPublicKeyHex(hex: string): boolean {
-  return KEY_HEX.test(hex);
-}
-
 function privateKeyObject(privateKeyHex: string) {
   if (!KEY_HEX.test(privateKeyHex)) throw new TypeError('invalid Ed25519 private key (want 64 hex chars)');
   return createPrivateKey({

@@ -1,7 +1,7 @@
 // Public surface of @scriptorium/ledger-node for other parts (operator tests, tools): start a node
-// in-process, read its configuration, or run a local multi-process cluster.
+// in-process, read its configuration, or run a local multi-process cluster. The wire contract (blocks,
+// messages, bodies, peer specs, settings) is @scriptorium/ledger-protocol's.
 
-export { formatPeerSpec, type PeerSpec, parsePeerSpec } from '@scriptorium/ledger-protocol';
 export { type AppOptions, buildApp } from './api/app.ts';
 export { LocalCluster, type LocalClusterOptions, type LocalNode } from './cluster/local-cluster.ts';
 export { loadConfig, type NodeConfig } from './config.ts';

@@ -6,3 +6,4 @@ export { type Database, migrate, migrationStatus, openDatabase } from './db/inde
 export { API_VERSION, buildOpenApi } from './http/openapi.ts';
 export { createLogger } from './logger.ts';
 export { MigrationsBehindError, type RunningServer, startServer } from './server.ts';
+export { createOrganization, ensureUser, issueApiKey } from './services/accounts.ts';

@@ -1,4 +1,4 @@
-// The membership step of a LedgerCluster reconcile: H2b's pure planner decides, this module acts (submit through
+// The membership step of a LedgerCluster reconcile: the pure planner (ledger/membership.ts) decides, this module acts (submit through
 // one validator's POST /membership, or delete a retired validator's workload) and keeps status.pendingChange.
 import type { LedgerClusterStatus } from '../../api/index.ts';
 import { isChangeApplied, type MembershipAction, type PendingChange, planMembership } from '../../ledger/index.ts';
@@ -32,7 +32,7 @@ export interface MembershipPlanInput {
 }
 
 /**
- * Plan the next membership step from what the reconcile observed (pure): H2b's planner, plus one policy of the
+ * Plan the next membership step from what the reconcile observed (pure): ledger/membership.ts's planner, plus one policy of the
  * reconciler: during a replacement (a desired validator not in the active set yet), a healthy validator is removed
  * only after the newcomer has joined, so the set never shrinks below its fault tolerance on the way
  * (4 → 5 → 4 rather than 4 → 3 → 4). An unhealthy one is removed at once (that helps liveness).

@@ -97,7 +97,7 @@ export interface ChainView {
 }
 
 /** The author is a member of the active set, and the outer signature verifies (memoized by `verify`). */
-export function checkSender(
+function checkSender(
   msg: ConsensusMessage,
   members: ReadonlySet<string> | readonly string[],
   verify: Verify,

@@ -18,7 +18,7 @@ import type { EngineAction, EngineConfig, HeightContext, PersistedState } from '
 import type { ValidationContext } from './validation/index.ts';
 
 export type Sent = PersistedState['sent'];
-export const emptySent = (): Sent => ({ proposal: null, prepare: null, commit: null, roundChange: null });
+const emptySent = (): Sent => ({ proposal: null, prepare: null, commit: null, roundChange: null });
 
 export class Height {
   readonly cfg: EngineConfig;
