@@ -45,6 +45,23 @@ describe('src/dev.ts', () => {
     const result = (await res.json()) as { translations: { id: string; text: string }[]; issues: unknown[] };
     expect(result.translations[0]!.text).toContain('{name}');
     expect(result.issues).toEqual([]);
+
+    // The printed sign-in through the local OAuth server, then a key issued with the session.
+    expect(out).toMatch(/local GitHub OAuth server on http:\/\/127\.0\.0\.1:\d+ — test user: octo-dev/);
+    const base = new URL(url!).origin;
+    const start = await fetch(`${base}/auth/github`, { redirect: 'manual' });
+    const flow = start.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const approved = await fetch(`${start.headers.get('location')}&login=octo-dev`, { redirect: 'manual' });
+    const back = await fetch(approved.headers.get('location')!, { redirect: 'manual', headers: { cookie: flow } });
+    expect(back.status).toBe(302);
+    const session = back.headers.getSetCookie().find((c) => c.startsWith('session-token='))!;
+    expect(session).not.toMatch(/Secure/); // development: plain http on loopback
+    const issued = await fetch(`${base}/api/v1/keys`, { method: 'POST', headers: { cookie: session.split(';')[0]! } });
+    expect(issued.status).toBe(200);
+    expect(((await issued.json()) as { apiKey: string }).apiKey).toMatch(/^sk_live_/);
     const exited = new Promise((resolve) => child!.on('exit', resolve));
     child.kill('SIGTERM');
     await exited;
