@@ -4,7 +4,7 @@
 import { generate } from 'otplib';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BILLING_SECRET, batch, bearer, type Harness, startHarness } from './harness.ts';
+import { BILLING_SECRET, batch, bearer, type Harness, type Session, startHarness } from './harness.ts';
 
 let h: Harness;
 let clock = Date.parse('2026-11-24T10:00:00Z');
@@ -13,16 +13,10 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-type Session = { cookie: string; userId: string; email: string };
 let n = 0;
+/** A new user signed in through the local GitHub (a fresh login each time). */
 const signIn = (name: string) => h.signIn(`${name}-${++n}`);
-const call = (session: Session | null, method: string, url: string, payload?: object) =>
-  h.app.inject({
-    method: method as 'GET',
-    url,
-    headers: session ? { cookie: session.cookie } : {},
-    ...(payload ? { payload } : {}),
-  });
+const call: Harness['call'] = (...args) => h.call(...args);
 
 async function orgOf(owner: Session): Promise<string> {
   return (await call(owner, 'POST', '/api/v1/orgs', { name: `org ${++n}` })).json().id;

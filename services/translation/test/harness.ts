@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { type LocalGitHub, type LocalGitHubUser, startLocalGitHub } from '@scriptorium/github-oauth-local';
 import { createTestDatabase, type TestDatabase } from '@scriptorium/test-support';
 import { eq } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { inject } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -31,6 +31,9 @@ export function cookieHeader(setCookie: string | string[] | undefined, only?: st
     .join('; ');
 }
 
+/** A signed-in user: the session cookie header, the user id and the verified e-mail. */
+export type Session = { cookie: string; userId: string; email: string };
+
 export interface Harness {
   app: FastifyInstance;
   /** Every route's spec, with its full path. */
@@ -43,7 +46,9 @@ export interface Harness {
    * Signs in through the real flow (the app's redirect, the local GitHub's authorize and token endpoints, the
    * callback) as `login` (added to the local GitHub when new); returns the session cookie header and the user id.
    */
-  signIn(login: string, email?: string): Promise<{ cookie: string; userId: string; email: string }>;
+  signIn(login: string, email?: string): Promise<Session>;
+  /** A request with `session`'s cookie (none for null). */
+  call(session: Session | null, method: string, url: string, payload?: object): Promise<LightMyRequestResponse>;
   /** A second replica: another app on its own connection pool to the same database, the same provider. */
   replica(opts?: { poolMax?: number; now?: () => number }): Promise<{ app: FastifyInstance; close(): Promise<void> }>;
   /** Every log line the app wrote (pino JSON). */
@@ -176,6 +181,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       const me = await app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie } });
       return { cookie, userId: me.json().id, email: me.json().email };
     },
+    call: (session, method, url, payload) =>
+      app.inject({
+        method: method as 'GET',
+        url,
+        headers: session ? { cookie: session.cookie } : {},
+        ...(payload ? { payload } : {}),
+      }),
     async replica(r = {}) {
       const replicaDatabase = await openDatabase(url, { poolMax: r.poolMax ?? 20 });
       const other = await buildApp({

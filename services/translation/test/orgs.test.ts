@@ -2,7 +2,7 @@
 // README's role table cell by cell (owner, admin, member, non-member), the owner rules, and the 403 that does not
 // disclose whether an organization exists.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batch, bearer, type Harness, startHarness } from './harness.ts';
+import { batch, bearer, type Harness, type Session, startHarness } from './harness.ts';
 
 let h: Harness;
 let clock = Date.parse('2026-11-24T09:00:00Z');
@@ -11,17 +11,10 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-type Session = { cookie: string; userId: string; email: string };
 let n = 0;
-const signIn = (role: string) => h.signIn(`${role}-${++n}`);
-
-const call = (session: Session | null, method: string, url: string, payload?: object) =>
-  h.app.inject({
-    method: method as 'GET',
-    url,
-    headers: session ? { cookie: session.cookie } : {},
-    ...(payload ? { payload } : {}),
-  });
+/** A new user signed in through the local GitHub (a fresh login each time). */
+const signIn = (name: string) => h.signIn(`${name}-${++n}`);
+const call: Harness['call'] = (...args) => h.call(...args);
 
 /** An organization with an owner, an admin and a member (and an outsider who belongs to none of it). */
 async function team() {
