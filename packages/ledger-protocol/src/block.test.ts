@@ -172,11 +172,19 @@ describe('chain', () => {
       expect(p).not.toBeNull();
       expect(verifyProof(p as NonNullable<typeof p>)).toBe(true);
     }
-    const c = proofFor(b, 0, 'validator_change');
-    expect(verifyProof({ ...(c as NonNullable<typeof c>), kind: 'validator_change' })).toBe(true);
-    // A validator change presented as a record does not verify (leaves are tagged with their kind).
-    expect(verifyProof(c as NonNullable<typeof c>)).toBe(false);
+    // A change's leaf is its own canonical form too; it proves as the body serves it.
+    const c = proofFor(b, 0, 'validator_change') as NonNullable<ReturnType<typeof proofFor>>;
+    expect(c.record).toEqual({ action: 'ADD', validator: pub[4] });
+    expect(verifyProof(c)).toBe(true);
+    expect(verifyProof({ ...c, record: { action: 'REMOVE', validator: pub[4] } })).toBe(false);
     expect(proofFor(b, 7)).toBeNull();
+    // Records and changes keep disjoint required fields: a change carrying an id, or a record without one, is refused.
+    const withId = { ...b, validator_changes: [{ ...b.validator_changes[0], id: 'x' }] } as unknown as Block;
+    expect(checkBody(withId)).toMatchObject({ ok: false, reason: expect.stringMatching(/other than action/) });
+    expect(Block.safeParse(withId).success).toBe(false);
+    const noId = { ...b, records: [{ value: 1 }, ...b.records.slice(1)] } as unknown as Block;
+    expect(checkBody(noId)).toMatchObject({ ok: false });
+    expect(Block.safeParse(noId).success).toBe(false);
     // Bound to the header and its hash (what the browser console checks against a finalized block).
     const p0 = proofFor(b, 0) as NonNullable<ReturnType<typeof proofFor>>;
     expect(verifyProof({ ...p0, header: b.header })).toBe(true);

@@ -3,7 +3,7 @@ import type { MerkleProofBody } from './bodies.ts';
 import { canonicalBytes } from './canonical-json.ts';
 import { toHex } from './hex.ts';
 import { merkleProof, merkleRoot, type Sha256 } from './merkle.ts';
-import { type LeafKind, leafData } from './proof.ts';
+import { leafData } from './proof.ts';
 import {
   type Block,
   type BlockHeader,
@@ -21,9 +21,9 @@ export function blockHash(header: BlockHeader, sha?: Sha256): string {
   return sha === undefined ? platformSha256Hex(bytes) : toHex(sha(bytes));
 }
 
-/** The Merkle leaves of a block body: records first, then validator changes, each tagged with its kind. */
+/** The Merkle leaves of a block body: the records, then the validator changes, each its own canonical form. */
 export function blockLeaves(records: readonly IntegrityRecord[], changes: readonly ValidatorChange[]): Uint8Array[] {
-  return [...records.map((r) => leafData('record', r)), ...changes.map((c) => leafData('validator_change', c))];
+  return [...records.map(leafData), ...changes.map(leafData)];
 }
 
 /** Merkle root of a block body. */
@@ -85,17 +85,27 @@ export function buildGenesis(validatorKeys: readonly string[], chainId: string, 
 
 export type BodyCheck = { ok: true } | { ok: false; reason: string };
 
-/** The header's counts and Merkle root match the body, and record ids are unique. */
+/**
+ * The header's counts and Merkle root match the body, record ids are unique, and records and validator changes
+ * keep their disjoint required fields (a record has a string `id`; a change has exactly `action` and `validator`),
+ * so no leaf can stand for both.
+ */
 export function checkBody(block: Block, sha: Sha256 = platformSha256): BodyCheck {
   if (block.header.record_count !== block.records.length) return { ok: false, reason: 'record_count mismatch' };
   if (block.header.change_count !== block.validator_changes.length) {
     return { ok: false, reason: 'change_count mismatch' };
+  }
+  for (const c of block.validator_changes) {
+    const keys = Object.keys(c);
+    if (keys.length !== 2 || !('action' in c) || !('validator' in c))
+      return { ok: false, reason: 'a validator change holds fields other than action and validator' };
   }
   if (bodyRoot(block.records, block.validator_changes, sha) !== block.header.merkle_root) {
     return { ok: false, reason: 'merkle_root mismatch' };
   }
   const ids = new Set<string>();
   for (const r of block.records) {
+    if (typeof r.id !== 'string') return { ok: false, reason: 'a record without a string id' };
     if (ids.has(r.id)) return { ok: false, reason: `duplicate record id ${r.id}` };
     ids.add(r.id);
   }
@@ -114,7 +124,11 @@ export function checkLink(parent: Block, block: Block): BodyCheck {
  * Builds the proof of one record of a block; null when the index does not exist (→ 404).
  * @example const body = proofFor(block, 3); verifyProof(body) === true
  */
-export function proofFor(block: Block, index: number, kind: LeafKind = 'record'): MerkleProofBody | null {
+export function proofFor(
+  block: Block,
+  index: number,
+  kind: 'record' | 'validator_change' = 'record',
+): MerkleProofBody | null {
   const list: readonly unknown[] = kind === 'record' ? block.records : block.validator_changes;
   if (!Number.isInteger(index) || index < 0 || index >= list.length) return null;
   const leaves = blockLeaves(block.records, block.validator_changes);

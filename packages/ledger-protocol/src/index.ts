@@ -72,7 +72,7 @@ export {
   parsePeerSpec,
   peerSpecSchema,
 } from './peer-spec.ts';
-export { type LeafKind, leafData, type VerifyProofInput, verifyProof } from './proof.ts';
+export { leafData, type VerifyProofInput, verifyProof } from './proof.ts';
 export {
   Block,
   BlockHeader,

@@ -102,8 +102,8 @@ describe('RFC 6962 Merkle tree', () => {
         (records, pick) => {
           const uniq = records.map((r, i) => ({ ...r, id: `${i}:${r.id}` }));
           const index = pick % uniq.length;
-          const leaves = uniq.map((r) => new TextEncoder().encode(JSON.stringify({ kind: 'record', value: r })));
-          // canonical form of {kind, value} with keys id, v sorted: same as this JSON.stringify ordering
+          const leaves = uniq.map((r) => new TextEncoder().encode(JSON.stringify(r)));
+          // the records' canonical form: keys id, v are already sorted, so JSON.stringify gives RFC 8785
           const root = merkleRoot(leaves);
           const proof = merkleProof(leaves, index);
           const record = uniq[index] as { id: string; v: number };

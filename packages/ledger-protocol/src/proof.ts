@@ -7,20 +7,22 @@ import { canonicalBytes } from './canonical-json.ts';
 import { toHex } from './hex.ts';
 import { leafHash, type ProofStep, rootFromPath, type Sha256 } from './merkle.ts';
 
-/** Which list of the block a leaf comes from: records first, then validator changes. */
-export type LeafKind = 'record' | 'validator_change';
-
-/** The leaf data of a record or validator change: canonical JSON of `{kind, value}` (the kind tag). */
-export function leafData(kind: LeafKind, value: unknown): Uint8Array {
-  return canonicalBytes({ kind, value });
+/**
+ * The leaf data of a record or a validator change: its own RFC 8785 canonical form, nothing around it (spec:
+ * "its canonical byte form is the Merkle leaf"), so a verifier written from the spec alone gets the same root.
+ * A record and a change can never share a leaf: they have disjoint required fields (`id`; `action` and
+ * `validator`, and nothing else), which the block schema enforces.
+ * @example leafHash(leafData(record)) // SHA-256(0x00 ‖ JCS(record))
+ */
+export function leafData(item: unknown): Uint8Array {
+  return canonicalBytes(item);
 }
 
 export interface VerifyProofInput {
-  /** The record (or validator change, with `kind: 'validator_change'`) exactly as served by GET /proof. */
+  /** The record (or validator change) exactly as served by GET /proof. */
   record: unknown;
   proof: readonly ProofStep[];
   merkle_root: string;
-  kind?: LeafKind;
   sha256?: Sha256;
   /**
    * Optional: the block header. When given, its merkle_root must equal merkle_root and, when block_hash
@@ -38,7 +40,7 @@ export function verifyProof(input: VerifyProofInput): boolean {
   try {
     if (!Array.isArray(input.proof) || typeof input.merkle_root !== 'string') return false;
     const sha = input.sha256 ?? platformSha256;
-    const leaf = leafHash(leafData(input.kind ?? 'record', input.record), sha);
+    const leaf = leafHash(leafData(input.record), sha);
     const root = rootFromPath(leaf, input.proof, sha);
     if (root === null || root !== input.merkle_root.toLowerCase()) return false;
     if (input.header !== undefined) {

@@ -14,7 +14,8 @@ export const Round = z.number().int().min(0).max(1_000_000);
 
 /**
  * An integrity record: an observation of an attribute value of an entity. Only `id` is fixed here;
- * the broker watcher defines the other fields (any JSON). Its canonical form is the Merkle leaf.
+ * the broker watcher defines the other fields (any JSON). Its canonical form (RFC 8785) is the Merkle leaf.
+ * `id` is required here and absent from a ValidatorChange, so a record and a change never share a leaf.
  */
 export const IntegrityRecord = z.object({ id: z.string().min(1).max(256) }).catchall(z.json());
 export type IntegrityRecord = z.infer<typeof IntegrityRecord>;
@@ -30,7 +31,7 @@ export const BlockHeader = z.strictObject({
   chain_id: ChainId,
   height: Height,
   parent_hash: HashHex,
-  /** RFC 6962 root over the records followed by the validator changes, each leaf tagged with its kind. */
+  /** RFC 6962 root over the records followed by the validator changes, each leaf its canonical form. */
   merkle_root: HashHex,
   /** Proposer's public key; '' for genesis. */
   proposer: z.union([PublicKeyHex, z.literal('')]),

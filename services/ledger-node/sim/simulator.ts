@@ -8,7 +8,7 @@
 import type { ConsensusMessage, Verify } from '@scriptorium/ledger-protocol';
 import { buildGenesis, maxFaulty, quorumSize, verifySignature } from '@scriptorium/ledger-protocol';
 import { createSigner, keyPairFromSeed, type Signer } from '@scriptorium/ledger-protocol/keys';
-import { checkLiveness, checkSafety, checkSeals, EquivocationChecker } from './checkers/index.ts';
+import { checkLiveness, checkProofs, checkSafety, checkSeals, EquivocationChecker } from './checkers/index.ts';
 import { SimClock } from './clock.ts';
 import { HEALED, type NetworkConditions, SimNetwork } from './network.ts';
 import { type CrashPoint, type Payload, SimNode, type SimParams } from './node.ts';
@@ -315,7 +315,13 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
     }
   }
   const final = chains();
-  errors.push(...checkSafety(final), ...checkSeals(final), ...checkLiveness(final, target), ...equivocation.errors);
+  errors.push(
+    ...checkSafety(final),
+    ...checkSeals(final),
+    ...checkProofs(final),
+    ...checkLiveness(final, target),
+    ...equivocation.errors,
+  );
   // Membership: find the blocks that applied an ADD / REMOVE on the first honest chain.
   const reference = honest[0]?.blocks ?? [];
   const changeHeight = (action: 'ADD' | 'REMOVE') =>
