@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # `make e2e-kind`: the end-to-end suite (deploy/e2e, vitest project e2e; the same suite `make e2e-local`
-# runs on this machine's own cluster) on a kind cluster. Needs a Docker engine (GitHub Actions' ubuntu
-# runners have one; these build machines do not).
+# runs on this machine's own cluster) on a kind cluster.
 #
-#   1. create a kind cluster (deploy/kind-config.yaml);
-#   2. build the three images with docker and `kind load` them;
+#   1. create a kind cluster;
+#   2. build the three images and `kind load` them;
 #   3. run the suite with KUBECONFIG = the kind cluster's; report .test-results/e2e.json;
 #   4. delete the cluster (KEEP_CLUSTER=1 keeps it).
 #
-# Env: KIND_CLUSTER (scriptorium-e2e), KIND_NODE_IMAGE (kind's default), IMAGE_TAG (dev),
+# Two ways, by KIND_OFFLINE (default: 0 on GitHub Actions, 1 elsewhere):
+#   0  a Docker engine and registries (GitHub's runners): kind's own node image, deploy/kind-config.yaml (3 nodes),
+#      `docker build` + `kind load docker-image`, PostgreSQL from Docker Hub;
+#   1  no registry (these build machines; root): a Docker engine started by tools/kind/engine.sh, the node image
+#      built by tools/kind/node-image.sh, tools/kind/kind-config.yaml (1 node), the images the local cluster
+#      builds (tools/cluster/images.sh: the same Dockerfiles, with buildah) loaded with `kind load image-archive`.
+#
+# Env: KIND_CLUSTER (scriptorium-e2e), KIND_NODE_IMAGE (kind's default / the locally built one), IMAGE_TAG (dev),
 #      E2E_WAIT_SECONDS (300 per wait), KEEP_CLUSTER=1 keeps the cluster for debugging.
 set -euo pipefail
 
@@ -20,13 +26,27 @@ report=${E2E_REPORT:-.test-results/e2e.json}
 
 log() { echo "e2e-kind: $*" >&2; }
 
+offline=${KIND_OFFLINE:-}
+[[ -n $offline ]] || { [[ ${GITHUB_ACTIONS:-} == true ]] && offline=0 || offline=1; }
+if [[ $offline == 1 ]]; then
+	[[ $(id -u) == 0 ]] || { log "KIND_OFFLINE=1 starts a Docker engine and builds images: run as root"; exit 1; }
+	bash tools/kind/engine.sh start
+	eval "$(bash tools/kind/engine.sh env)"
+fi
 if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
 	log "no Docker engine answers here (docker info failed). kind runs Kubernetes nodes as containers,"
 	log "so this suite needs one: run it on a machine with Docker, or in CI (.github/workflows/e2e-kind.yml);"
 	log "on a machine without one, make e2e-local runs the same suite on a local cluster."
 	exit 2
 fi
-bin_dir=${SCRIPTORIUM_KUBE_BIN:-$(bash tools/kube/build.sh)}
+if [[ $offline == 1 ]]; then
+	bin_dir=${SCRIPTORIUM_KUBE_BIN:-$(bash tools/kube/build.sh --kind)}
+	log "node image (tools/kind/node-image.sh)"
+	node_image=${KIND_NODE_IMAGE:-$(bash tools/kind/node-image.sh)}
+else
+	bin_dir=${SCRIPTORIUM_KUBE_BIN:-$(bash tools/kube/build.sh)}
+	node_image=${KIND_NODE_IMAGE:-}
+fi
 kind="$bin_dir/kind"
 command -v kubectl >/dev/null || [[ -x $bin_dir/kubectl ]] || { log "kubectl not found on PATH"; exit 1; }
 
@@ -44,22 +64,43 @@ cleanup() {
 }
 trap cleanup EXIT
 
-log "creating kind cluster $cluster"
+config=deploy/kind-config.yaml
+if [[ $offline == 1 ]]; then
+	# shellcheck source=tools/kube/versions.env
+	source tools/kube/versions.env
+	config="$work/kind-config.yaml"
+	sed "s/ETCD_VERSION/$ETCD_VERSION/" tools/kind/kind-config.yaml >"$config"
+fi
+log "creating kind cluster $cluster${node_image:+ from $node_image}"
 "$kind" delete cluster --name "$cluster" >/dev/null 2>&1 || true
-"$kind" create cluster --name "$cluster" --config deploy/kind-config.yaml --kubeconfig "$kubeconfig" \
-	--wait 180s ${KIND_NODE_IMAGE:+--image "$KIND_NODE_IMAGE"}
+started=$(date +%s)
+"$kind" create cluster --name "$cluster" --config "$config" --kubeconfig "$kubeconfig" \
+	--wait 300s ${node_image:+--image "$node_image"}
+log "kind cluster up in $(($(date +%s) - started)) s"
 
-log "building and loading images (tag $tag)"
-for image in operator:operator/Dockerfile translation:services/translation/Dockerfile ledger-node:services/ledger-node/Dockerfile; do
-	name=${image%%:*} dockerfile=${image#*:}
-	docker build -f "$dockerfile" -t "scriptorium/$name:$tag" .
-	"$kind" load docker-image "scriptorium/$name:$tag" --name "$cluster"
-done
+postgres_image=
+if [[ $offline == 1 ]]; then
+	[[ $tag == dev ]] || { log "KIND_OFFLINE=1 loads the images tools/cluster/images.sh builds (tag dev)"; exit 1; }
+	log "images (tools/cluster/images.sh, rebuilt when their inputs changed) into the kind node"
+	bash tools/cluster/images.sh >/dev/null
+	for name in operator translation ledger-node postgres; do
+		"$kind" load image-archive "${SCRIPTORIUM_CACHE:-$HOME/.cache/scriptorium}/cluster/images/$name.oci.tar" --name "$cluster"
+	done
+	postgres_image=localhost/scriptorium/postgres:15-bookworm
+else
+	log "building and loading images (tag $tag)"
+	for image in operator:operator/Dockerfile translation:services/translation/Dockerfile ledger-node:services/ledger-node/Dockerfile; do
+		name=${image%%:*} dockerfile=${image#*:}
+		docker build -f "$dockerfile" -t "scriptorium/$name:$tag" .
+		"$kind" load docker-image "scriptorium/$name:$tag" --name "$cluster"
+	done
+fi
 
 log "suite"
 mkdir -p "$(dirname "$report")"
 rm -f "$report"
 rc=0
+[[ -z $postgres_image ]] || export E2E_POSTGRES_IMAGE=$postgres_image
 KUBECONFIG=$kubeconfig SCRIPTORIUM_KUBE_BIN=$bin_dir E2E_IMAGE_TAG=$tag E2E_PULL_POLICY=IfNotPresent \
 	vitest run --project e2e --reporter=default --reporter=json --outputFile.json="$report" || rc=$?
 summary=$(node tools/test-summary.ts "$report")

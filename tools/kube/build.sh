@@ -3,6 +3,7 @@
 #
 #   bash tools/kube/build.sh            # `make kube-bins`
 #   bash tools/kube/build.sh --node     # also kubelet, kube-scheduler, kube-proxy, kubectl, coredns (tools/cluster)
+#   bash tools/kube/build.sh --kind     # --node and kubeadm (tools/kind: kind's node image)
 #   SCRIPTORIUM_KUBE_JOBS=4 bash tools/kube/build.sh
 #
 # Output: $SCRIPTORIUM_CACHE/kube/$KUBE_VERSION/bin/{etcd,kube-apiserver,kube-controller-manager,helm,kind}
@@ -18,7 +19,8 @@ mode=control-plane
 case ${1:-} in
 '') ;;
 --node) mode=node ;;
-*) echo "usage: build.sh [--node]" >&2; exit 2 ;;
+--kind) mode=kind ;;
+*) echo "usage: build.sh [--node|--kind]" >&2; exit 2 ;;
 esac
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -96,6 +98,8 @@ build_kube() { kube_build kubernetes kubernetes kube-apiserver kube-controller-m
 # The node pieces of tools/cluster (`--node`): the kubelet, kube-scheduler, kube-proxy, and a kubectl
 # of the same version.
 build_kube_node() { kube_build kubernetes-node kubernetes-node kubelet kube-scheduler kube-proxy kubectl; }
+# kubeadm, for kind's node image (`--kind`), in a wrapper module of its own (the go build cache is shared).
+build_kubeadm() { kube_build kubeadm kubeadm kubeadm; }
 
 build_etcd() {
 	if has etcd "$ETCD_VERSION"; then return; fi
@@ -153,9 +157,10 @@ build_etcd
 build_plain helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" helm_ldflags
 build_plain kind sigs.k8s.io/kind "$KIND_VERSION"
 build_kube
-if [[ $mode == node ]]; then
+if [[ $mode == node || $mode == kind ]]; then
 	build_kube_node
 	build_plain coredns github.com/coredns/coredns "$COREDNS_VERSION" coredns_ldflags
 fi
+[[ $mode != kind ]] || build_kubeadm
 
 echo "$bin"

@@ -1,0 +1,34 @@
+# Shared settings of tools/kind/*.sh (sourced, not run).
+# shellcheck shell=bash
+CACHE=${SCRIPTORIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scriptorium}
+WORK="$CACHE/kind"
+KUBE_BIN="$CACHE/kube/$KUBE_VERSION/bin"
+# The Go environment of tools/kube/build.sh: its module cache holds the kind module (kind is built from it).
+export GOPATH="$CACHE/go/path" GOMODCACHE="$CACHE/go/mod" GOCACHE="$CACHE/go/build"
+export CGO_ENABLED=0 GOTOOLCHAIN=${GOTOOLCHAIN:-auto} GOFLAGS="-mod=mod -buildvcs=false"
+export GOPROXY=${GOPROXY:-https://proxy.golang.org,direct}
+KIND_SRC="$GOMODCACHE/sigs.k8s.io/kind@$KIND_VERSION"
+# crictl of the Kubernetes minor (cri-tools releases follow Kubernetes).
+CRI_TOOLS_VERSION=v1.${KUBE_VERSION#v1.} && CRI_TOOLS_VERSION=${CRI_TOOLS_VERSION%.*}.0
+BASE_REPO=localhost/scriptorium/kind-base
+NODE_REPO=localhost/scriptorium/kind-node
+# Images the node's containerd holds (kubeadm's imageRepository is set to localhost/scriptorium).
+IMAGE_REPO=localhost/scriptorium
+PAUSE_IMAGE=$IMAGE_REPO/pause:1
+export DOCKER_HOST=${DOCKER_HOST:-unix:///run/scriptorium-docker/docker.sock}
+mkdir -p "$WORK"
+
+klog() { echo "kind: $*" >&2; }
+die() { klog "$*"; exit 1; }
+
+mount_chroot() {
+	mount -t proc proc "$1/proc"
+	mount -t sysfs sys "$1/sys"
+	mount --bind /dev "$1/dev"
+	mount --bind /dev/pts "$1/dev/pts"
+}
+umount_chroot() {
+	local m
+	for m in dev/pts dev sys proc; do mountpoint -q "$1/$m" && umount -l "$1/$m"; done
+	return 0
+}
