@@ -88,7 +88,7 @@ images: ## Build the three container images (needs a Docker engine)
 	docker build -f services/translation/Dockerfile -t scriptorium/translation:dev .
 	docker build -f services/ledger-node/Dockerfile -t scriptorium/ledger-node:dev .
 
-e2e-kind: deps kube-bins ## End-to-end suite (deploy/e2e) on a kind cluster (needs a Docker engine)
+e2e-kind: deps kube-bins ## End-to-end suite (deploy/e2e) on kind; without a registry: engine and node image of tools/kind (root)
 	bash deploy/e2e-kind.sh
 
 e2e-local: deps ## End-to-end suite (deploy/e2e) on the local cluster: cluster-up, images rebuilt when changed (root)
