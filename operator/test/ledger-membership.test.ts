@@ -457,9 +457,14 @@ describe('LedgerCluster stall and round-change storm with real ledger nodes', { 
       expect(condition(stalled, 'Ready')?.status).toBe('False');
       expect(stalled.status.pendingRecords).toBeGreaterThan(0);
       expect(stalled.status.round).toBeGreaterThanOrEqual(3);
-      const metrics = await operator.metrics.registry.metrics();
-      expect(metrics).toContain(`scriptorium_operator_ledger_stalled{namespace="${ns}",name="ledger"} 1`);
-      expect(metrics).toContain(`scriptorium_operator_ledger_round_change_storm{namespace="${ns}",name="ledger"} 1`);
+      // The gauges say what the operator's last look saw; while the two stay stopped, that is the stall.
+      await eventually('the stalled and storm gauges at 1', async () => {
+        const text = await operator.metrics.registry.metrics();
+        return (
+          text.includes(`scriptorium_operator_ledger_stalled{namespace="${ns}",name="ledger"} 1`) &&
+          text.includes(`scriptorium_operator_ledger_round_change_storm{namespace="${ns}",name="ledger"} 1`)
+        );
+      });
 
       for (const name of stopped) await startValidator(name);
       const cleared = await slowly('the stall and the storm end', async () => {
@@ -474,8 +479,11 @@ describe('LedgerCluster stall and round-change storm with real ledger nodes', { 
         throw new Error(`${conditionsOf(got)} height ${got?.status?.height}`);
       });
       expect(cleared.status.height).toBeGreaterThan(stalled.status.height);
-      const after = await operator.metrics.registry.metrics();
-      expect(after).toContain(`scriptorium_operator_ledger_stalled{namespace="${ns}",name="ledger"} 0`);
+      await eventually('the stalled gauge back at 0', async () =>
+        (await operator.metrics.registry.metrics()).includes(
+          `scriptorium_operator_ledger_stalled{namespace="${ns}",name="ledger"} 0`,
+        ),
+      );
     } finally {
       loading = false;
       await load;

@@ -240,9 +240,10 @@ export async function reportStatus(
 ): Promise<Result> {
   const lc = lcObj as LedgerCluster;
   const report = ledgerStatus(lc, spec, s);
+  // The gauges first: once the status shows a diagnosis, /metrics shows it too.
+  recordClusterMetrics(deps.metrics, lc, s, report);
   await writeConditions(deps, RESOURCES.LedgerCluster, lcObj, report);
   for (const event of diagnosisEvents(lc.status?.conditions, report)) await deps.recorder.record(lcObj, event);
-  recordClusterMetrics(deps.metrics, lc, s, report);
   const { diagnosis } = report;
   if (report.progressing.status === 'True' || diagnosis.stalled || diagnosis.storm)
     return { requeueAfterMs: PROGRESS_MS };
