@@ -144,6 +144,7 @@ export function portForward(
 
 export interface HttpAnswer {
   status: number;
+  headers: Record<string, string | string[] | undefined>;
   body: string;
   json<T = unknown>(): T;
 }
@@ -180,7 +181,12 @@ export function http(
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          resolvePromise({ status: res.statusCode ?? 0, body: text, json: <T>() => JSON.parse(text) as T });
+          resolvePromise({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: text,
+            json: <T>() => JSON.parse(text) as T,
+          });
         });
         res.on('error', reject);
       },

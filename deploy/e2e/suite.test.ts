@@ -253,6 +253,185 @@ describe('Scriptorium on a real cluster', () => {
       expect(result.model).toBe('pseudo-cheap');
     }));
 
+  it('signs in through a local OAuth server pod and issues a key with the session (the OAuth client wired by the operator)', () =>
+    journey('sign-in', async () => {
+      // The local GitHub-compatible OAuth server (packages/github-oauth-local, dependency-free) runs from a ConfigMap
+      // in the translation image's Node; the TranslationService gets an OAuth client pointing at it.
+      const clientSecret = randomBytes(24).toString('base64url');
+      await k.kubectl([
+        '-n',
+        ns,
+        'create',
+        'secret',
+        'generic',
+        'github-oauth',
+        `--from-literal=client-secret=${clientSecret}`,
+      ]);
+      await k.kubectl([
+        '-n',
+        ns,
+        'create',
+        'configmap',
+        'github-oauth-local',
+        `--from-file=server.ts=${join(repoRoot, 'packages/github-oauth-local/src/server.ts')}`,
+        `--from-file=main.ts=${join(repoRoot, 'packages/github-oauth-local/src/main.ts')}`,
+      ]);
+      const labels = { 'app.kubernetes.io/name': 'github-oauth-local' };
+      const oauthServer = [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'github-oauth', labels },
+          spec: {
+            replicas: 1,
+            selector: { matchLabels: labels },
+            template: {
+              metadata: { labels },
+              spec: {
+                securityContext: { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } },
+                containers: [
+                  {
+                    name: 'server',
+                    image: config.translationImage,
+                    imagePullPolicy: config.pullPolicy,
+                    command: ['node', '/srv/main.ts'],
+                    env: [
+                      { name: 'PORT', value: '8080' },
+                      { name: 'OAUTH_CLIENT_ID', value: 'e2e-client' },
+                      { name: 'OAUTH_CLIENT_SECRET_FILE', value: '/var/run/secrets/oauth/client-secret' },
+                    ],
+                    ports: [{ name: 'http', containerPort: 8080 }],
+                    readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 2 },
+                    securityContext: {
+                      allowPrivilegeEscalation: false,
+                      readOnlyRootFilesystem: true,
+                      capabilities: { drop: ['ALL'] },
+                    },
+                    volumeMounts: [
+                      { name: 'code', mountPath: '/srv', readOnly: true },
+                      { name: 'secret', mountPath: '/var/run/secrets/oauth', readOnly: true },
+                    ],
+                  },
+                ],
+                volumes: [
+                  { name: 'code', configMap: { name: 'github-oauth-local' } },
+                  { name: 'secret', secret: { secretName: 'github-oauth', defaultMode: 0o444 } },
+                ],
+              },
+            },
+          },
+        },
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'github-oauth', labels },
+          spec: { selector: labels, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
+        },
+      ];
+      for (const obj of oauthServer) await k.kubectl(['-n', ns, 'apply', '-f', '-'], { input: JSON.stringify(obj) });
+      await k.kubectl(['-n', ns, 'rollout', 'status', 'deployment/github-oauth', `--timeout=${config.waitMs / 1000}s`]);
+
+      // The OAuth client, the Ingress and the public URL: the operator mounts the client secret as a file and sets
+      // exactly the image's variables (a new revision of the API Deployment).
+      const inCluster = `http://github-oauth.${ns}.svc`;
+      const host = 'translation.e2e.test';
+      await k.kubectl([
+        '-n',
+        ns,
+        'patch',
+        'translationservice',
+        'translation',
+        '--type=merge',
+        '-p',
+        JSON.stringify({
+          spec: {
+            oauth: {
+              clientId: 'e2e-client',
+              clientSecretRef: { name: 'github-oauth', key: 'client-secret' },
+              authorizeUrl: `${inCluster}/login/oauth/authorize`,
+              tokenUrl: `${inCluster}/login/oauth/access_token`,
+              apiUrl: `${inCluster}/api/v3`,
+            },
+            ingress: { host },
+          },
+        }),
+      ]);
+      const deployment = await waitFor(
+        'the API Deployment to carry the OAuth client',
+        async () => {
+          const d = await k.getJson<KubeObject & { spec: { template: { spec: Pod['spec'] } } }>([
+            '-n',
+            ns,
+            'deployment',
+            'translation',
+          ]);
+          const env = d.spec.template.spec.containers[0]?.env ?? [];
+          return env.some((e) => e.name === 'OAUTH__CLIENT_ID') ? d : undefined;
+        },
+        wait,
+      );
+      const env = Object.fromEntries(
+        (deployment.spec.template.spec.containers[0]?.env ?? []).map((e) => [e.name, e.value]),
+      );
+      expect(env.PUBLIC_BASE_URL).toBe(`http://${host}`);
+      expect(env.OAUTH__CLIENT_SECRET_FILE).toBe('/var/run/secrets/scriptorium/oauth-client/client-secret');
+      expect(env.OAUTH__CLIENT_SECRET).toBeUndefined();
+      const ingress = await k.getJson<KubeObject & { spec: { rules: { host: string }[] } }>([
+        '-n',
+        ns,
+        'ingress',
+        'translation',
+      ]);
+      expect(ingress.spec.rules[0]?.host).toBe(host);
+      await k.kubectl(['-n', ns, 'rollout', 'status', 'deployment/translation', `--timeout=${config.waitMs / 1000}s`]);
+
+      // The browser's part of the flow, through port-forwards (no ingress controller runs on the local cluster: the
+      // host names of the redirects are swapped for the forwards).
+      const api = await portForward(config, ns, 'service/translation', 80);
+      const github = await portForward(config, ns, 'service/github-oauth', 80);
+      forwards.push(api, github);
+      await waitFor(
+        'GET /readyz of the new revision',
+        async () => ((await http(api.port, '/readyz')).status === 200 ? true : undefined),
+        { timeoutMs: 60_000 },
+      );
+      const cookies = (res: { headers: Record<string, string | string[] | undefined> }) =>
+        ([] as string[]).concat(res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]!);
+      const start = await http(api.port, '/auth/github');
+      expect(start.status).toBe(302);
+      const authorize = new URL(String(start.headers.location));
+      expect(`${authorize.origin}${authorize.pathname}`).toBe(`${inCluster}/login/oauth/authorize`);
+      expect(authorize.searchParams.get('redirect_uri')).toBe(`http://${host}/auth/github/callback`);
+      expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+      const approved = await http(github.port, `${authorize.pathname}${authorize.search}&login=octo-dev`);
+      expect(approved.status).toBe(302);
+      const back = new URL(String(approved.headers.location));
+      const done = await http(api.port, `${back.pathname}${back.search}`, {
+        headers: { cookie: cookies(start).join('; ') },
+      });
+      expect(done.status, done.body).toBe(302);
+      const session = cookies(done).find((c) => c.startsWith('session-token='));
+      expect(session).toBeDefined();
+      const me = await http(api.port, '/api/v1/me', { headers: { cookie: session! } });
+      expect(me.json<{ email: string }>().email).toBe('octo.dev@example.com');
+      const issued = await http(api.port, '/api/v1/keys', { method: 'POST', headers: { cookie: session! } });
+      expect(issued.status, issued.body).toBe(200);
+      const { apiKey } = issued.json<{ apiKey: string }>();
+      const translated = await http(api.port, '/api/v1/translate', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}` },
+        body: {
+          sourceLocale: 'en',
+          targetLocale: 'de',
+          tier: 'cheap',
+          items: [{ id: 'a', text: 'Hi' }],
+          style: {},
+          glossary: [],
+        },
+      });
+      expect(translated.status, translated.body).toBe(200);
+    }));
+
   it('runs a Job from each CronJob (worker, retention) to completion', () =>
     journey('cronjobs', async () => {
       for (const which of ['worker', 'retention']) {
