@@ -203,6 +203,9 @@ describe.skipIf(!hasChromium)('signed-in web app: organizations, members, keys, 
   it('revokes the key after a confirmation; the next call with it gets 401', async () => {
     const { page } = ada;
     await nav(page, 'API keys');
+    // The try-out's call shows as the key's last use.
+    const row = page.getByRole('row', { name: /ci/ });
+    expect(await row.getByRole('cell').nth(2).textContent()).not.toBe('never');
     await page.getByRole('button', { name: /^Revoke sk_live_/ }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByText('Every request with this key is refused (401) from now on.').waitFor();

@@ -144,15 +144,21 @@ export function Keys() {
                   {active.map((k) => (
                     <tr key={k.id}>
                       <th scope="row">
-                        <code>{k.prefix}…</code>
+                        <code class="nowrap">{k.prefix}…</code>
                       </th>
                       <td>{k.name ?? '—'}</td>
                       <td>{formatTime(k.createdAt)}</td>
                       <td>{formatTime(k.lastUsedAt)}</td>
                       <td>
                         {(canRevokeAny || k.userId === session.me.id) && (
-                          <button type="button" class="secondary" disabled={busy} onClick={() => setRevoking(k)}>
-                            Revoke {k.prefix}…
+                          <button
+                            type="button"
+                            class="secondary"
+                            aria-label={`Revoke ${k.prefix}…`}
+                            disabled={busy}
+                            onClick={() => setRevoking(k)}
+                          >
+                            Revoke
                           </button>
                         )}
                       </td>

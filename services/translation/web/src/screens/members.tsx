@@ -133,8 +133,14 @@ export function Members() {
                     <td>{formatTime(m.joinedAt)}</td>
                     <td>
                       {removable && (
-                        <button type="button" class="secondary" disabled={busy} onClick={() => setRemoving(m)}>
-                          {self ? 'Leave' : `Remove ${m.email}`}
+                        <button
+                          type="button"
+                          class="secondary"
+                          aria-label={self ? 'Leave' : `Remove ${m.email}`}
+                          disabled={busy}
+                          onClick={() => setRemoving(m)}
+                        >
+                          {self ? 'Leave' : 'Remove'}
                         </button>
                       )}
                     </td>
@@ -204,12 +210,13 @@ export function Members() {
                     <button
                       type="button"
                       class="secondary"
+                      aria-label={`Withdraw the invitation of ${i.email}`}
                       disabled={busy}
                       onClick={() =>
                         act(() => withdrawInvite(org.id, i.id), `The invitation of ${i.email} is withdrawn.`)
                       }
                     >
-                      Withdraw the invitation of {i.email}
+                      Withdraw
                     </button>
                   </li>
                 ))}

@@ -56,8 +56,13 @@ export function Organizations() {
                   {session.org?.id === o.id ? (
                     <span class="muted">selected</span>
                   ) : (
-                    <button type="button" class="secondary" onClick={() => session.selectOrg(o.id)}>
-                      Switch to {o.name}
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-label={`Switch to ${o.name}`}
+                      onClick={() => session.selectOrg(o.id)}
+                    >
+                      Switch
                     </button>
                   )}
                 </td>
