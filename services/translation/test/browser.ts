@@ -2,8 +2,9 @@
 // it off the network, a CSP-violation collector, and screenshots at laptop and phone widths saved as test artifacts
 // (in .test-results/web-screens/, git-ignored). Browser-side code is passed as strings: the repository's Node
 // TypeScript has no DOM library.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from '@scriptorium/test-support';
@@ -70,8 +71,26 @@ export async function watchPage(page: Page): Promise<{ violations: string[]; err
   return seen;
 }
 
-/** Saves a full-page screenshot of the current screen at each width: `<name>-laptop.png`, `<name>-phone.png`. */
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * The WCAG 2.1 A and AA violations axe-core finds on the current screen (labels, names, contrast, landmarks, ARIA), as
+ * `rule: selectors`. axe is loaded through the DevTools protocol, which the page's CSP does not govern.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(AXE_SOURCE);
+  return (await page.evaluate(`axe
+    .run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+    .then((r) => r.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`)) as string[];
+}
+
+/**
+ * Saves a full-page screenshot of the current screen at each width (`<name>-laptop.png`, `<name>-phone.png`) after
+ * checking it with axe-core: a screen with an accessibility violation fails the test.
+ */
 export async function screenshots(page: Page, name: string): Promise<void> {
+  const violations = await accessibilityViolations(page);
+  if (violations.length) throw new Error(`${name}: accessibility violations:\n${violations.join('\n')}`);
   await mkdir(SCREENSHOT_DIR, { recursive: true });
   const before = page.viewportSize();
   for (const [width, size] of Object.entries(VIEWPORTS)) {

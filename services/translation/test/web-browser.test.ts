@@ -1,9 +1,11 @@
 // The signed-out web app in headless Chromium against the real service on real PostgreSQL: the landing page and the
 // public playground (live character counter; 413, 402 and 429 shown as sentences), keyboard use, a phone's width,
-// and the strict CSP blocking an injected inline script while the app's own files run.
+// axe-core's WCAG checks (every screenshot of every browser test runs them too), and the strict CSP blocking an
+// injected inline script while the app's own files run.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  accessibilityViolations,
   ensureWebBuilt,
   hasChromium,
   launchBrowser,
@@ -66,6 +68,19 @@ describe.skipIf(!hasChromium)('signed-out web app in a browser', () => {
     expect(await overflowsHorizontally(page)).toBe(false);
     expect(seen.violations).toEqual([]);
     expect(seen.errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('has no WCAG A/AA violation axe-core can find, and the check does catch one', async () => {
+    const { page } = await open();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    // The same check on a broken page: an unlabelled field and grey-on-grey text.
+    await page.evaluate(`document.getElementById('main').insertAdjacentHTML('beforeend',
+      '<input id="unlabelled"><p class="faint">faint</p>');
+      document.querySelector('.faint').style.color = '#bbb';`);
+    const found = await accessibilityViolations(page);
+    expect(found.some((v) => v.startsWith('label: #unlabelled'))).toBe(true);
+    expect(found.some((v) => v.startsWith('color-contrast: .faint'))).toBe(true);
     await page.context().close();
   });
 

@@ -58,7 +58,7 @@ function IssueList({ issues, id }: { issues: Issue[]; id?: string }) {
   );
 }
 
-function ReviewCard({ item, onDecided }: { item: Item; onDecided: (message: string) => void }) {
+function ReviewCard({ item, onDecided }: { item: Item; onDecided: (message: string) => Promise<void> }) {
   const id = useId();
   const [mode, setMode] = useState<'view' | 'edit' | 'reject'>('view');
   const [text, setText] = useState(item.targetText);
@@ -74,7 +74,7 @@ function ReviewCard({ item, onDecided }: { item: Item; onDecided: (message: stri
     setError(null);
     setIssues([]);
     try {
-      onDecided(done(await actOnReview(item.id, action)));
+      await onDecided(done(await actOnReview(item.id, action)));
     } catch (e) {
       if (e instanceof ApiError && e.status === 422) {
         setIssues(e.issues);
@@ -243,9 +243,10 @@ export function Reviews() {
         <ReviewCard
           key={item.id}
           item={item}
-          onDecided={(m) => {
+          onDecided={async (m) => {
+            // Said once the list shows the change.
+            await list.reload();
             setMessage(m);
-            void list.reload();
           }}
         />
       ))}
