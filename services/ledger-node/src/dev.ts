@@ -1,6 +1,33 @@
-// `make dev`: 4 validators on loopback with fresh keys and a genesis in a temp folder, debug API on.
-// Prints their URLs and a curl line that submits records. Ctrl-C stops them.
+// `make dev`: the ledger doing its job on a laptop. 4 validators on loopback (fresh keys, a genesis in
+// a temp folder, debug API on), one primary and two federated test brokers with a few hundred entities,
+// a local webhook receiver that prints what it gets, and a scripted tamper on a federated broker about
+// every 30 s. Ctrl-C stops everything.
+import {
+  attribute,
+  attributeName,
+  attributeValue,
+  entityId,
+  seed,
+  setAttribute,
+  startTestBroker,
+} from '../test-broker/index.ts';
+import { startWebhookReceiver } from '../test-receivers/index.ts';
 import { LocalCluster } from './cluster/local-cluster.ts';
+
+const ENTITIES = 300;
+const ATTRS = 6;
+const TAMPER_EVERY_MS = 30_000;
+const POLL_MS = 5000;
+const WEBHOOK_SECRET = 'whsec_make_dev_only_0123456789';
+
+const primary = await startTestBroker();
+const federated = [await startTestBroker(), await startTestBroker()];
+for (const b of [primary, ...federated]) seed(b, { count: ENTITIES, attrs: ATTRS });
+
+const receiver = await startWebhookReceiver({
+  secret: WEBHOOK_SECRET,
+  print: (line) => console.log(`[webhook] ${line}`),
+});
 
 const cluster = await LocalCluster.create({
   size: 4,
@@ -8,24 +35,66 @@ const cluster = await LocalCluster.create({
   roundTimeoutMs: 2000,
   output: 'file',
   logLevel: 'info',
+  env: {
+    NODE_BROKER__PRIMARY_URL: primary.url,
+    NODE_BROKER__FEDERATED_URLS: federated.map((b) => b.url).join(','),
+    NODE_BROKER__POLL_INTERVAL_MS: String(POLL_MS),
+    NODE_NOTIFY__WEBHOOK_URLS: receiver.url,
+    NODE_NOTIFY__WEBHOOK_SECRET: WEBHOOK_SECRET,
+    NODE_NOTIFY__TAKEOVER_GRACE_MS: '5000',
+  },
 });
 await cluster.startAll();
 const first = cluster.nodes[0];
-console.log(`ledger-node: 4 validators running (data and logs in ${cluster.dir})`);
-for (const n of cluster.nodes)
-  console.log(
-    `  ${n.nodeId}  ${n.url}  /chain /blocks/{i} /proof/{h}/{i} /metrics  key ${n.keys.publicKey.slice(0, 16)}…`,
-  );
-console.log('submit 100 synthetic records, then read the chain:');
-console.log(`  curl -s -X POST -H 'Authorization: Bearer ${cluster.token}' '${first?.url}/admin/submit?count=100'`);
-console.log(`  curl -s ${first?.url}/chain`);
+const nodeUrl = first?.url ?? '';
+
+// Tamper: every 30 s, restore the last tampered attribute and tamper the next entity's first attribute.
+const target = federated[0] as (typeof federated)[number];
+let tampered: number | undefined;
+let next = 0;
+const tamperTimer = setInterval(() => {
+  const name = attributeName(0);
+  if (tampered !== undefined) {
+    setAttribute(target, entityId(tampered), name, attribute('ngsi-v2', tampered, 0));
+    console.log(`[tamper] restored ${entityId(tampered)} ${name} on ${target.url}`);
+  }
+  const i = next++ % ENTITIES;
+  const value = -1000 - (attributeValue(i, 0) as number);
+  setAttribute(target, entityId(i), name, attribute('ngsi-v2', i, 0, value));
+  tampered = i;
+  console.log(`[tamper] set ${entityId(i)} ${name} = ${value} on ${target.url}; a TAMPERED record follows`);
+}, TAMPER_EVERY_MS);
+
+console.log(`
+ledger-node: the integrity ledger watching three context brokers (data and logs in ${cluster.dir})
+
+  validators   ${cluster.nodes.map((n) => n.url).join('  ')}
+  brokers      primary ${primary.url}   federated ${federated.map((b) => b.url).join('  ')}   (NGSI-v2, ${ENTITIES} entities × ${ATTRS} attributes)
+  webhooks     ${receiver.url}   (signed; printed below as [webhook])
+
+Every ${TAMPER_EVERY_MS / 1000} s a federated broker is tampered ([tamper] lines). Within a poll interval (${POLL_MS / 1000} s)
+the validators record a TAMPERED integrity record; once its block is final, one webhook arrives ([webhook] line
+with the block height and the record's index). Then:
+
+  curl -s ${nodeUrl}/watch                                   # what the watcher read: brokers, last pass
+  curl -s ${nodeUrl}/blocks/HEIGHT                           # the finalized block holding the record
+  curl -s ${nodeUrl}/proof/HEIGHT/INDEX                      # its Merkle proof
+  curl -s ${nodeUrl}/proof/HEIGHT/INDEX | node services/ledger-node/src/main.ts verify-proof -   # exit 0: valid
+  curl -s ${nodeUrl}/chain                                   # height, validators, quorum
+
+The first pass notarises every observation as OK (${2 * ENTITIES * ATTRS} records over the first blocks).
+Synthetic records, as before: curl -s -X POST -H 'Authorization: Bearer ${cluster.token}' '${nodeUrl}/admin/submit?count=100'
+`);
 
 let stopping = false;
 const stop = async () => {
   if (stopping) return;
   stopping = true;
+  clearInterval(tamperTimer);
   for (const n of cluster.nodes) await cluster.stop(n, 'SIGTERM');
   await cluster.dispatcher.close();
+  await receiver.close();
+  for (const b of [primary, ...federated]) await b.close();
   process.exit(0);
 };
 process.on('SIGINT', () => void stop());

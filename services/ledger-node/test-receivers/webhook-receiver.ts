@@ -68,7 +68,9 @@ export async function startWebhookReceiver(
         idempotencyKey: typeof key === 'string' ? key : undefined,
       });
       options.print?.(
-        `webhook ${body.type} record ${body.id.slice(0, 12)}… block ${body.height} ${verified ? 'signature ok' : 'UNVERIFIED'}: ${JSON.stringify(body.record)}`,
+        `${body.type} record ${body.id.slice(0, 12)}… in block ${body.height} at index ${body.proof?.index} ` +
+          `(/blocks/${body.height}, /proof/${body.height}/${body.proof?.index}), signature ${verified ? 'ok' : 'NOT VERIFIED'}: ` +
+          JSON.stringify(body.record),
       );
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     });
