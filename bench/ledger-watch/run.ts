@@ -1,0 +1,248 @@
+// Ledger watch benchmark (`BENCH=ledger-watch make bench`): 1 primary and 2 federated test brokers
+// (separate processes), ENTITIES entities of 10 attributes each, 4 validators on loopback watching them.
+//   1. the first pass, which notarises every observation: time until all its records are final;
+//   2. steady comparison passes (nothing changed): pass duration and RSS per node (targets ≤ 10 s, ≤ 300 MB);
+//   3. 1% of the attributes tampered on a federated broker between passes: time from the change to a
+//      finalized TAMPERED record for each, p50 and p99 (target: poll interval + 1 s);
+//   4. an idle cluster (no brokers): blocks per second and CPU % of the 4 node processes.
+// Writes bench/results/ledger-watch.json. BENCH_WATCH_ENTITIES scales the data (default 100000).
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { LocalCluster, type LocalNode } from '@scriptorium/ledger-node/cluster';
+import { attributeName, attributeValue, ENTITY_TYPE, entityId } from '@scriptorium/ledger-node/test-broker';
+import type { Block } from '@scriptorium/ledger-protocol';
+
+const here = import.meta.dirname;
+const root = join(here, '..', '..');
+const ENTITIES = Number(process.env.BENCH_WATCH_ENTITIES ?? 100_000);
+const ATTRS = 10;
+const POLL_MS = Number(process.env.BENCH_WATCH_POLL_MS ?? 10_000);
+const TAMPER_FRACTION = 0.01;
+const IDLE_SECONDS = Number(process.env.BENCH_WATCH_IDLE_SECONDS ?? 30);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
+
+interface BrokerProcess {
+  url: string;
+  stop(): void;
+}
+
+/** A test broker as its own process, seeded with the benchmark's data. */
+function startBroker(port: number): Promise<BrokerProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'services/ledger-node/test-broker/main.ts'),
+      '--port',
+      String(port),
+      '--entities',
+      String(ENTITIES),
+      '--attrs',
+      String(ATTRS),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const line = out.split('\n').find((l) => l.includes('"listening"'));
+      if (line) resolve({ url: JSON.parse(line).url, stop: () => child.kill('SIGTERM') });
+    });
+    child.on('exit', (code) => reject(new Error(`test broker exited ${code}`)));
+  });
+}
+
+/** RSS (MB) and CPU time (s) of a process, from /proc. */
+function procStats(pid: number): { rssMb: number; cpuSeconds: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  const ticks = Number(stat[11]) + Number(stat[12]);
+  return { rssMb: Math.round(rssKb / 1024), cpuSeconds: ticks / 100 };
+}
+
+interface WatchStatus {
+  passes: number;
+  lastPass?: { durationMs: number; submitted: { ok: number; tampered: number }; deferred: number };
+}
+
+async function watchStatus(cluster: LocalCluster, node: LocalNode): Promise<WatchStatus> {
+  return (await cluster.get(node, '/watch')).body as WatchStatus;
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+const results: Record<string, unknown> = {
+  machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.version },
+  at: new Date().toISOString(),
+  entities: ENTITIES,
+  attributes_per_entity: ATTRS,
+  federated_brokers: 2,
+  validators: 4,
+  poll_interval_ms: POLL_MS,
+};
+
+// ---- 4. idle cluster first (no brokers): blocks/s and CPU of the 4 nodes -------------------------------
+{
+  const cluster = await LocalCluster.create({ size: 4, roundTimeoutMs: 2000, env: { LOG_LEVEL: 'warn' } });
+  try {
+    await cluster.startAll();
+    await sleep(5000);
+    const n0 = cluster.nodes[0] as LocalNode;
+    const h0 = await cluster.height(n0);
+    const cpu0 = cluster.nodes.map((n) => procStats(n.process?.pid as number).cpuSeconds);
+    const t0 = performance.now();
+    const loadBefore = load();
+    await sleep(IDLE_SECONDS * 1000);
+    const seconds = (performance.now() - t0) / 1000;
+    const h1 = await cluster.height(n0);
+    const cpu1 = cluster.nodes.map((n) => procStats(n.process?.pid as number).cpuSeconds);
+    const cpuPercent = (cpu1.reduce((a, c, i) => a + (c - (cpu0[i] as number)), 0) / seconds) * 100;
+    results.idle = {
+      seconds: Math.round(seconds),
+      blocks_per_second: Math.round(((h1 - h0) / seconds) * 100) / 100,
+      cpu_percent_of_one_core_4_nodes: Math.round(cpuPercent * 10) / 10,
+      load_average: { before: loadBefore, after: load() },
+    };
+    console.log(`idle: ${JSON.stringify(results.idle)}`);
+  } finally {
+    await cluster.stopAll();
+  }
+}
+
+// ---- brokers and a watching cluster -------------------------------------------------------------------
+const brokers = [await startBroker(41_026), await startBroker(41_027), await startBroker(41_028)];
+const [primary, fedA, fedB] = brokers as [BrokerProcess, BrokerProcess, BrokerProcess];
+const expectedFirstPass = 2 * ENTITIES * ATTRS;
+const cluster = await LocalCluster.create({
+  size: 4,
+  roundTimeoutMs: 2000,
+  env: {
+    LOG_LEVEL: 'warn',
+    NODE_BROKER__PRIMARY_URL: primary.url,
+    NODE_BROKER__FEDERATED_URLS: `${fedA.url},${fedB.url}`,
+    NODE_BROKER__POLL_INTERVAL_MS: String(POLL_MS),
+    NODE_MEMPOOL__MAX_RECORDS: '200000',
+    NODE_RATE_LIMIT__RPS: '1000000',
+    NODE_RATE_LIMIT__BURST: '1000000',
+    MAX_BODY_BYTES: String(64 * 1024 * 1024),
+  },
+});
+try {
+  const t0 = performance.now();
+  await cluster.startAll();
+  const n0 = cluster.nodes[0] as LocalNode;
+  // ---- 1. first pass: until every observation is on the chain ------------------------------------------
+  let finalized = 0;
+  let scanned = 0;
+  while (finalized < expectedFirstPass) {
+    const height = await cluster.height(n0);
+    for (let h = scanned + 1; h <= height; h++)
+      finalized += ((await cluster.get(n0, `/blocks/${h}`)).body as Block).records.length;
+    scanned = height;
+    if (performance.now() - t0 > 3_600_000)
+      throw new Error(`first pass: ${finalized}/${expectedFirstPass} after an hour`);
+    await sleep(1000);
+  }
+  const firstPassSeconds = (performance.now() - t0) / 1000;
+  results.first_pass = {
+    records: finalized,
+    seconds_until_all_final: Math.round(firstPassSeconds),
+    records_per_second: Math.round(finalized / firstPassSeconds),
+    load_average_after: load(),
+  };
+  console.log(`first pass: ${JSON.stringify(results.first_pass)}`);
+
+  // ---- 2. steady passes ---------------------------------------------------------------------------------
+  const passesAt = await Promise.all(cluster.nodes.map(async (n) => (await watchStatus(cluster, n)).passes));
+  const steady: Array<{ node: string; pass_seconds: number; rss_mb: number; submitted: number }> = [];
+  const peakRss = new Map<string, number>();
+  const sampler = setInterval(() => {
+    for (const n of cluster.nodes)
+      peakRss.set(n.nodeId, Math.max(peakRss.get(n.nodeId) ?? 0, procStats(n.process?.pid as number).rssMb));
+  }, 250);
+  const loadSteady = load();
+  for (;;) {
+    const statuses = await Promise.all(cluster.nodes.map((n) => watchStatus(cluster, n)));
+    if (statuses.every((s, i) => s.passes >= (passesAt[i] as number) + 2)) {
+      statuses.forEach((s, i) => {
+        const n = cluster.nodes[i] as LocalNode;
+        steady.push({
+          node: n.nodeId,
+          pass_seconds: Math.round((s.lastPass?.durationMs ?? 0) / 100) / 10,
+          rss_mb: peakRss.get(n.nodeId) ?? 0,
+          submitted: (s.lastPass?.submitted.ok ?? 0) + (s.lastPass?.submitted.tampered ?? 0),
+        });
+      });
+      break;
+    }
+    await sleep(500);
+  }
+  clearInterval(sampler);
+  results.steady_pass = { per_node: steady, load_average: { before: loadSteady, after: load() } };
+  console.log(`steady pass: ${JSON.stringify(results.steady_pass)}`);
+
+  // ---- 3. 1% tampered on a federated broker --------------------------------------------------------------
+  const count = Math.max(1, Math.round(ENTITIES * ATTRS * TAMPER_FRACTION));
+  const targets: Array<{ i: number; j: number }> = [];
+  for (let k = 0; k < count; k++) targets.push({ i: (k * 7919) % ENTITIES, j: k % ATTRS });
+  const pending = new Map(targets.map((t) => [`${entityId(t.i)}\u0000${attributeName(t.j)}`, 0]));
+  const startHeight = await cluster.height(n0);
+  // Write the changes through the broker's own batch API, 1000 entities per request.
+  const changeAt = Date.now();
+  for (let s = 0; s < targets.length; s += 500) {
+    const entities = targets.slice(s, s + 500).map(({ i, j }) => ({
+      id: entityId(i),
+      type: ENTITY_TYPE,
+      [attributeName(j)]: { type: 'Text', value: `tampered-${String(attributeValue(i, j))}` },
+    }));
+    const res = await fetch(`${fedA.url}/v2/op/update`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ actionType: 'update', entities }),
+    });
+    if (res.status !== 204) throw new Error(`tamper batch: ${res.status}`);
+  }
+  const changeDone = Date.now();
+  for (const key of pending.keys()) pending.set(key, changeDone);
+  const latencies: number[] = [];
+  let scannedTo = startHeight;
+  while (pending.size > 0) {
+    const height = await cluster.height(n0);
+    for (let h = scannedTo + 1; h <= height; h++) {
+      const block = (await cluster.get(n0, `/blocks/${h}`)).body as Block;
+      const now = Date.now();
+      for (const r of block.records) {
+        const rec = r as { entity?: string; attribute?: string; verdict?: string };
+        const key = `${rec.entity}\u0000${rec.attribute}`;
+        if (rec.verdict === 'TAMPERED' && pending.has(key)) {
+          latencies.push(now - (pending.get(key) as number));
+          pending.delete(key);
+        }
+      }
+    }
+    scannedTo = height;
+    if (Date.now() - changeAt > 600_000) throw new Error(`tamper detection: ${pending.size} not recorded after 10 min`);
+    await sleep(100);
+  }
+  latencies.sort((a, b) => a - b);
+  results.tamper = {
+    tampered_attributes: count,
+    write_seconds: Math.round((changeDone - changeAt) / 100) / 10,
+    change_to_final_ms: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) },
+    target_ms: POLL_MS + 1000,
+    load_average: load(),
+  };
+  console.log(`tamper: ${JSON.stringify(results.tamper)}`);
+} finally {
+  await cluster.stopAll();
+  for (const b of brokers) b.stop();
+}
+
+mkdirSync(join(here, '..', 'results'), { recursive: true });
+writeFileSync(join(here, '..', 'results', 'ledger-watch.json'), `${JSON.stringify(results, null, 2)}\n`);
+console.log('wrote bench/results/ledger-watch.json');
