@@ -487,8 +487,8 @@ describe('Scriptorium on a real cluster', () => {
     validators: number;
     quorum: number;
   }
-  /** GET a path of one validator pod through a port-forward (HTTPS verified with the cluster CA when TLS is on). */
-  const ledgerGet = async <T>(pod: Pod, path: string): Promise<T> => {
+  /** Opens one port-forward to a validator pod (HTTPS verified with the cluster CA when TLS is on) for `use`. */
+  const withLedger = async <T>(pod: Pod, use: (get: <B>(path: string) => Promise<B>) => Promise<T>): Promise<T> => {
     const container = pod.spec.containers[0];
     const env = new Map((container?.env ?? []).map((e) => [e.name, e.value ?? '']));
     const port = Number(env.get('NODE_CONSENSUS__BIND_PORT') || container?.ports?.[0]?.containerPort || 8000);
@@ -503,13 +503,17 @@ describe('Scriptorium on a real cluster', () => {
     }
     const forward = await portForward(config, ns, `pod/${pod.metadata.name}`, port);
     try {
-      const answer = await http(forward.port, path, tls ? { tls } : {});
-      if (answer.status !== 200) throw new Error(`${pod.metadata.name} GET ${path}: ${answer.status} ${answer.body}`);
-      return answer.json<T>();
+      return await use(async <B>(path: string) => {
+        const answer = await http(forward.port, path, tls ? { tls } : {});
+        if (answer.status !== 200) throw new Error(`${pod.metadata.name} GET ${path}: ${answer.status} ${answer.body}`);
+        return answer.json<B>();
+      });
     } finally {
       forward.close();
     }
   };
+  /** GET a path of one validator pod through a port-forward. */
+  const ledgerGet = <T>(pod: Pod, path: string): Promise<T> => withLedger(pod, (get) => get<T>(path));
   const chains = async (pods: Pod[]) => Promise.all(pods.map((p) => ledgerGet<ChainStatus>(p, '/chain')));
   /** Every node holds the same block at the highest height they all have. */
   const expectAgreement = async (pods: Pod[]) => {
@@ -698,6 +702,144 @@ describe('Scriptorium on a real cluster', () => {
         (e) => e.involvedObject.kind === 'LedgerCluster' && e.reason === 'MembershipChangeFinalized',
       );
       expect(finalized.length, 'MembershipChangeFinalized Events').toBeGreaterThanOrEqual(1);
+    });
+  });
+
+  it('watches a test broker pod: a tamper on the federated broker → a TAMPERED record on every validator', async (ctx) => {
+    if (!(await ledgerAvailable())) ctx.skip();
+    await ledger('watch', async () => {
+      // One pod, two brokers of the ledger-node image's test broker: primary :1026, federated :1027.
+      const brokerContainer = (name: string, port: number) => ({
+        name,
+        image: config.ledgerImage,
+        imagePullPolicy: 'IfNotPresent',
+        command: ['node', 'services/ledger-node/test-broker/main.ts'],
+        args: ['--host', '0.0.0.0', '--port', String(port), '--entities', '50', '--attrs', '3'],
+        ports: [{ containerPort: port }],
+        readinessProbe: { tcpSocket: { port }, periodSeconds: 2 },
+        securityContext: {
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ['ALL'] },
+          readOnlyRootFilesystem: true,
+          runAsNonRoot: true,
+          runAsUser: 1000,
+          seccompProfile: { type: 'RuntimeDefault' },
+        },
+      });
+      const objects = [
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'test-broker', labels: { app: 'test-broker' } },
+          spec: { containers: [brokerContainer('primary', 1026), brokerContainer('federated', 1027)] },
+        },
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'test-broker' },
+          spec: {
+            selector: { app: 'test-broker' },
+            ports: [
+              { name: 'primary', port: 1026, targetPort: 1026 },
+              { name: 'federated', port: 1027, targetPort: 1027 },
+            ],
+          },
+        },
+      ];
+      await k.kubectl(['-n', ns, 'apply', '-f', '-'], { input: objects.map((o) => JSON.stringify(o)).join('\n') });
+      await waitFor(
+        'test broker pod Ready',
+        async () => {
+          const pod = await k.getJson<Pod>(['-n', ns, 'pod', 'test-broker']);
+          return podReady(pod) ? pod : undefined;
+        },
+        wait,
+      );
+      await k.kubectl([
+        '-n',
+        ns,
+        'patch',
+        'ledgercluster',
+        'ledger',
+        '--type=merge',
+        '-p',
+        JSON.stringify({
+          spec: {
+            brokers: {
+              primary: { name: 'primary', url: `http://test-broker.${ns}.svc:1026` },
+              federated: [{ name: 'federated', url: `http://test-broker.${ns}.svc:1027` }],
+              pollIntervalSeconds: 5,
+            },
+          },
+        }),
+      ]);
+      let seen = '';
+      const pods = await waitFor(
+        'every validator rolled with the broker settings, Ready',
+        async () => {
+          const list = await validatorPods();
+          seen = list
+            .map(
+              (p) =>
+                `${p.metadata.name}:${podReady(p)}:${(p.spec.containers[0]?.env ?? []).some((e) => e.name === 'NODE_BROKER__PRIMARY_URL')}`,
+            )
+            .join(', ');
+          const rolled = list.every(
+            (p) => podReady(p) && (p.spec.containers[0]?.env ?? []).some((e) => e.name === 'NODE_BROKER__PRIMARY_URL'),
+          );
+          return list.length === 4 && rolled ? list : undefined;
+        },
+        { ...wait, intervalMs: 3000, describe: () => seen },
+      );
+      // The tamper: an ordinary NGSI-v2 attribute update on the federated broker.
+      const forward = await portForward(config, ns, 'pod/test-broker', 1027);
+      const tampered = -4242;
+      try {
+        const answer = await http(forward.port, '/v2/entities/urn%3Angsi-ld%3ASensor%3A000007/attrs?type=Sensor', {
+          method: 'POST',
+          body: { temperature: { type: 'Number', value: tampered } },
+        });
+        expect(answer.status).toBe(204);
+      } finally {
+        forward.close();
+      }
+      log('tampered urn:ngsi-ld:Sensor:000007 temperature on the federated test broker');
+      // Every validator's own chain holds the TAMPERED record (one history: the same block on each).
+      interface Rec {
+        id: string;
+        entity?: string;
+        attribute?: string;
+        verdict?: string;
+        observed?: { value?: unknown };
+      }
+      const found = await waitFor(
+        'a TAMPERED record for Sensor:000007 on every validator',
+        async () => {
+          const where = await Promise.all(
+            pods.map((pod) =>
+              withLedger(pod, async (get) => {
+                const { height } = await get<ChainStatus>('/chain');
+                for (let h = height; h >= Math.max(1, height - 400); h--) {
+                  const block = await get<{ records: Rec[] }>(`/blocks/${h}`);
+                  const i = block.records.findIndex(
+                    (r) =>
+                      r.verdict === 'TAMPERED' &&
+                      r.entity === 'urn:ngsi-ld:Sensor:000007' &&
+                      r.attribute === 'temperature' &&
+                      r.observed?.value === tampered,
+                  );
+                  if (i >= 0) return `${h}/${i}/${block.records[i]?.id}`;
+                }
+                return undefined;
+              }),
+            ),
+          );
+          return where.every(Boolean) ? where : undefined;
+        },
+        { ...wait, intervalMs: 5000 },
+      );
+      expect(new Set(found).size, `where each validator holds it: ${found.join(' ')}`).toBe(1);
+      log(`TAMPERED record at height/index/id ${found[0]} on every validator`);
     });
   });
 
