@@ -9,6 +9,7 @@ import { createMetrics } from './metrics.ts';
 import { readGenesisFile, readKeyFile } from './node/files.ts';
 import { LedgerNode } from './node/node.ts';
 import { ledgerService } from './node/service.ts';
+import { attachWatch } from './node/watch.ts';
 
 export interface RunningNode {
   node: LedgerNode;
@@ -26,6 +27,7 @@ export async function startNode(
   mkdirSync(config.dataDir, { recursive: true });
   const metrics = createMetrics({ defaultMetrics: true });
   const node = new LedgerNode({ config, keys, genesis, logger, metrics });
+  const watch = attachWatch(node, metrics.registry);
   const app = await buildApp({
     service: ledgerService(node),
     metrics,
@@ -35,11 +37,13 @@ export async function startNode(
     maxBodyBytes: config.maxBodyBytes,
     rateLimit: config.rateLimit,
     tls: config.tls,
+    watch,
   });
   await app.listen({ host: config.bindHost, port: config.bindPort });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.bindPort;
   node.start();
+  watch.start();
   logger.info(
     {
       node_id: node.nodeId,
@@ -58,6 +62,7 @@ export async function startNode(
     close() {
       closing ??= (async () => {
         await app.close();
+        await watch.stop();
         await node.stop();
       })();
       return closing;

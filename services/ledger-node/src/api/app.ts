@@ -13,6 +13,7 @@ import { createRateLimiter } from './rate-limit.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { peerRoutes } from './routes/peer.ts';
 import { readRoutes } from './routes/read.ts';
+import { type WatchService, watchRoutes } from './routes/watch.ts';
 import type { LedgerService } from './service.ts';
 
 export interface AppOptions {
@@ -24,6 +25,8 @@ export interface AppOptions {
   maxBodyBytes: number;
   rateLimit: { rps: number; burst: number };
   tls?: TlsConfig | undefined;
+  /** The integrity watch (GET /watch, GET /notifications/{id}); absent in tests of the core API. */
+  watch?: WatchService | undefined;
 }
 
 declare module 'fastify' {
@@ -122,5 +125,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(readRoutes, { service, metrics });
   await app.register(peerRoutes, { service });
   if (options.debugApi) await app.register(adminRoutes, { service });
+  if (options.watch) await app.register(watchRoutes, { watch: options.watch });
   return app;
 }

@@ -28,6 +28,8 @@ export interface WatcherPorts {
   submit(records: ObservationRecord[]): number;
   /** How many more records the mempool takes now. */
   room(): number;
+  /** False while the node is catching up with its peers: a pass then waits (its memory would be stale). */
+  ready?(): boolean;
 }
 
 export interface BrokerStatus {

@@ -137,6 +137,11 @@ export class Notifier {
     this.queue.close();
   }
 
+  /** Marks every block up to `height` as handled without notifying (a node's first start on a long chain). */
+  skipTo(height: number): void {
+    this.queue.add([], height);
+  }
+
   /** True when this node delivered the event to that channel (answers a backup validator's question). */
   deliveredBy(eventId: string, sink: string): boolean {
     return this.queue.wasDelivered(deliveryKey(sink, eventId));

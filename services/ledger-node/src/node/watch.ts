@@ -1,0 +1,89 @@
+// The node's integrity watch: the broker watcher and the tamper notifier, attached to a LedgerNode.
+//   watcher pass → intake.addRecords (mempool, gossip to peers) → consensus → commit → onFinalized →
+//     watcher.applyFinalized (memory of what is recorded) and notifier.onFinalized (durable deliveries)
+// On start the watcher's memory is rebuilt from the stored chain; the notifier catches up on the blocks
+// finalized while the node was down (on its very first start it begins at the current tip: history is not
+// notified again).
+import type { Block } from '@scriptorium/ledger-protocol';
+import type { Registry } from 'prom-client';
+import type { WatchService } from '../api/routes/watch.ts';
+import { createWatcherMetrics, Watcher } from '../broker/index.ts';
+import { Notifier } from '../notify/index.ts';
+import type { LedgerNode } from './node.ts';
+
+export interface NodeWatch extends WatchService {
+  readonly watcher: Watcher | undefined;
+  readonly notifier: Notifier | undefined;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+interface DeliveredAnswer {
+  delivered?: unknown;
+}
+
+export function attachWatch(node: LedgerNode, registry: Registry): NodeWatch {
+  const { config } = node;
+  const log = node.logger.child({ name: 'node.watch' });
+  const watcher = config.watcher
+    ? new Watcher(
+        config.watcher,
+        {
+          submit: (records) => node.intake.addRecords(records).accepted,
+          room: () => Math.max(0, config.mempoolMax - node.mempool.size),
+          ready: () => node.sync.readiness().ready,
+        },
+        { logger: log, metrics: createWatcherMetrics(registry) },
+      )
+    : undefined;
+  const notifier = Notifier.create({
+    config: config.notify,
+    dataDir: config.dataDir,
+    self: node.keys.publicKey,
+    chainId: node.chain.chainId,
+    logger: log,
+    registry,
+    ports: {
+      activeSetAt: (height) => node.chain.activeSetAt(height),
+      askDelivered: async (validator, eventId, sink) => {
+        const peer = node.peers.get(validator);
+        if (!peer) return undefined;
+        const path = `/notifications/${encodeURIComponent(eventId)}?sink=${encodeURIComponent(sink)}`;
+        const res = await node.transport.get(peer, path, 3000).catch(() => undefined);
+        if (res?.status !== 200) return undefined;
+        return (res.body as DeliveredAnswer).delivered === true;
+      },
+    },
+  });
+
+  const tip = node.chain.height;
+  if (watcher) for (let h = 1; h <= tip; h++) watcher.applyFinalized((node.chain.get(h) as Block).records, h);
+  if (notifier) {
+    if (notifier.cursor < 0) notifier.skipTo(tip);
+    else for (let h = notifier.cursor + 1; h <= tip; h++) notifier.onFinalized(node.chain.get(h) as Block);
+  }
+  node.onFinalized((block) => {
+    watcher?.applyFinalized(block.records, block.header.height);
+    notifier?.onFinalized(block);
+  });
+
+  return {
+    watcher,
+    notifier,
+    start() {
+      notifier?.start();
+      watcher?.start();
+    },
+    async stop() {
+      await watcher?.stop();
+      await notifier?.stop();
+    },
+    status: () => ({
+      watcher: watcher ? watcher.status() : null,
+      notifications: notifier
+        ? { sinks: notifier.sinks.map((s) => s.name), queued: notifier.queue.size, height: notifier.cursor }
+        : null,
+    }),
+    delivered: (eventId, sink) => notifier?.deliveredBy(eventId, sink) ?? false,
+  };
+}
