@@ -95,10 +95,21 @@ export const ledgerClusterSpec = z
           .max(60_000)
           .default(0)
           .describe('Wait before proposing a block when records are pending (batching; 0 = at once).'),
+        emptyBlockIntervalMs: z
+          .int()
+          .min(0)
+          .max(86_400_000)
+          .default(60_000)
+          .describe('An idle chain proposes an empty block this long after the last one; 0 = never.'),
         roundTimeoutBaseMs: z.int().min(10).max(600_000).default(2000),
         maxRecordsPerBlock: z.int().min(1).max(100_000).default(1000),
       })
-      .default({ blockIntervalMs: 0, roundTimeoutBaseMs: 2000, maxRecordsPerBlock: 1000 }),
+      .default({
+        blockIntervalMs: 0,
+        emptyBlockIntervalMs: 60_000,
+        roundTimeoutBaseMs: 2000,
+        maxRecordsPerBlock: 1000,
+      }),
     storage: z
       .object({ size: quantity.default('1Gi'), storageClassName: z.string().max(253).optional() })
       .default({ size: '1Gi' }),

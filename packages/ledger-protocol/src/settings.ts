@@ -29,6 +29,8 @@ export const nodeSettings = z.object({
   NODE_CONSENSUS__MAX_BLOCK_BYTES: intSetting(1024, 64 * 1024 * 1024).default(4 * 1024 * 1024),
   NODE_CONSENSUS__INBOUND_QUEUE: intSetting(1, 1_000_000).default(10_000),
   NODE_CONSENSUS__BLOCK_DELAY_MS: intSetting(0, 60_000).default(0),
+  /** An idle chain proposes an empty block this long after a height opened; 0 = never. */
+  NODE_CONSENSUS__EMPTY_BLOCK_INTERVAL_MS: intSetting(0, 86_400_000).default(60_000),
   // Identity, files and storage.
   NODE_ID: z
     .string()

@@ -32,6 +32,7 @@ export interface NodeConfig {
   maxBlockBytes: number;
   inboundQueue: number;
   blockDelayMs: number;
+  emptyBlockIntervalMs: number;
   keyFile: string;
   genesisFile: string;
   dataDir: string;
@@ -139,6 +140,7 @@ export function loadConfig(env: Env): NodeConfig {
     maxBlockBytes: e.NODE_CONSENSUS__MAX_BLOCK_BYTES,
     inboundQueue: e.NODE_CONSENSUS__INBOUND_QUEUE,
     blockDelayMs: e.NODE_CONSENSUS__BLOCK_DELAY_MS,
+    emptyBlockIntervalMs: e.NODE_CONSENSUS__EMPTY_BLOCK_INTERVAL_MS,
     keyFile: e.NODE_KEY_FILE,
     genesisFile: e.NODE_GENESIS_FILE,
     dataDir: e.NODE_DATA_DIR,

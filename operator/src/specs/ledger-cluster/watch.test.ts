@@ -10,6 +10,7 @@ describe('watcher and notification settings', () => {
     const env = Object.fromEntries(watchEnv(parsedSpec(watched)).map((e) => [e.name, e.value]));
     expect(env).toEqual({
       NODE_CONSENSUS__BLOCK_DELAY_MS: '200',
+      NODE_CONSENSUS__EMPTY_BLOCK_INTERVAL_MS: '60000',
       NODE_BROKER__PRIMARY_URL: 'https://orion.city.example:1026',
       NODE_BROKER__FEDERATED_URLS: 'https://fed-a.example:1026,http://fed-b.example:1026/broker',
       NODE_BROKER__API: 'ngsi-v2',
@@ -47,11 +48,11 @@ describe('watcher and notification settings', () => {
     );
   });
 
-  it('no brokers and no tamper sinks: no watcher settings at all', () => {
+  it('no brokers and no tamper sinks: no watcher settings, only the empty-block interval', () => {
     const env = watchEnv(
       parsedSpec(fixture({ notifications: [{ name: 'ops', url: 'https://ops/x', events: ['stall'] }] })),
     );
-    expect(env).toEqual([]);
+    expect(env).toEqual([{ name: 'NODE_CONSENSUS__EMPTY_BLOCK_INTERVAL_MS', value: '60000' }]);
   });
 
   it('a change to them changes the StatefulSet template (which rolls validators one at a time)', () => {

@@ -58,11 +58,12 @@ function secretFiles(spec: LedgerClusterSpec): SecretFile[] {
 /** The file the node reads a mounted secret from: the key's own name inside its folder. */
 const filePath = (f: SecretFile) => `${f.dir}/${f.key}`;
 
-/** Node settings for the watcher, the notifications and the block interval. */
+/** Node settings for the watcher, the notifications and block timing (batching delay, empty-block interval). */
 export function watchEnv(spec: LedgerClusterSpec): NodeEnvVar[] {
   const env: NodeEnvVar[] = [];
   if (spec.consensus.blockIntervalMs > 0)
     env.push({ name: 'NODE_CONSENSUS__BLOCK_DELAY_MS', value: String(spec.consensus.blockIntervalMs) });
+  env.push({ name: 'NODE_CONSENSUS__EMPTY_BLOCK_INTERVAL_MS', value: String(spec.consensus.emptyBlockIntervalMs) });
   const files = new Map(secretFiles(spec).map((f) => [f.volume, f]));
   const b = spec.brokers;
   if (b) {

@@ -53,7 +53,13 @@ function makeDriver(dataDir: string) {
       mempool.removeCommitted(block.records, block.validator_changes);
     },
     // The other validator never answers: the height never completes, which is what we want to inspect.
-    settings: { roundTimeoutMs: 60_000, blockDelayMs: 0, maxBlockRecords: 100, maxBlockBytes: 1 << 20 },
+    settings: {
+      roundTimeoutMs: 60_000,
+      blockDelayMs: 0,
+      emptyBlockIntervalMs: 0,
+      maxBlockRecords: 100,
+      maxBlockBytes: 1 << 20,
+    },
     metrics,
     log: { debug: (o) => debug.push(o as Record<string, unknown>), info: () => {}, error: () => {} },
     clock: systemClock,

@@ -94,6 +94,12 @@ export interface DriverSettings {
   maxTimeoutMs?: number;
   /** Wait before proposing when records are pending (batching; 0 = at once). */
   blockDelayMs: number;
+  /**
+   * An idle chain (no records or validator changes pending) proposes an empty block this long after the
+   * height opened; 0 = never (a block only when work arrives). Like CometBFT's create_empty_blocks_interval
+   * and Besu's empty block period. Round timers run only while the chain is busy (below).
+   */
+  emptyBlockIntervalMs: number;
   maxBlockRecords: number;
   maxBlockBytes: number;
 }
@@ -154,11 +160,30 @@ function memoizeVerify(verify: Verify): Verify {
 
 /**
  * How long a proposer asked for a block waits before building it: with work pending, the batching delay;
- * when idle, a quarter of the base round timeout, then an empty heartbeat block, so that the three phases
- * keep most of the round's time and a quiet chain never changes rounds.
+ * after a round change, at once (the chain was busy: that is why the round changed); when idle, until the
+ * empty-block interval has passed since the height opened, or (interval 0) until work arrives: undefined.
  */
-export function proposalDelayMs(hasWork: boolean, settings: DriverSettings): number {
-  return hasWork ? settings.blockDelayMs : Math.max(1, Math.floor(settings.roundTimeoutMs / 4));
+export function proposalDelayMs(
+  hasWork: boolean,
+  round: number,
+  openForMs: number,
+  settings: Pick<DriverSettings, 'blockDelayMs' | 'emptyBlockIntervalMs'>,
+): number | undefined {
+  if (hasWork) return settings.blockDelayMs;
+  if (round > 0) return 0;
+  if (settings.emptyBlockIntervalMs === 0) return undefined;
+  return Math.max(0, settings.emptyBlockIntervalMs - openForMs);
+}
+
+/**
+ * When a round timer that fires at `now` may count: a round's time runs only while the chain is busy,
+ * from the moment it became busy (work arrived, or the empty-block interval passed). Returns 0 to let the
+ * timeout through, or how much longer to wait. An idle chain never changes rounds; a proposer that stays
+ * silent while work is pending is replaced after a full round timeout.
+ */
+export function roundTimerWait(now: number, afterMs: number, busySince: number | undefined): number {
+  if (busySince === undefined || busySince > now) return afterMs;
+  return Math.max(0, busySince + afterMs - now);
 }
 
 export function createDriver(deps: DriverDeps): ConsensusDriver {
@@ -172,6 +197,19 @@ export function createDriver(deps: DriverDeps): ConsensusDriver {
   let currentHeight = -1;
   const roundTimers = new Map<string, () => void>();
   let pendingProposal: { height: number; round: number; cancel: (() => void) | undefined } | undefined;
+  /** When the open height opened, and when work (records, validator changes) was first seen pending at it. */
+  let openedHeight = -1;
+  let openedAt = clock.now();
+  let workSince: number | undefined;
+  const hasWork = () => mempool.size > 0 || mempool.pendingChanges > 0;
+  /** Since when the chain is busy at this height (undefined: idle, no interval running out). */
+  function busySince(): number | undefined {
+    if (hasWork()) workSince ??= clock.now();
+    const intervalAt =
+      settings.emptyBlockIntervalMs > 0 ? openedAt + settings.emptyBlockIntervalMs : Number.POSITIVE_INFINITY;
+    const since = Math.min(workSince ?? Number.POSITIVE_INFINITY, intervalAt);
+    return Number.isFinite(since) && since <= clock.now() ? since : undefined;
+  }
   const events: EngineEvent[] = [];
   let looping = false;
 
@@ -293,14 +331,17 @@ export function createDriver(deps: DriverDeps): ConsensusDriver {
     network.broadcast(msg, new Set(chain.activeSetAt(Math.min(msg.height, chain.height + 1))));
   }
 
-  function scheduleTimeout(height: number, round: number, afterMs: number): void {
+  function scheduleTimeout(height: number, round: number, afterMs: number, waitMs = afterMs): void {
     const key = `${height}:${round}`;
     roundTimers.get(key)?.();
     roundTimers.set(
       key,
-      timers.after(afterMs, () => {
+      timers.after(waitMs, () => {
         roundTimers.delete(key);
-        dispatch({ type: 'timeout', height, round });
+        // Round 0 counts only while the chain is busy (later rounds exist because it was).
+        const more = round === 0 ? roundTimerWait(clock.now(), afterMs, busySince()) : 0;
+        if (more > 0) scheduleTimeout(height, round, afterMs, more);
+        else dispatch({ type: 'timeout', height, round });
       }),
     );
   }
@@ -323,9 +364,9 @@ export function createDriver(deps: DriverDeps): ConsensusDriver {
     if (height !== chain.height + 1) return;
     cancelPendingProposal();
     pendingProposal = { height, round, cancel: undefined };
-    const wait = proposalDelayMs(mempool.size > 0 || mempool.pendingChanges > 0, settings);
+    const wait = proposalDelayMs(hasWork(), round, clock.now() - openedAt, settings);
     if (wait === 0) proposeNow();
-    else pendingProposal.cancel = timers.after(wait, proposeNow);
+    else if (wait !== undefined) pendingProposal.cancel = timers.after(wait, proposeNow);
   }
 
   function proposeNow(): void {
@@ -374,6 +415,11 @@ export function createDriver(deps: DriverDeps): ConsensusDriver {
 
   /** After the chain grew: drop stale timers, re-check the role, start the next height. */
   function afterHeightChange(): void {
+    if (chain.height !== openedHeight) {
+      openedHeight = chain.height;
+      openedAt = clock.now();
+      workSince = hasWork() ? openedAt : undefined;
+    }
     clearTimersUpTo(chain.height);
     if (pendingProposal && pendingProposal.height <= chain.height) cancelPendingProposal();
     if (!running) return;
@@ -408,6 +454,7 @@ export function createDriver(deps: DriverDeps): ConsensusDriver {
       afterHeightChange();
     },
     onMempool() {
+      if (hasWork()) workSince ??= clock.now();
       if (pendingProposal && engine) proposeNow();
     },
     start() {

@@ -100,6 +100,7 @@ export class LedgerNode {
       settings: {
         roundTimeoutMs: config.roundTimeoutMs,
         blockDelayMs: config.blockDelayMs,
+        emptyBlockIntervalMs: config.emptyBlockIntervalMs,
         maxBlockRecords: config.maxBlockRecords,
         maxBlockBytes: config.maxBlockBytes,
       },
