@@ -155,7 +155,14 @@ describe('kubectl scriptorium verify-proof against real ledger nodes', { timeout
   });
 
   it('verifies a record proof, its block and the finality certificates from genesis; refuses tampered answers', async () => {
-    cluster = await LocalCluster.create({ size: 4, debugApi: true, roundTimeoutMs: 1000, chainId: 'plugin-test' });
+    cluster = await LocalCluster.create({
+      size: 4,
+      debugApi: true,
+      roundTimeoutMs: 1000,
+      chainId: 'plugin-test',
+      // Idle heartbeat blocks every half second (the test looks for a block above a few of them).
+      env: { NODE_CONSENSUS__EMPTY_BLOCK_INTERVAL_MS: '500' },
+    });
     await cluster.startAll();
     for (const node of cluster.nodes) await cluster.waitHealthy(node);
     const node = cluster.nodes[0];

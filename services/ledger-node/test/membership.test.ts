@@ -83,14 +83,15 @@ describe('membership', () => {
       (all) => all.every((x) => x.validators === 5 && x.quorum === 4),
     );
     expect((await status(fifth)).is_validator).toBe(true);
+    // Work for the next height (an idle chain makes no blocks), which the 5th node now helps to commit.
+    const more = records('m2', 10);
+    await cluster.post(fifth, '/mempool', { records: more });
     await cluster.waitFor(
       'the 5th node signs',
       () => cluster.get(fifth, '/metrics').then((r) => String(r.body)),
       (m) => /scriptorium_ledger_messages_out_total\{type="COMMIT"\} [1-9]/.test(m),
       20_000,
     );
-    const more = records('m2', 10);
-    await cluster.post(fifth, '/mempool', { records: more });
     await waitForRecords(
       cluster,
       cluster.nodes,
