@@ -28,10 +28,11 @@ $(DEPS_STAMP): $(WORKSPACE_MANIFESTS)
 
 deps: $(DEPS_STAMP) ## Install Node 24 (if needed) and the npm dependencies
 
-# The browser app of the translation service (content-hashed files and a manifest in services/translation/web/dist;
-# never committed). The service serves what it finds there.
-web: deps ## Build the browser app (services/translation/web) with esbuild
+# The browser apps: the translation service's (services/translation/web/dist) and the ledger node's /ui console
+# (services/ledger-node/console/dist): content-hashed files and a manifest, never committed. Each serves what it finds.
+web: deps ## Build the browser apps (translation web app, ledger /ui console) with esbuild
 	node services/translation/src/web/build.ts
+	node services/ledger-node/src/console/build.ts
 
 dev: deps web ## Run the whole system locally: PGlite, the pseudo provider, 4 local validators
 	node tools/dev.ts
@@ -54,10 +55,11 @@ test-unit: deps ## Unit and simulation tests (pure logic, no processes)
 test-integration: deps kube-bins web ## Integration tests against real PostgreSQL, processes and servers
 	vitest run --project integration
 
-lint: deps ## Biome (format + lint) and the TypeScript type checks (Node code; the browser app with the DOM library)
+lint: deps ## Biome (format + lint) and the TypeScript type checks (Node code; the browser apps with the DOM library)
 	biome check .
 	tsc -p tsconfig.json
 	tsc -p services/translation/web/tsconfig.json
+	tsc -p services/ledger-node/console/tsconfig.json
 
 format: deps ## Rewrite files with Biome's formatter and safe fixes
 	biome check --write .
@@ -65,6 +67,7 @@ format: deps ## Rewrite files with Biome's formatter and safe fixes
 typecheck: deps ## TypeScript type check only
 	tsc -p tsconfig.json
 	tsc -p services/translation/web/tsconfig.json
+	tsc -p services/ledger-node/console/tsconfig.json
 
 bench: deps ## Benchmarks; figures are printed and written to bench/results/
 	node bench/run.ts
@@ -105,7 +108,7 @@ kubectl-plugin: deps ## Install kubectl-scriptorium into BINDIR (default ./bin; 
 	@echo "installed $(BINDIR)/kubectl-scriptorium (PATH=$(BINDIR):\$$PATH kubectl scriptorium --help)"
 
 clean: ## Remove build output and node_modules (the Node 24 and Go caches stay)
-	rm -rf node_modules */node_modules */*/node_modules coverage .dev $(RESULTS) services/*/web/dist
+	rm -rf node_modules */node_modules */*/node_modules coverage .dev $(RESULTS) services/*/web/dist services/ledger-node/console/dist
 
 .PHONY: cluster-up cluster-down e2e-local
 cluster-up: deps ## Start a real single-node Kubernetes cluster with the demo (DEMO=0: without) (root; tools/cluster/README.md)

@@ -11,13 +11,13 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, freePort, startTestPostgres } from '@scriptorium/test-support';
+import { CHROMIUM, hasChromium, launchBrowser } from '@scriptorium/test-support/browser';
 import type { Manifest } from '@scriptorium/web-build';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { migrate, openDatabase } from '../../services/translation/src/db/index.ts';
 import { createOrganization, ensureUser, issueApiKey } from '../../services/translation/src/services/accounts.ts';
 import { createSession, SESSION_COOKIE } from '../../services/translation/src/services/sessions.ts';
 import { buildWeb } from '../../services/translation/src/web/build.ts';
-import { CHROMIUM, hasChromium, launchBrowser } from '../../services/translation/test/browser.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const RUNS = Number(process.env.RUNS ?? (process.env.BENCH_QUICK === '1' ? 5 : 15));

@@ -230,7 +230,7 @@ coredns_image
 if [[ $mode == all ]]; then
 	project_image operator operator/Dockerfile operator/src packages/ledger-protocol/src  # the ledger's wire contract (genesis, keys)
 	project_image translation services/translation/Dockerfile services/translation/src services/translation/web packages/web-build
-	project_image ledger-node services/ledger-node/Dockerfile services/ledger-node/src services/ledger-node/test-broker packages/ledger-protocol/src
+	project_image ledger-node services/ledger-node/Dockerfile services/ledger-node/src services/ledger-node/test-broker services/ledger-node/console packages/ledger-protocol/src packages/web-build/src
 	# A rebuilt image leaves its predecessor untagged (~400 MB each in the vfs store): remove those.
 	bah rmi --prune >/dev/null 2>&1 || true
 fi

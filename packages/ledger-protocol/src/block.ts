@@ -153,9 +153,9 @@ export function genesisFileContent(validatorKeys: readonly string[], chainId: st
 }
 
 /** A block is a valid block 0: height 0, at least one change and only ADDs, a body that matches its header. */
-export function checkGenesis(block: Block): BodyCheck {
+export function checkGenesis(block: Block, sha?: Sha256): BodyCheck {
   if (block.header.height !== 0) return { ok: false, reason: 'height is not 0' };
   if (block.validator_changes.length === 0) return { ok: false, reason: 'no validator' };
   if (block.validator_changes.some((c) => c.action !== 'ADD')) return { ok: false, reason: 'a change is not ADD' };
-  return checkBody(block);
+  return checkBody(block, sha);
 }

@@ -1,7 +1,7 @@
 // The bodies of the node's HTTP API that other parts read or send (spec section 2 and 4): the operator,
 // the browser console and the node itself parse them with these schemas, so a field exists in one place.
 import { z } from 'zod';
-import { PEER_SPEC_PATTERN, peerSpecSchema } from './peer-spec.ts';
+import { HOST_PORT_PATTERN, PEER_SPEC_PATTERN, peerSpecSchema } from './peer-spec.ts';
 import { HashHex, Height, IntegrityRecord, PublicKeyHex, ValidatorChange } from './schemas.ts';
 
 /** Most validator changes one POST /membership carries. */
@@ -65,6 +65,28 @@ export const MempoolBody = z.object({ records: z.array(z.unknown()).max(MAX_RECO
 
 /** POST /peers: `{peers}` as peer-spec strings, parsed. */
 export const PeersBody = z.object({ peers: z.array(peerSpecSchema).max(MAX_PEERS) });
+
+/**
+ * GET /ui/peers: the read-only peer list the console's board reads (open, CORS): this node and its round, and every
+ * peer of its registry with the address the console reaches it at and the height this node last saw it at (from
+ * its pull-sync poll; null when it did not answer). No token, no mutation: unlike GET /peers, it is safe to expose.
+ */
+export const ConsolePeersBody = z.object({
+  node_id: NodeId,
+  public_key: PublicKeyHex,
+  round: z.int().min(0),
+  peers: z
+    .array(
+      z.object({
+        node_id: NodeId,
+        public_key: PublicKeyHex,
+        address: z.string().regex(HOST_PORT_PATTERN),
+        height_seen: Height.nullable(),
+      }),
+    )
+    .max(MAX_PEERS),
+});
+export type ConsolePeersBody = z.infer<typeof ConsolePeersBody>;
 
 /** GET /peers: `{peers}`, the node's own spec first (strings, unparsed). */
 export const PeerListBody = z.object({ peers: z.array(z.string().regex(PEER_SPEC_PATTERN)).max(MAX_PEERS + 1) });

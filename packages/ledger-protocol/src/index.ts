@@ -20,6 +20,7 @@ export {
 export {
   AcceptedBody,
   ChainStatus,
+  ConsolePeersBody,
   MAX_CHANGES_PER_REQUEST,
   MAX_PEERS,
   MAX_RECORDS_PER_REQUEST,
@@ -32,6 +33,15 @@ export {
   ProofStepSchema,
 } from './bodies.ts';
 export { canonicalBytes, canonicalize } from './canonical-json.ts';
+export {
+  type ChainStep,
+  ChainVerifier,
+  type FinalityReport,
+  finalityReport,
+  type SealStatus,
+  verifyChain,
+} from './chain-verify.ts';
+export { type EvidenceReport, parseEvidence, verifyEvidence } from './evidence.ts';
 export { type FinalityCheck, type Verify, verifyFinality } from './finality.ts';
 export { concatBytes, fromHex, toHex } from './hex.ts';
 export {

@@ -58,6 +58,13 @@ describe('entryTags', () => {
     expect(entryTags(manifest, 'app', '"><script>')).toContain('nonce="&quot;&gt;&lt;script&gt;"');
   });
 
+  it('puts the URLs under the manifest base path when the build had one', () => {
+    const tags = entryTags({ ...manifest, base: '/ui/assets/' }, 'app', 'n');
+    expect(tags).toContain('href="/ui/assets/');
+    expect(tags).toContain('src="/ui/assets/');
+    expect(tags).not.toMatch(/"\/assets\//);
+  });
+
   it('refuses an unknown entry', () => {
     expect(() => entryTags(manifest, 'console', 'n')).toThrow(/no entry console/);
   });

@@ -4,7 +4,7 @@
 // the status, headers and body this module returns.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ASSET_NAME, ASSETS_FOLDER, MANIFEST_FILE, type Manifest, parseManifest } from './manifest.ts';
+import { ASSET_NAME, ASSETS_FOLDER, MANIFEST_FILE, type Manifest, parseManifest, publicPathOf } from './manifest.ts';
 
 /** Cache-Control of a content-hashed file: a year, and no revalidation. */
 export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
@@ -47,11 +47,11 @@ export function chooseEncoding(acceptEncoding: string | undefined): Encoding {
 const escapeAttr = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** The tags of one entry, for the page's `<head>`; every URL under `/assets/`. */
+/** The tags of one entry, for the page's `<head>`; every URL under the manifest's base path (`/assets/`). */
 export function entryTags(manifest: Manifest, entry: string, nonce: string): string {
   const e = manifest.entries[entry];
   if (!e) throw new Error(`web-build: the manifest has no entry ${entry}`);
-  const url = (f: string) => `/${ASSETS_FOLDER}/${escapeAttr(f)}`;
+  const url = (f: string) => `${publicPathOf(manifest)}${escapeAttr(f)}`;
   const sri = (f: string) => escapeAttr(manifest.files[f]?.integrity ?? '');
   const n = escapeAttr(nonce);
   return [

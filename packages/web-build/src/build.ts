@@ -15,6 +15,7 @@ import {
   type Manifest,
   type ManifestEntry,
   type ManifestFile,
+  PUBLIC_PATH,
 } from './manifest.ts';
 
 export interface BuildOptions {
@@ -30,6 +31,8 @@ export interface BuildOptions {
   target?: string[];
   /** Default true; false keeps the output readable (debugging). */
   minify?: boolean;
+  /** The URL path the files are served under (default `/assets/`); recorded in the manifest for the page's tags. */
+  publicPath?: string;
 }
 
 export interface BuildResult {
@@ -61,6 +64,9 @@ const brotli = (data: Uint8Array) =>
  */
 export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
   const outdir = resolve(opts.outdir);
+  const publicPath = opts.publicPath ?? `/${ASSETS_FOLDER}/`;
+  if (!PUBLIC_PATH.test(publicPath))
+    throw new Error(`web-build: publicPath ${publicPath} is not a URL path like /assets/`);
   const assetsDir = join(outdir, ASSETS_FOLDER);
   const result = await esbuild.build({
     entryPoints: opts.entryPoints,
@@ -77,7 +83,7 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
     entryNames: '[name]-[hash]',
     chunkNames: 'chunk-[hash]',
     assetNames: '[name]-[hash]',
-    publicPath: `/${ASSETS_FOLDER}/`,
+    publicPath,
     define: { 'process.env.NODE_ENV': '"production"' },
     metafile: true,
     write: false,
@@ -128,7 +134,7 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
     if (!entries[name]) throw new Error(`web-build: no output found for entry point ${name}`);
   }
 
-  const manifest: Manifest = { version: 1, entries, files };
+  const manifest: Manifest = { version: 1, ...(opts.publicPath ? { base: publicPath } : {}), entries, files };
   const manifestPath = join(outdir, MANIFEST_FILE);
   await writeAtomic(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
 

@@ -17,5 +17,7 @@ export {
   type Manifest,
   type ManifestEntry,
   type ManifestFile,
+  PUBLIC_PATH,
   parseManifest,
+  publicPathOf,
 } from './manifest.ts';

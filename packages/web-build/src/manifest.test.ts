@@ -42,6 +42,12 @@ describe('parseManifest', () => {
 });
 
 describe('contentTypeOf', () => {
+  it('accepts a base URL path, refuses anything else as one', () => {
+    expect(parseManifest({ ...good, base: '/ui/assets/' }).base).toBe('/ui/assets/');
+    for (const base of ['ui/assets/', '/ui/assets', '//evil.example/', '/a/../b/', 5])
+      expect(() => parseManifest({ ...good, base })).toThrow(/base/);
+  });
+
   it('knows the kinds the build writes, and nothing else', () => {
     expect(contentTypeOf('app-X.js')).toBe('text/javascript; charset=utf-8');
     expect(contentTypeOf('app-X.css')).toBe('text/css; charset=utf-8');

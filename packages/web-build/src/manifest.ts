@@ -25,9 +25,17 @@ export interface ManifestFile {
 
 export interface Manifest {
   version: 1;
+  /** The URL path the files are served under (`/assets/` when absent). */
+  base?: string;
   entries: Record<string, ManifestEntry>;
   files: Record<string, ManifestFile>;
 }
+
+/** A URL path for the built files: absolute, ending in `/`, plain characters only. */
+export const PUBLIC_PATH = /^\/(?:[A-Za-z0-9_-]+\/)*$/;
+
+/** The URL path a manifest's files are served under. */
+export const publicPathOf = (manifest: Manifest): string => manifest.base ?? `/${ASSETS_FOLDER}/`;
 
 /** A built file's name: a bare name with a content hash, no folder, no dot-dot (what the server may look up). */
 export const ASSET_NAME = /^[A-Za-z0-9_-]+-[A-Za-z0-9]{6,}\.(js|css|svg|png|woff2)$/;
@@ -57,6 +65,8 @@ const isNameList = (v: unknown): v is string[] =>
  */
 export function parseManifest(value: unknown): Manifest {
   if (!isRecord(value) || value.version !== 1) throw new Error('manifest: not a version 1 manifest');
+  if (value.base !== undefined && (typeof value.base !== 'string' || !PUBLIC_PATH.test(value.base)))
+    throw new Error('manifest: base must be a URL path like /assets/');
   const { entries, files } = value;
   if (!isRecord(entries) || !isRecord(files)) throw new Error('manifest: entries and files must be objects');
   for (const [name, file] of Object.entries(files)) {

@@ -81,6 +81,7 @@ with the block height and the record's index). Then:
   curl -s ${nodeUrl}/proof/HEIGHT/INDEX                      # its Merkle proof
   curl -s ${nodeUrl}/proof/HEIGHT/INDEX | node services/ledger-node/src/main.ts verify-proof -   # exit 0: valid
   curl -s ${nodeUrl}/chain                                   # height, validators, quorum
+  ${nodeUrl}/ui                                              # the console: board, blocks, tamper feed, verification
 
 The first pass notarises every observation as OK (${2 * ENTITIES * ATTRS} records over the first blocks).
 Synthetic records, as before: curl -s -X POST -H 'Authorization: Bearer ${cluster.token}' '${nodeUrl}/admin/submit?count=100'

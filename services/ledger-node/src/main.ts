@@ -2,7 +2,7 @@
 // The ledger-node CLI: `start` (default), `keygen`, `genesis`, `verify-proof`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { genesisFileContent, verifyProof } from '@scriptorium/ledger-protocol';
+import { genesisFileContent, verifyEvidence } from '@scriptorium/ledger-protocol';
 import { loadConfig } from './config.ts';
 import { NodeError } from './errors.ts';
 import { writeNewKeyFile } from './node/files.ts';
@@ -11,7 +11,8 @@ const usage = `usage: ledger-node <command>
   start                                   run the node (configured by NODE_* variables)
   keygen [--out FILE]                     write a new key file (default $NODE_KEY_FILE or node-key.json); prints the public key
   genesis --chain-id ID [--timestamp MS] [--out FILE] KEY...   genesis block JSON from validator public keys ('-' reads keys from stdin)
-  verify-proof [FILE|-]                   verify a GET /proof JSON offline; exit 0 when valid, 1 otherwise`;
+  verify-proof [FILE|-]                   verify offline a GET /proof JSON, a chain (JSON array of blocks from 0), or
+                                          {proof, chain}; exit 0 when valid, 1 otherwise`;
 
 function fail(line: string, code = 2): never {
   process.stderr.write(`${line}\n`);
@@ -76,36 +77,14 @@ async function main(argv: string[]): Promise<void> {
       try {
         data = JSON.parse(await readInput(rest[0]));
       } catch (err) {
-        fail(`invalid: cannot read proof JSON (${(err as Error).message.split('\n')[0]})`, 1);
+        fail(`invalid: cannot read JSON (${(err as Error).message.split('\n')[0]})`, 1);
       }
-      const p = data as { height?: unknown; index?: unknown; merkle_root?: unknown; record?: unknown; proof?: unknown };
-      if (
-        typeof p !== 'object' ||
-        p === null ||
-        typeof p.merkle_root !== 'string' ||
-        !Array.isArray(p.proof) ||
-        p.record === undefined
-      )
-        fail('invalid: expected {height, index, merkle_root, block_hash, record, proof}', 1);
-      // With a `header` in the input (e.g. {...proofBody, header: block.header}), the record is also bound to
-      // that header's merkle_root and, through block_hash, to the block itself.
-      const extra = p as { header?: { merkle_root: string }; block_hash?: string };
-      const ok = verifyProof({
-        record: p.record,
-        proof: p.proof as never,
-        merkle_root: p.merkle_root as string,
-        ...(extra.header && typeof extra.header === 'object'
-          ? { header: extra.header, block_hash: extra.block_hash }
-          : {}),
-      });
-      if (!ok)
-        fail(
-          `invalid: record does not hash to merkle_root ${String(p.merkle_root)} (height ${String(p.height)}, index ${String(p.index)})`,
-          1,
-        );
-      process.stdout.write(
-        `valid: record at height ${String(p.height)} index ${String(p.index)} hashes to merkle_root ${String(p.merkle_root)}\n`,
-      );
+      // A GET /proof body (with `header` also bound to that block), a chain (blocks from 0: each block's link,
+      // body and finality certificate from the set its predecessors make active), or {proof, chain}: the same
+      // verdict the browser console gives (@scriptorium/ledger-protocol's verifyEvidence).
+      const report = verifyEvidence(data);
+      if (!report.ok) fail(`invalid: ${report.lines.at(-1) ?? 'unreadable'}`, 1);
+      process.stdout.write(`valid: ${report.lines.join('; ')}\n`);
       return;
     }
     case 'help':

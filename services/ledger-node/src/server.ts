@@ -1,10 +1,12 @@
 // `ledger-node start`: loads config, key and genesis, opens storage, starts the consensus driver,
 // the HTTP(S) server and the background loops. SIGTERM/SIGINT: stop accepting, drain, exit.
 import { mkdirSync } from 'node:fs';
+import { loadAssets } from '@scriptorium/web-build';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './api/app.ts';
 import type { NodeConfig } from './config.ts';
+import { CONSOLE_DIST } from './console/paths.ts';
 import { createMetrics } from './metrics.ts';
 import { readGenesisFile, readKeyFile } from './node/files.ts';
 import { LedgerNode } from './node/node.ts';
@@ -30,6 +32,7 @@ export async function startNode(
   const watch = attachWatch(node, metrics.registry);
   const app = await buildApp({
     service: ledgerService(node),
+    consoleAssets: loadAssets(CONSOLE_DIST),
     metrics,
     logger,
     clusterToken: config.clusterToken,

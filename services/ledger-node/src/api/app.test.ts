@@ -1,9 +1,12 @@
 // The HTTP layer on a real node object (temp data dir, consensus not started), through app.inject().
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildGenesis } from '@scriptorium/ledger-protocol';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { buildGenesis, ConsolePeersBody } from '@scriptorium/ledger-protocol';
 import { generateKeyPair } from '@scriptorium/ledger-protocol/keys';
+import { type AssetStore, loadAssets } from '@scriptorium/web-build';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -14,6 +17,36 @@ import { LedgerNode } from '../node/node.ts';
 import { ledgerService } from '../node/service.ts';
 import { buildApp } from './app.ts';
 
+/** A build of the console as web-build writes one (manifest and files), without running the bundler. */
+function fakeConsoleBuild(dir: string): AssetStore {
+  const js = 'console.log("console")';
+  const css = 'body{margin:0}';
+  mkdirSync(join(dir, 'assets'), { recursive: true });
+  const file = (name: string, body: string, contentType: string) => {
+    writeFileSync(join(dir, 'assets', name), body);
+    writeFileSync(join(dir, 'assets', `${name}.gz`), gzipSync(body));
+    writeFileSync(join(dir, 'assets', `${name}.br`), brotliCompressSync(body));
+    return {
+      contentType,
+      bytes: body.length,
+      gzipBytes: gzipSync(body).length,
+      brotliBytes: brotliCompressSync(body).length,
+      integrity: `sha384-${createHash('sha384').update(body).digest('base64')}`,
+    };
+  };
+  const manifest = {
+    version: 1,
+    base: '/ui/assets/',
+    entries: { console: { script: 'console-ABCDEF12.js', styles: ['console-ABCDEF34.css'], preload: [] } },
+    files: {
+      'console-ABCDEF12.js': file('console-ABCDEF12.js', js, 'text/javascript; charset=utf-8'),
+      'console-ABCDEF34.css': file('console-ABCDEF34.css', css, 'text/css; charset=utf-8'),
+    },
+  };
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+  return loadAssets(dir) as AssetStore;
+}
+
 const token = 'test-token-0123456789abcdef';
 const auth = { authorization: `Bearer ${token}` };
 let dir: string;
@@ -21,7 +54,7 @@ let node: LedgerNode;
 let app: FastifyInstance;
 const audit: Array<Record<string, unknown>> = [];
 
-async function makeApp(overrides: Record<string, string> = {}) {
+async function makeApp(overrides: Record<string, string> = {}, consoleAssets?: AssetStore) {
   const keys = generateKeyPair();
   const other = generateKeyPair();
   const d = mkdtempSync(join(tmpdir(), 'ledger-app-'));
@@ -59,6 +92,7 @@ async function makeApp(overrides: Record<string, string> = {}) {
     debugApi: config.debugApi,
     maxBodyBytes: config.maxBodyBytes,
     rateLimit: config.rateLimit,
+    consoleAssets,
   });
   return { dir: d, node: n, app: a };
 }
@@ -273,5 +307,72 @@ describe('limits and malformed payloads', () => {
       await plain.node.stop();
       rmSync(plain.dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the console (/ui) and CORS on the open reads', () => {
+  it('without a build, /ui says so (503); the assets path knows no file', async () => {
+    const res = await app.inject('/ui');
+    expect(res.statusCode).toBe(503);
+    expect(res.body).toMatch(/not built/);
+    expect((await app.inject('/ui/assets/console-ABCDEF12.js')).statusCode).toBe(404);
+  });
+
+  it('serves the page under a strict CSP naming the peers for connect-src, and its files from the manifest', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'ledger-console-'));
+    const built = await makeApp({}, fakeConsoleBuild(d));
+    try {
+      const spec = `peer-y@10.1.2.9:8001|${'d'.repeat(64)}`;
+      await built.app.inject({ method: 'POST', url: '/peers', headers: auth, payload: { peers: [spec] } });
+      const res = await built.app.inject('/ui');
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      const csp = String(res.headers['content-security-policy']);
+      const nonce = /'nonce-([^']+)'/.exec(csp)?.[1] as string;
+      expect(nonce.length).toBeGreaterThanOrEqual(16);
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain(`script-src 'nonce-${nonce}' 'self'`);
+      expect(csp).toContain("connect-src 'self' http://10.1.2.9:8001");
+      expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|strict-dynamic/);
+      expect(res.headers['cache-control']).toBe('no-store');
+      // Only tags with the nonce and an integrity value; nothing inline.
+      expect(res.body).toContain(`<script type="module" src="/ui/assets/console-ABCDEF12.js"`);
+      expect(res.body).toContain(`nonce="${nonce}"`);
+      expect(res.body).not.toMatch(/<script>|<style|\sstyle="|\son[a-z]+="/);
+      const again = String((await built.app.inject('/ui')).headers['content-security-policy']);
+      expect(again).not.toContain(nonce); // a fresh nonce per response
+      const js = await built.app.inject({
+        url: '/ui/assets/console-ABCDEF12.js',
+        headers: { 'accept-encoding': 'br' },
+      });
+      expect(js.statusCode).toBe(200);
+      expect(js.headers['content-encoding']).toBe('br');
+      expect(js.headers['cache-control']).toMatch(/immutable/);
+      expect((await built.app.inject('/ui/assets/..%2Fmanifest.json')).statusCode).toBe(404);
+    } finally {
+      await built.app.close();
+      await built.node.stop();
+      rmSync(built.dir, { recursive: true, force: true });
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  it('GET /ui/peers is the read-only peer list: this node, its round, each peer with its address', async () => {
+    const res = await app.inject('/ui/peers');
+    expect(res.statusCode).toBe(200);
+    const body = ConsolePeersBody.parse(res.json());
+    expect(body.public_key).toBe(node.keys.publicKey);
+    expect(body.round).toBe(0);
+    expect(body.peers.every((p) => /^[\w.-]+:\d+$/.test(p.address))).toBe(true);
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it('the open reads send CORS headers, errors included; peer and admin routes do not', async () => {
+    for (const url of ['/health', '/chain', '/blocks/0', '/blocks/99', '/proof/0/0', '/ui/peers'])
+      expect((await app.inject(url)).headers['access-control-allow-origin'], url).toBe('*');
+    expect((await app.inject({ url: '/peers', headers: auth })).headers['access-control-allow-origin']).toBeUndefined();
+    const post = await app.inject({ method: 'POST', url: '/mempool', headers: auth, payload: { records: [] } });
+    expect(post.headers['access-control-allow-origin']).toBeUndefined();
+    expect((await app.inject('/metrics')).headers['access-control-allow-origin']).toBeUndefined();
   });
 });

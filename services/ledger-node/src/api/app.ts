@@ -3,6 +3,7 @@
 // a verified client certificate on the protected routes (401) → body limit (413) → zod (400).
 // Every error body is {error: string}. Accesses to protected routes go to the `node.audit` logger.
 import type { TLSSocket } from 'node:tls';
+import type { AssetStore } from '@scriptorium/web-build';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { TlsConfig } from '../config.ts';
@@ -13,6 +14,7 @@ import { createRateLimiter } from './rate-limit.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { peerRoutes } from './routes/peer.ts';
 import { readRoutes } from './routes/read.ts';
+import { uiRoutes } from './routes/ui.ts';
 import { type WatchService, watchRoutes } from './routes/watch.ts';
 import type { LedgerService } from './service.ts';
 
@@ -27,6 +29,8 @@ export interface AppOptions {
   tls?: TlsConfig | undefined;
   /** The integrity watch (GET /watch, GET /notifications/{id}); absent in tests of the core API. */
   watch?: WatchService | undefined;
+  /** The built browser console served at /ui; undefined when it was not built. */
+  consoleAssets?: AssetStore | undefined;
 }
 
 declare module 'fastify' {
@@ -37,6 +41,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Route needs the cluster token (mutating endpoints, GET /peers, /admin/*). */
     protected?: boolean;
+    /** An open read the browser console fetches from other nodes' pages: answered with CORS headers for GET. */
+    cors?: boolean;
   }
 }
 
@@ -74,6 +80,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify(fastifyOptions as FastifyServerOptions);
 
   app.addHook('onRequest', async (request, reply) => {
+    // Open reads other nodes' console pages fetch: readable across origins, errors (404, 429) included. They carry
+    // no credentials and change nothing, so any origin may read them.
+    if (request.routeOptions.config.cors && request.method === 'GET') reply.header('access-control-allow-origin', '*');
     if (!limiter.take(request.ip)) {
       reply.header('retry-after', '1');
       throw new NodeError('rate_limited', 'rate limit exceeded');
@@ -124,6 +133,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(readRoutes, { service, metrics });
   await app.register(peerRoutes, { service });
+  await app.register(uiRoutes, { service, assets: options.consoleAssets });
   if (options.debugApi) await app.register(adminRoutes, { service });
   if (options.watch) await app.register(watchRoutes, { watch: options.watch });
   return app;

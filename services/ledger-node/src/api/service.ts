@@ -1,5 +1,5 @@
 // What the HTTP layer needs from the node. Implemented by node/service.ts; the routes know nothing else.
-import type { ChainStatus, PeerSpec, ValidatorChange } from '@scriptorium/ledger-protocol';
+import type { ChainStatus, ConsolePeersBody, PeerSpec, ValidatorChange } from '@scriptorium/ledger-protocol';
 
 export interface LedgerService {
   /** Gate for POST /consensus: checks shape and signature (throws NodeError 400), enqueues (throws 503 when full). */
@@ -19,5 +19,9 @@ export interface LedgerService {
   getProof(height: number, index: number): unknown | undefined;
   readiness(): { ready: boolean; height: number; best_peer_height: number };
   adminSubmit(count: number): { accepted: number };
+  /** GET /ui/peers: this node, its round, and its registry's peers (read-only, for the console's board). */
+  consolePeers(): ConsolePeersBody;
+  /** The origins (`scheme://host:port`) of the registry's peers: what the console's page may fetch from. */
+  peerOrigins(): string[];
   adminValidator(change: ValidatorChange): { accepted: number };
 }

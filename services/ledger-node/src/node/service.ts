@@ -1,6 +1,6 @@
 // The node as the HTTP layer sees it (api/service.ts's LedgerService): the open reads (/chain, /blocks,
 // /proof, /ready, /peers) answered from the node's state, and the writes handed to the part that owns them.
-import { type ChainStatus, quorumSize } from '@scriptorium/ledger-protocol';
+import { type ChainStatus, type ConsolePeersBody, quorumSize } from '@scriptorium/ledger-protocol';
 import type { LedgerService } from '../api/service.ts';
 import type { LedgerNode } from './node.ts';
 
@@ -33,5 +33,32 @@ export function ledgerService(node: LedgerNode): LedgerService {
     readiness: () => node.sync.readiness(),
     adminSubmit: (count) => node.intake.addSynthetic(count),
     adminValidator: (change) => node.intake.addChanges([change]),
+    consolePeers: () => consolePeers(node),
+    peerOrigins: () => peerOrigins(node),
   };
+}
+
+/** `host:port` as a URL authority (IPv6 hosts in brackets). */
+const authority = (host: string, port: number) =>
+  `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+
+/** GET /ui/peers: the registry as the console's board reads it. */
+export function consolePeers(node: LedgerNode): ConsolePeersBody {
+  return {
+    node_id: node.nodeId,
+    public_key: node.keys.publicKey,
+    round: node.driver.round,
+    peers: node.peers.others().map((p) => ({
+      node_id: p.nodeId,
+      public_key: p.publicKey,
+      address: authority(p.host, p.port),
+      height_seen: node.sync.heightOf(p.publicKey),
+    })),
+  };
+}
+
+/** The peers' origins, for the console page's connect-src (a cluster runs one scheme: this node's). */
+export function peerOrigins(node: LedgerNode): string[] {
+  const scheme = node.config.tls ? 'https' : 'http';
+  return node.peers.others().map((p) => `${scheme}://${authority(p.host, p.port)}`);
 }

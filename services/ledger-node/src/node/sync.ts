@@ -116,6 +116,11 @@ export class ChainSync {
     if (chain.height < target && !this.stopped) this.again = true;
   }
 
+  /** The height a peer answered in the last poll, or null when it did not answer. */
+  heightOf(publicKey: string): number | null {
+    return this.peerHeights.get(publicKey) ?? null;
+  }
+
   /** Ready when within 1 block of the best peer reached in the last poll; a node without peers is ready. */
   readiness(): Readiness {
     let best = -1;

@@ -10,23 +10,26 @@ export const readRoutes: FastifyPluginAsync<{ service: LedgerService; metrics: N
   app,
   { service, metrics },
 ) => {
-  app.get('/health', async () => ({ status: 'ok' }));
+  // The open reads the browser console fetches across origins send CORS headers (`cors` in app.ts).
+  const cors = { config: { cors: true } };
+
+  app.get('/health', cors, async () => ({ status: 'ok' }));
 
   app.get('/ready', async (_request, reply) => {
     const r = service.readiness();
     return reply.status(r.ready ? 200 : 503).send(r.ready ? { status: 'ready', ...r } : { error: 'not synced', ...r });
   });
 
-  app.get('/chain', async () => service.chainStatus());
+  app.get('/chain', cors, async () => service.chainStatus());
 
-  app.get('/blocks/:index', async (request) => {
+  app.get('/blocks/:index', cors, async (request) => {
     const { index } = parseOr400(heightParam, request.params);
     const block = service.getBlock(index);
     if (block === undefined) throw notFound(`block ${index} does not exist`);
     return block;
   });
 
-  app.get('/proof/:height/:index', async (request) => {
+  app.get('/proof/:height/:index', cors, async (request) => {
     const { height, index } = parseOr400(proofParams, request.params);
     const proof = service.getProof(height, index);
     if (proof === undefined) throw notFound(`no record ${index} in block ${height}`);

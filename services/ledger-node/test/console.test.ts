@@ -1,0 +1,245 @@
+// The /ui console in headless Debian Chromium against a running 4-node cluster: the board reads every node across
+// origins, a block opens, proofs and finality certificates are verified in the browser (valid ones as valid, a
+// tampered proof, a certificate below quorum and a seal from a non-validator as not valid), the tamper feed shows a
+// TAMPERED record produced through the test broker, and the page's CSP blocks an injected inline script. The shared
+// test vectors get the same verdicts in the page as from `ledger-node verify-proof`. Screenshots are saved under
+// .test-results/ledger-console/.
+import { type Block, blockHash, type MerkleProofBody, type ProofStep, sealBytes } from '@scriptorium/ledger-protocol';
+import { createSigner, generateKeyPair } from '@scriptorium/ledger-protocol/keys';
+import vectors from '@scriptorium/ledger-protocol/test-vectors' with { type: 'json' };
+import {
+  hasChromium,
+  launchBrowser,
+  overflowsHorizontally,
+  screenshotDir,
+  screenshots,
+  VIEWPORTS,
+  watchPage,
+} from '@scriptorium/test-support/browser';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBrokerHttp, type ObservationRecord, Watcher } from '../src/broker/index.ts';
+import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
+import { buildConsole } from '../src/console/build.ts';
+import { attribute, entityId, seed, setAttribute, startTestBroker, type TestBroker } from '../test-broker/index.ts';
+import { locate, runCli } from './helpers.ts';
+
+const SCREENS = screenshotDir('ledger-console');
+let cluster: LocalCluster;
+let n0: LocalNode;
+let browser: Browser;
+let brokers: TestBroker[] = [];
+let tampered: ObservationRecord;
+const http = createBrokerHttp({ retries: 1, backoffBaseMs: 5, backoffMaxMs: 10, timeoutMs: 2000 });
+
+/** A TAMPERED record, produced as the node's watcher produces it: a real pass over real test brokers. */
+async function tamperThroughBroker(): Promise<ObservationRecord> {
+  const primary = await startTestBroker();
+  const federated = await startTestBroker();
+  brokers = [primary, federated];
+  for (const b of brokers) seed(b, { count: 5, attrs: 2 });
+  const submitted: ObservationRecord[] = [];
+  const watcher = new Watcher(
+    {
+      primary: { url: primary.url, role: 'primary', api: 'ngsi-v2' },
+      federated: [{ url: federated.url, role: 'federated', api: 'ngsi-v2' }],
+      ca: undefined,
+      pollIntervalMs: 60_000,
+    },
+    {
+      submit: (records) => {
+        submitted.push(...records);
+        return records.length;
+      },
+      room: () => 10_000,
+    },
+    { http },
+  );
+  setAttribute(federated, entityId(2), 'temperature', attribute('ngsi-v2', 2, 0, -1021));
+  await watcher.pass();
+  await watcher.stop();
+  const record = submitted.find((r) => r.verdict === 'TAMPERED');
+  if (!record) throw new Error('the watcher saw no tampering');
+  expect((await cluster.post(n0, '/mempool', { records: submitted })).status).toBe(200);
+  return record;
+}
+
+async function open(path: string): Promise<{ page: Page; seen: Awaited<ReturnType<typeof watchPage>> }> {
+  const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+  const page = await context.newPage();
+  const seen = await watchPage(page);
+  const res = await page.goto(`${n0.url}/ui${path}`);
+  expect(res?.status()).toBe(200);
+  await page.getByRole('heading', { level: 1, name: 'Ledger console' }).waitFor();
+  return { page, seen };
+}
+
+/** Pastes JSON into the verifier and returns the verdict it shows. */
+async function pasteAndVerify(page: Page, json: unknown): Promise<'valid' | 'invalid'> {
+  await page.getByLabel(/A GET \/proof body, a block/).fill(JSON.stringify(json));
+  // Editing the JSON clears the previous verdict; the next one is for this input.
+  await page.locator('[data-verdict]').waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: 'Verify pasted JSON' }).click();
+  return verdict(page);
+}
+
+async function verdict(page: Page): Promise<'valid' | 'invalid'> {
+  const el = page.locator('[data-verdict]').first();
+  await el.waitFor({ timeout: 60_000 });
+  return (await el.getAttribute('data-verdict')) as 'valid' | 'invalid';
+}
+
+describe.skipIf(!hasChromium)('the /ui console in a browser', () => {
+  beforeAll(async () => {
+    await buildConsole();
+    cluster = await LocalCluster.create({ size: 4, roundTimeoutMs: 1000 });
+    await cluster.startAll();
+    n0 = cluster.nodes[0] as LocalNode;
+    tampered = await tamperThroughBroker();
+    await cluster.waitFor(
+      'the TAMPERED record on node 0',
+      () => locate(cluster, n0, [tampered.id]).then((m) => m.size),
+      (n) => n === 1,
+      60_000,
+    );
+    browser = await launchBrowser();
+  }, 240_000);
+  afterAll(async () => {
+    await browser?.close();
+    await cluster?.stopAll();
+    for (const b of brokers) await b.close().catch(() => undefined);
+    await http.close();
+  });
+
+  it('the board shows all four nodes with their heights, each read across origins; it fits a phone', async () => {
+    const { page, seen } = await open('#/');
+    for (const node of cluster.nodes) {
+      const row = page.locator(`tr[data-node="${node.nodeId}"]`);
+      await row.locator('td[data-field="height"]', { hasText: /^\d[\d,.\s]*$/ }).waitFor({ timeout: 30_000 });
+      expect(await row.getByText('yes').count()).toBe(1);
+    }
+    expect(await page.locator('tr[data-node] >> text=validator').count()).toBe(4);
+    await screenshots(page, SCREENS, 'board');
+    await page.setViewportSize(VIEWPORTS.phone);
+    expect(await overflowsHorizontally(page)).toBe(false);
+    expect(seen.violations).toEqual([]);
+    expect(seen.errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('opens a block, its records and a record; search by record id finds it', async () => {
+    const [[height, index]] = [...(await locate(cluster, n0, [tampered.id])).values()] as [[number, number]];
+    const { page, seen } = await open('#/blocks');
+    await page
+      .getByRole('link', { name: String(height), exact: true })
+      .first()
+      .waitFor();
+    await page.getByLabel('Height or record id').fill(tampered.id);
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.getByRole('heading', { name: new RegExp(`Record ${index} of block ${height}`) }).waitFor();
+    expect(await page.locator('pre.json').textContent()).toContain(tampered.id);
+    await page.getByRole('link', { name: `block ${height}` }).click();
+    await page.getByRole('heading', { name: `Block ${height}` }).waitFor();
+    expect(await page.locator('table.records tbody tr').count()).toBeGreaterThan(0);
+    await screenshots(page, SCREENS, 'block');
+    expect(seen.violations).toEqual([]);
+    expect(seen.errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('verifies a proof in the browser: the real one as valid, a tampered one as invalid', async () => {
+    const [[height, index]] = [...(await locate(cluster, n0, [tampered.id])).values()] as [[number, number]];
+    const { page, seen } = await open(`#/verify/proof/${height}/${index}`);
+    expect(await verdict(page)).toBe('valid');
+    expect(await page.locator('[data-verdict]').textContent()).toMatch(/merkle_root/);
+    await screenshots(page, SCREENS, 'verify-proof');
+    const proof = (await cluster.get(n0, `/proof/${height}/${index}`)).body as MerkleProofBody;
+    expect(await pasteAndVerify(page, proof)).toBe('valid');
+    const forged = { ...proof, record: { ...proof.record, observed: { type: 'Number', value: 21 } } };
+    expect(await pasteAndVerify(page, forged)).toBe('invalid');
+    const steps = proof.proof as ProofStep[];
+    if (steps.length > 0) {
+      const flipped = { ...proof, proof: steps.map((s, i) => (i === 0 ? { ...s, right: !s.right } : s)) };
+      expect(await pasteAndVerify(page, flipped)).toBe('invalid');
+    }
+    expect(seen.violations).toEqual([]);
+    await page.context().close();
+  });
+
+  it('verifies a finality certificate from block 0; below quorum or a seal from a non-validator fails', async () => {
+    const tip = await cluster.height(n0);
+    const height = Math.max(2, tip - 1);
+    const block = (await cluster.get(n0, `/blocks/${height}`)).body as Block;
+    const { page, seen } = await open(`#/verify/block/${height}`);
+    expect(await verdict(page)).toBe('valid');
+    expect(await page.locator('table.seals tbody tr').count()).toBe(block.commit_signatures.length);
+    await screenshots(page, SCREENS, 'verify-finality');
+    // Four validators: quorum 3. Keep 2 seals: below quorum.
+    const belowQuorum = { ...block, commit_signatures: block.commit_signatures.slice(0, 2) };
+    expect(await pasteAndVerify(page, belowQuorum)).toBe('invalid');
+    expect(await page.locator('[data-verdict]').textContent()).toMatch(/quorum is 3/);
+    // A valid seal, but by a key that is not in the active set.
+    const stranger = createSigner(generateKeyPair().privateKey);
+    const foreign = {
+      validator: stranger.publicKey,
+      round: block.commit_signatures[0]?.round ?? 0,
+      signature: stranger.sign(
+        sealBytes(block.header.chain_id, height, block.commit_signatures[0]?.round ?? 0, blockHash(block.header)),
+      ),
+    };
+    const withStranger = { ...block, commit_signatures: [...block.commit_signatures.slice(1), foreign] };
+    expect(await pasteAndVerify(page, withStranger)).toBe('invalid');
+    expect(await page.locator('table.seals').textContent()).toContain('not an active validator');
+    expect(await pasteAndVerify(page, block)).toBe('valid');
+    expect(seen.violations).toEqual([]);
+    expect(seen.errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('the tamper feed shows the TAMPERED record the test broker produced, with its entity and a proof link', async () => {
+    const { page, seen } = await open('#/tamper');
+    const item = page.locator(`li[data-record="${tampered.id}"]`);
+    await item.waitFor({ timeout: 30_000 });
+    const text = await item.textContent();
+    expect(text).toContain(tampered.entity);
+    expect(text).toContain(String(tampered.attribute));
+    expect(text).toContain('-1021');
+    await screenshots(page, SCREENS, 'tamper-feed');
+    await item.getByRole('link', { name: 'verify its proof' }).click();
+    expect(await verdict(page)).toBe('valid');
+    expect(seen.violations).toEqual([]);
+    await page.context().close();
+  });
+
+  it('its Content-Security-Policy blocks an injected inline script (and reports the violation)', async () => {
+    const { page, seen } = await open('#/');
+    await page.evaluate(`(() => {
+      const s = document.createElement('script');
+      s.textContent = 'window.__injected = true';
+      document.body.appendChild(s);
+    })()`);
+    await page.waitForFunction('true');
+    expect(await page.evaluate('window.__injected === true')).toBe(false);
+    await expect.poll(() => seen.violations.length).toBeGreaterThan(0);
+    expect(seen.violations[0]).toMatch(/^script-src/);
+    await page.context().close();
+  });
+
+  it('the shared test vectors: the page and verify-proof give every vector its verdict', async () => {
+    const { page } = await open('#/verify');
+    const cases = [
+      ...vectors.proofs.map((v) => ({ name: `proof: ${v.name}`, input: v.proof as unknown, valid: v.valid })),
+      ...vectors.finality.map((v) => ({
+        name: `finality: ${v.name}`,
+        input: [...vectors.chain.slice(0, v.height), v.block] as unknown,
+        valid: v.valid,
+      })),
+    ];
+    for (const c of cases) {
+      const cli = runCli(['verify-proof', '-'], JSON.stringify(c.input));
+      expect(cli.status, `${c.name}: ${cli.stdout}${cli.stderr}`).toBe(c.valid ? 0 : 1);
+      expect(await pasteAndVerify(page, c.input), c.name).toBe(c.valid ? 'valid' : 'invalid');
+    }
+    await page.context().close();
+  });
+});
