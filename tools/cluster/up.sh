@@ -134,8 +134,15 @@ for k in admin controller-manager scheduler kubelet kube-proxy; do kubeconfig "$
 start() {
 	local name=$1; shift
 	if pid_alive "$name"; then return; fi
-	# 8>&-: the daemon must not inherit (and hold) the lock of this script.
-	setsid "$@" >>"$LOGS/$name.log" 2>&1 </dev/null 8>&- &
+	# The daemon keeps no descriptor but stdin/out/err: neither this script's lock nor one its caller holds
+	# (`flock FILE make cluster-up`) may live on in it.
+	(
+		for fd in /proc/$BASHPID/fd/*; do
+			fd=${fd##*/}
+			((fd > 2)) && eval "exec $fd>&-" 2>/dev/null
+		done
+		exec setsid "$@" >>"$LOGS/$name.log" 2>&1 </dev/null
+	) &
 	echo $! >"$RUN/pids/$name.pid"
 	clog "started $name (pid $!, log $LOGS/$name.log)"
 }
