@@ -233,6 +233,46 @@ describe('LedgerCluster reconciler', { timeout: 180_000 }, () => {
     expect((await list(client, RESOURCES.Secret, ns)).length).toBe(count);
   });
 
+  it('spec.ingress: an Ingress to the client Service routing only the open reads and /ui; removed with the field', async () => {
+    const ns = await createNamespace(client, 'lc-ingress');
+    const withIngress = sample(ns);
+    withIngress.spec = {
+      ...withIngress.spec,
+      validators: 1,
+      ingress: { host: 'ledger.example.com', className: 'nginx', tlsSecretName: 'ledger-tls' },
+    };
+    await create(client, withIngress);
+    const ingress = await eventually('the Ingress', () => get(client, RESOURCES.Ingress, ns, 'ledger'));
+    // Stored by the real API server, which validated the rules (path types, backends).
+    expect(ingress.metadata.ownerReferences?.[0]).toMatchObject({
+      kind: 'LedgerCluster',
+      name: 'ledger',
+      controller: true,
+    });
+    expect(ingress.spec.ingressClassName).toBe('nginx');
+    expect(ingress.spec.tls).toEqual([{ hosts: ['ledger.example.com'], secretName: 'ledger-tls' }]);
+    const [rule] = ingress.spec.rules;
+    expect(rule.host).toBe('ledger.example.com');
+    const routed = rule.http.paths.map((p: { path: string; pathType: string }) => `${p.pathType} ${p.path}`);
+    expect(routed).toEqual(['Exact /health', 'Exact /chain', 'Prefix /blocks', 'Prefix /proof', 'Prefix /ui']);
+    for (const p of rule.http.paths) expect(p.backend).toEqual({ service: { name: 'ledger', port: { name: 'api' } } });
+    // None of the peer, membership or admin routes, by any path type.
+    for (const forbidden of ['/consensus', '/mempool', '/membership', '/block', '/peers', '/admin', '/metrics', '/'])
+      expect(
+        routed.some((r: string) => r.endsWith(` ${forbidden}`)),
+        forbidden,
+      ).toBe(false);
+
+    await client.request('PATCH', resourcePath(RESOURCES.LedgerCluster, ns, 'ledger'), {
+      body: { spec: { ingress: null } },
+      contentType: 'application/merge-patch+json',
+    });
+    await eventually(
+      'the Ingress deleted',
+      async () => (await get(client, RESOURCES.Ingress, ns, 'ledger')) === undefined,
+    );
+  });
+
   it('TLS disabled: no CA or certificates; deletion goes through the finalizer', async () => {
     const other = await createNamespace(client, 'lc-del');
     await create(client, {

@@ -87,6 +87,22 @@ export const ledgerClusterSpec = z
       })
       .optional()
       .describe('Context brokers the validators watch: the primary, and the federated brokers compared with it.'),
+    ingress: z
+      .object({
+        host: z.string().min(1).max(253),
+        className: z.string().max(253).optional(),
+        tlsSecretName: z.string().max(253).optional().describe('Secret with the TLS certificate of the host.'),
+        annotations: z
+          .record(z.string(), z.string())
+          .optional()
+          .describe(
+            'Annotations for the ingress controller; with tls.mode server or mutual the nodes speak HTTPS, which the controller must be told (ingress-nginx: nginx.ingress.kubernetes.io/backend-protocol: HTTPS).',
+          ),
+      })
+      .optional()
+      .describe(
+        'Expose the open read endpoints and the /ui console through an Ingress: an explicit path allow-list (/health, /chain, /blocks, /proof, /ui); peer, membership and admin routes are never routed.',
+      ),
     consensus: z
       .object({
         blockIntervalMs: z

@@ -19,7 +19,7 @@ export interface LedgerControllerOptions extends ControllerOptions {
 
 /**
  * The LedgerCluster controller: the custom resource and everything it owns (StatefulSets, Services, ConfigMaps,
- * Secret metadata, and the validator pods, so a pod's readiness re-triggers).
+ * PodDisruptionBudgets, the Ingress, Secret metadata, and the validator pods, so a pod's readiness re-triggers).
  */
 export const LEDGER_CLUSTER_CONTROLLER: ControllerDefinition<LedgerReconcileDeps> = {
   name: 'ledgercluster',
@@ -31,6 +31,7 @@ export const LEDGER_CLUSTER_CONTROLLER: ControllerDefinition<LedgerReconcileDeps
     { type: RESOURCES.Service },
     { type: RESOURCES.ConfigMap },
     { type: RESOURCES.PodDisruptionBudget },
+    { type: RESOURCES.Ingress },
     // Metadata only: Secret data (keys, the CA key, the token) never enters the cache.
     { type: RESOURCES.Secret, metadataOnly: true },
     { type: RESOURCES.Pod, changed: podChanged },

@@ -4,6 +4,7 @@ import { type ApplyContext, apply, createIfAbsent, decide } from '../../kube/app
 import { RESOURCES } from '../../kube/resources.ts';
 import { controllerOf, type KubeObject } from '../../kube/types.ts';
 import {
+  clientIngress,
   clientService,
   clusterNames,
   desiredValidators,
@@ -146,6 +147,7 @@ async function reconcileSpec(
     await apply(ctx, STATEFUL_SET, namespace, validatorNames(v).statefulSet, desiredSts);
   }
   await apply(ctx, RESOURCES.Service, namespace, names.clientService, clientService(lc));
+  await apply(ctx, RESOURCES.Ingress, namespace, names.ingress, clientIngress(lc, spec));
   await apply(ctx, RESOURCES.PodDisruptionBudget, namespace, names.pdb, podDisruptionBudget(lc, desired.length));
 
   // 5. What the nodes say.

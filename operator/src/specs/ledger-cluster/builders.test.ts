@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../kube/types.ts';
 import { fixture, parsedSpec, testKey, watched } from './fixtures.ts';
 import {
+  clientIngress,
   clientService,
   currentTlsSecret,
   desiredValidatorNames,
@@ -172,6 +173,25 @@ describe('services', () => {
         .map((kv) => kv.split('=')),
     );
     expect(svc.spec.selector).toEqual(fromString);
+  });
+});
+
+describe('Ingress', () => {
+  it('none without spec.ingress (an earlier one is deleted); with it, only the read paths and /ui, to the client Service', () => {
+    expect(clientIngress(fixture(), parsedSpec(fixture()))).toBeNull();
+    const lc = fixture({
+      ingress: { host: 'ledger.example.org', annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'HTTPS' } },
+    });
+    const ing = clientIngress(lc, parsedSpec(lc)) as KubeObject;
+    expect(ing.metadata.name).toBe('ledger');
+    expect(ing.metadata.annotations).toEqual({ 'nginx.ingress.kubernetes.io/backend-protocol': 'HTTPS' });
+    expect(ing.spec.tls).toBeUndefined();
+    expect(ing.spec.ingressClassName).toBeUndefined();
+    const paths = ing.spec.rules[0].http.paths as Array<{ path: string; pathType: string; backend: unknown }>;
+    expect(paths.map((p) => p.path)).toEqual(['/health', '/chain', '/blocks', '/proof', '/ui']);
+    expect(new Set(paths.map((p) => JSON.stringify(p.backend)))).toEqual(
+      new Set([JSON.stringify({ service: { name: 'ledger', port: { name: 'api' } } })]),
+    );
   });
 });
 

@@ -24,8 +24,10 @@ export {
   validatorPodSelector,
 } from './meta.ts';
 export {
+  clientIngress,
   clientService,
   externalNodeId,
+  INGRESS_PATHS,
   NODE_PORT,
   PEERS_KEY,
   peerList,

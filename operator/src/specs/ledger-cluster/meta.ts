@@ -22,7 +22,7 @@ export const GENESIS_VALIDATORS_ANNOTATION = 'scriptorium.dev/genesis-validators
 /** Label selector of every object the operator creates for a LedgerCluster (informers filter on it). */
 export const MANAGED_SELECTOR = managedSelector(APP_NAME);
 
-export type Component = 'validator' | 'client' | 'key' | 'tls' | 'ca' | 'token' | 'genesis' | 'peers';
+export type Component = 'validator' | 'client' | 'key' | 'tls' | 'ca' | 'token' | 'genesis' | 'peers' | 'ingress';
 
 /** Labels every child carries; per-validator objects add `scriptorium.dev/validator`. */
 export function labels(lc: LedgerCluster, component: Component, validator?: string): Record<string, string> {
@@ -69,6 +69,7 @@ export function clusterNames(lc: LedgerCluster) {
   const base = lc.metadata.name;
   return {
     clientService: base,
+    ingress: base,
     pdb: base,
     caSecret: `${base}-ca`,
     tokenSecret: `${base}-token`,

@@ -58,6 +58,38 @@ export function clientService(lc: LedgerCluster): KubeObject {
 }
 
 /**
+ * The paths the Ingress routes to the client Service: the open reads a browser or an API client needs and the /ui
+ * console (its files and read-only peer list are under /ui). Everything else — POST /consensus, /mempool,
+ * /membership, /block, /peers, /admin/*, and /metrics, /ready — is not routed. Kubernetes matches `Prefix` by whole
+ * path segments, so `/blocks` never matches `/block`.
+ */
+export const INGRESS_PATHS: ReadonlyArray<{ path: string; pathType: 'Exact' | 'Prefix' }> = [
+  { path: '/health', pathType: 'Exact' },
+  { path: '/chain', pathType: 'Exact' },
+  { path: '/blocks', pathType: 'Prefix' },
+  { path: '/proof', pathType: 'Prefix' },
+  { path: '/ui', pathType: 'Prefix' },
+];
+
+/** The Ingress to the client Service (`spec.ingress`), or null (which deletes one the operator made before). */
+export function clientIngress(lc: LedgerCluster, spec: LedgerClusterSpec): KubeObject | null {
+  if (!spec.ingress) return null;
+  const { host, className, tlsSecretName, annotations } = spec.ingress;
+  const meta = childMeta(lc, clusterNames(lc).ingress, 'ingress');
+  const backend = { service: { name: clusterNames(lc).clientService, port: { name: PORT_NAME } } };
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: annotations ? { ...meta, annotations } : meta,
+    spec: {
+      ...(className ? { ingressClassName: className } : {}),
+      ...(tlsSecretName ? { tls: [{ hosts: [host], secretName: tlsSecretName }] } : {}),
+      rules: [{ host, http: { paths: INGRESS_PATHS.map((p) => ({ ...p, backend })) } }],
+    },
+  };
+}
+
+/**
  * The validators' PodDisruptionBudget: voluntary disruptions (drains) take at most f = floor((n − 1) / 3) validator
  * pods at once (at least 1, so a cluster of fewer than 4 can still be drained), the faults the chain tolerates.
  */
