@@ -70,7 +70,7 @@ interface WatchStatus {
 }
 
 async function watchStatus(cluster: LocalCluster, node: LocalNode): Promise<WatchStatus> {
-  return (await cluster.get(node, '/watch')).body as WatchStatus;
+  return ((await cluster.get(node, '/watch')).body as { watcher: WatchStatus }).watcher;
 }
 
 const percentile = (sorted: number[], p: number) =>

@@ -112,3 +112,24 @@ describe('recordsFor and the memory', () => {
     expect(recordsFor(memory, { broker: 'https://fed2' }, observe(room(21))).map((r) => r.seq)).toEqual([0]);
   });
 });
+
+describe('recordsFor with a full mempool', () => {
+  it('builds TAMPERED records only, and settles nothing it skipped', () => {
+    const memory = new ObservationMemory();
+    const twoAttrs = (t: number, u: string) =>
+      observeEntity('ngsi-v2', {
+        id: 'Room1',
+        type: 'Room',
+        t: { type: 'Number', value: t },
+        u: { type: 'Text', value: u },
+      });
+    const p = twoAttrs(21, 'x');
+    const obs = { id: 'Room1', type: 'Room', observations: judge(p, twoAttrs(99, 'x')) };
+    expect(recordsFor(memory, scope, obs, false).map((r) => [r.attribute, r.verdict])).toEqual([['t', 'TAMPERED']]);
+    // The OK observation was skipped, not settled: with room again it is recorded.
+    expect(recordsFor(memory, scope, obs, true).map((r) => [r.attribute, r.verdict])).toEqual([
+      ['t', 'TAMPERED'],
+      ['u', 'OK'],
+    ]);
+  });
+});

@@ -22,6 +22,9 @@ import { BrokerReadError, type BrokerReadReason } from './read-error.ts';
 import { isObservationRecord, type ObservationRecord, type ObservationScope } from './record.ts';
 import { BrokerComparison, PrimaryIndex } from './verdict.ts';
 
+/** Records handed to the mempool at once (a first pass may have millions). */
+const SUBMIT_SLICE = 2000;
+
 /** What the watcher needs from the node. */
 export interface WatcherPorts {
   /** Offers records to the mempool (which gossips the new ones); returns how many were new. */
@@ -203,7 +206,11 @@ export class Watcher {
         const room = this.ports.room();
         const send = [...tampered, ...ok].slice(0, Math.max(0, room));
         result.deferred += tampered.length + ok.length - send.length;
-        if (send.length > 0) this.ports.submit(send);
+        // In slices, yielding between them: the node keeps answering consensus messages meanwhile.
+        for (let i = 0; i < send.length; i += SUBMIT_SLICE) {
+          this.ports.submit(send.slice(i, i + SUBMIT_SLICE));
+          await new Promise((resolve) => setImmediate(resolve));
+        }
         for (const r of send) {
           if (r.verdict === 'TAMPERED') result.submitted.tampered++;
           else result.submitted.ok++;
@@ -253,7 +260,8 @@ export class Watcher {
         endpoint,
         (page) => {
           entities += page.length;
-          for (const e of comparison.page(page)) take(recordsFor(this.memory, scope, e));
+          for (const e of comparison.page(page))
+            take(recordsFor(this.memory, scope, e, tampered.length + ok.length < cap));
         },
         {
           onRestart: () => {
@@ -269,7 +277,7 @@ export class Watcher {
       this.readFailed(endpoint, err);
       return { tampered: [], ok: [], deferred: 0 };
     }
-    for (const e of comparison.missing()) take(recordsFor(this.memory, scope, e));
+    for (const e of comparison.missing()) take(recordsFor(this.memory, scope, e, tampered.length + ok.length < cap));
     this.readOk(endpoint, entities);
     return { tampered, ok, deferred };
   }
