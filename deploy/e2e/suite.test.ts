@@ -5,9 +5,14 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { verifyEvidence } from '@scriptorium/ledger-protocol';
+import { hasChromium, launchBrowser } from '@scriptorium/test-support/browser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keysCreateArgs } from '../../operator/src/plugin/keys.ts';
 import { loadConfig, repoRoot } from './config.ts';
@@ -31,6 +36,8 @@ const operatorName = `${release}-scriptorium-operator`;
 const wait = { timeoutMs: config.waitMs };
 const forwards: PortForward[] = [];
 let failed = false;
+/** Where the watch step found its TAMPERED record (the ingress step verifies its proof). */
+let tamperedAt: { height: number; index: number } | undefined;
 
 const log = (line: string) => process.stderr.write(`e2e [${ns}]: ${line}\n`);
 const manifest = (file: string) => readFileSync(join(repoRoot, file), 'utf8');
@@ -512,6 +519,51 @@ describe('Scriptorium on a real cluster', () => {
       forward.close();
     }
   };
+  /**
+   * A stand-in for an ingress controller: a local HTTP server that answers 404 for every path `routed` refuses and
+   * proxies the others to a port-forward of the Service `service` (HTTPS when the validators run TLS; like
+   * ingress-nginx by default, it does not verify the backend's certificate).
+   */
+  const ingressRouter = async (
+    routed: (path: string) => boolean,
+    service: string,
+    pod: Pod,
+  ): Promise<{ url: string; close(): Promise<void> }> => {
+    const tls = (pod.spec.containers[0]?.env ?? []).some((e) => e.name === 'NODE_TLS__ENABLED' && e.value === 'true');
+    const forward = await portForward(config, ns, `service/${service}`, 8000);
+    const server = createServer((req, res) => {
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      if (!routed(path)) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not routed by the Ingress\n');
+        return;
+      }
+      const upstream = (tls ? httpsRequest : httpRequest)(
+        {
+          host: '127.0.0.1',
+          port: forward.port,
+          path: req.url,
+          method: req.method,
+          headers: { ...req.headers, host: `127.0.0.1:${forward.port}` },
+          ...(tls ? { rejectUnauthorized: false } : {}),
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on('error', (err) => res.writeHead(502).end(err.message));
+      req.pipe(upstream);
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      close: async () => {
+        forward.close();
+        await new Promise((done) => server.close(done));
+      },
+    };
+  };
   /** GET a path of one validator pod through a port-forward. */
   const ledgerGet = <T>(pod: Pod, path: string): Promise<T> => withLedger(pod, (get) => get<T>(path));
   const chains = async (pods: Pod[]) => Promise.all(pods.map((p) => ledgerGet<ChainStatus>(p, '/chain')));
@@ -840,6 +892,106 @@ describe('Scriptorium on a real cluster', () => {
       );
       expect(new Set(found).size, `where each validator holds it: ${found.join(' ')}`).toBe(1);
       log(`TAMPERED record at height/index/id ${found[0]} on every validator`);
+      const [h, i] = (found[0] ?? '').split('/').map(Number);
+      tamperedAt = { height: h as number, index: i as number };
+    });
+  });
+
+  it('serves /ui and a proof through the LedgerCluster Ingress paths only; the console verifies the proof in Chromium', async (ctx) => {
+    if (!(await ledgerAvailable())) ctx.skip();
+    await ledger('ingress', async () => {
+      await k.kubectl([
+        '-n',
+        ns,
+        'patch',
+        'ledgercluster',
+        'ledger',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ spec: { ingress: { host: 'ledger.e2e.test' } } }),
+      ]);
+      interface IngressPath {
+        path: string;
+        pathType: 'Exact' | 'Prefix';
+        backend: { service: { name: string; port: { name: string } } };
+      }
+      const ingress = await waitFor(
+        'the LedgerCluster Ingress',
+        async () => {
+          try {
+            return await k.getJson<KubeObject & { spec: { rules: Array<{ http: { paths: IngressPath[] } }> } }>([
+              '-n',
+              ns,
+              'ingress',
+              'ledger',
+            ]);
+          } catch {
+            return undefined;
+          }
+        },
+        wait,
+      );
+      const paths = ingress.spec.rules[0]?.http.paths ?? [];
+      expect(paths.map((p) => `${p.pathType} ${p.path}`)).toEqual([
+        'Exact /health',
+        'Exact /chain',
+        'Prefix /blocks',
+        'Prefix /proof',
+        'Prefix /ui',
+      ]);
+      // No ingress controller runs on the local cluster: the test routes as the Ingress's rules say (Exact: the
+      // path itself; Prefix: the path and what is under it, by whole segments) to a port-forward of the backend.
+      const routed = (path: string) =>
+        paths.some((p) =>
+          p.pathType === 'Exact' ? path === p.path : path === p.path || path.startsWith(`${p.path}/`),
+        );
+      const [pod] = await validatorPods();
+      if (!pod) throw new Error('no validator pod');
+      const router = await ingressRouter(routed, paths[0]?.backend.service.name ?? '', pod);
+      try {
+        const page = await fetch(`${router.url}/ui`);
+        expect(page.status).toBe(200);
+        const csp = page.headers.get('content-security-policy') ?? '';
+        expect(csp).toMatch(/script-src 'nonce-[^']+' 'self'/);
+        expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+        const html = await page.text();
+        const script = /src="(\/ui\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+        expect(script, 'the page names its built script').toBeDefined();
+        expect((await fetch(`${router.url}${script}`)).status).toBe(200);
+        expect((await fetch(`${router.url}/ui/peers`)).status).toBe(200);
+        expect((await fetch(`${router.url}/chain`)).status).toBe(200);
+        // The peer, membership and admin routes are not reachable through the Ingress.
+        for (const [method, path] of [
+          ['GET', '/peers'],
+          ['POST', '/membership'],
+          ['POST', '/consensus'],
+          ['POST', '/admin/submit?count=1'],
+          ['GET', '/metrics'],
+        ] as const)
+          expect((await fetch(`${router.url}${path}`, { method })).status, `${method} ${path}`).toBe(404);
+        // A proof through the Ingress, verified from block 0 with the ledger's own verifier.
+        const at = tamperedAt ?? { height: 1, index: 0 };
+        const proof = await (await fetch(`${router.url}/proof/${at.height}/${at.index}`)).json();
+        const chain = [];
+        for (let h = 0; h <= at.height; h++) chain.push(await (await fetch(`${router.url}/blocks/${h}`)).json());
+        const report = verifyEvidence({ proof, chain });
+        expect(report.ok, report.lines.join('; ')).toBe(true);
+        log(`through the Ingress paths: /ui, its script, and record ${at.index} of block ${at.height} verified`);
+        if (hasChromium) {
+          const browser = await launchBrowser();
+          try {
+            const tab = await browser.newPage();
+            await tab.goto(`${router.url}/ui#/verify/proof/${at.height}/${at.index}`);
+            const verdict = tab.locator('[data-verdict]').first();
+            await verdict.waitFor({ timeout: 120_000 });
+            expect(await verdict.getAttribute('data-verdict')).toBe('valid');
+          } finally {
+            await browser.close();
+          }
+        }
+      } finally {
+        await router.close();
+      }
     });
   });
 
