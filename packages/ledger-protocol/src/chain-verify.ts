@@ -2,8 +2,7 @@
  * Verifying a chain without trusting the node that served it: from block 0, each block's link to its parent,
  * its body against its header, and its finality certificate against the validator set active at its height,
  * the set derived here from block 0 and the validator changes of the blocks before it (spec section 3, "Active
- * validator set"). Browser-safe: the browser console, `ledger-node verify-proof --chain` and the operator's
- * kubectl plugin run this same code.
+ * validator set"). Browser-safe: the browser console and `ledger-node verify-proof` run this same code.
  */
 import { verifySignature } from '#platform-crypto';
 import { blockHash, checkBody, checkGenesis, checkLink } from './block.ts';
