@@ -1,13 +1,16 @@
 // The review queue and the security screen in headless Chromium against the real service on real PostgreSQL, signed in
-// through the local GitHub-compatible OAuth server: one item approved, one edited with an invalid ICU text (the 422's
-// issues shown next to it) then fixed, one rejected with a reason; MFA enrolled by reading the secret from the page and
-// computing the code (otplib); the privacy export downloaded and the account deleted after the typed confirmation,
-// checked in the database. Screenshots of each screen at laptop and phone widths.
+// through the local GitHub-compatible OAuth server: the queue shows each item's validator issues (one item flagged
+// through the whole path: a translation the fake upstream got wrong, sampled and judged by the worker); one item
+// approved, one edited with an invalid ICU text (the 422's issues shown next to it) then fixed, one rejected with a
+// reason; MFA enrolled by reading the secret from the page and computing the code (otplib); the privacy export
+// downloaded and the account deleted after the typed confirmation, checked in the database. Screenshots of each screen
+// at laptop and phone widths.
 import { readFile } from 'node:fs/promises';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reviewItems } from '../src/db/schema.ts';
+import { issueApiKey } from '../src/services/accounts.ts';
 import {
   addGitHubUser,
   hasChromium,
@@ -18,7 +21,7 @@ import {
   startWebHarness,
   watchPage,
 } from './browser.ts';
-import type { Harness } from './harness.ts';
+import { bearer, type Harness, WORKER_SECRET } from './harness.ts';
 
 let h: Harness;
 let base: string;
@@ -47,9 +50,43 @@ async function flag(itemId: string, sourceText: string, targetText: string, isIc
   });
 }
 
+/**
+ * The whole path of a flagged item: a key of the organization translates a batch the fake upstream gets wrong twice
+ * (the answer and the retry), the organization samples every batch and flags every score, and the worker's judge
+ * opens the review item with the validators' issues.
+ */
+async function flagThroughTheJudge() {
+  await h.database.query('UPDATE organizations SET judge_sample_rate = 1, review_threshold = 5.1 WHERE id = $1', [
+    orgId,
+  ]);
+  const [user] = await h.database.query<{ id: string }>(`SELECT id FROM users WHERE email = 'lin@example.com'`);
+  const { apiKey } = await issueApiKey(h.database, { userId: user!.id, orgId, defaultPlan: 'free', actor: 'operator' });
+  h.fake!.set({ invalidReplies: 2 });
+  const translated = await h.app.inject({
+    method: 'POST',
+    url: '/api/v1/translate',
+    headers: bearer(apiKey),
+    payload: {
+      sourceLocale: 'en',
+      targetLocale: 'de',
+      tier: 'cheap',
+      items: [{ id: 'greeting', text: 'Hello {name}!' }],
+      style: {},
+      glossary: [],
+    },
+  });
+  h.fake!.set({ invalidReplies: 0 });
+  expect(translated.statusCode).toBe(200);
+  const worker = await h.app.inject({ method: 'POST', url: '/api/worker', headers: bearer(WORKER_SECRET) });
+  expect(worker.json()).toMatchObject({ failed: 0 });
+  // Later batches of the test are not sampled.
+  await h.database.query('UPDATE organizations SET judge_sample_rate = 0 WHERE id = $1', [orgId]);
+}
+
 describe.skipIf(!hasChromium)('signed-in web app: review queue, MFA, privacy', () => {
   beforeAll(async () => {
-    ({ h, base } = await startWebHarness());
+    // The OpenAI-compatible fake upstream: its translations can be made wrong on purpose (see flagThroughTheJudge).
+    ({ h, base } = await startWebHarness({ provider: 'openai' }));
     addGitHubUser(h, 'lin', 'Lin Reviewer');
     browser = await launchBrowser();
     const context = await newContext(browser, base);
@@ -63,7 +100,7 @@ describe.skipIf(!hasChromium)('signed-in web app: review queue, MFA, privacy', (
     await page.getByText('Created Docs Team; it is now the selected organization.').waitFor();
     const [org] = await h.database.query<{ id: string }>(`SELECT id FROM organizations WHERE name = 'Docs Team'`);
     orgId = org!.id;
-    await flag('greeting', 'Hello {name}!', 'Hallo {name}!', true, 3.2);
+    await flagThroughTheJudge();
     await flag(
       'files',
       'You have {count, plural, one {# file} other {# files}}',
@@ -78,7 +115,7 @@ describe.skipIf(!hasChromium)('signed-in web app: review queue, MFA, privacy', (
     await h?.close();
   });
 
-  it('lists the flagged items with source, target, ICU arguments marked and scores per dimension', async () => {
+  it('lists the flagged items with source, target, ICU arguments marked, scores per dimension and validator issues', async () => {
     await nav('Reviews');
     await page.getByRole('heading', { name: 'Review queue of Docs Team' }).waitFor();
     await card('files').waitFor();
@@ -88,6 +125,15 @@ describe.skipIf(!hasChromium)('signed-in web app: review queue, MFA, privacy', (
       expect.arrayContaining(['{count, plural,', '#']),
     );
     expect(await files.getByRole('meter', { name: 'Accuracy score' }).getAttribute('value')).toBe('2.8');
+    // The item the judge flagged through the whole path shows what the validators found in its target.
+    const greeting = card('greeting');
+    await greeting.getByRole('heading', { name: 'Validator issues' }).waitFor();
+    expect(await greeting.locator('ul.issues li').allTextContents()).toEqual([
+      'placeholder {name} missing placeholder_missing',
+    ]);
+    expect(await greeting.getByRole('meter', { name: 'Accuracy score' }).count()).toBe(1);
+    // An item whose target passed the validators (flagged on its score alone) lists none.
+    expect(await files.getByRole('heading', { name: 'Validator issues' }).count()).toBe(0);
     await screenshots(page, 'reviews');
   });
 

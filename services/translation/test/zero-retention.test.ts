@@ -1,11 +1,22 @@
 // Zero content retention by default: after a run through every endpoint (successes and failures), no table of
-// the database and no captured log line holds a source or translated string.
+// the database and no captured log line holds a source or translated string. Review items, the workflow's one place
+// for text, hold their item and its validator issues and nothing more, and retention deletes them with their issues.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BILLING_SECRET, bearer, type Harness, OAUTH_CLIENT_SECRET, startHarness, WORKER_SECRET } from './harness.ts';
+import {
+  BILLING_SECRET,
+  batch,
+  bearer,
+  type Harness,
+  OAUTH_CLIENT_SECRET,
+  startHarness,
+  WORKER_SECRET,
+} from './harness.ts';
 
 let h: Harness;
+/** Moves the service's clock (retention periods); the database's own clock stays. */
+let shiftMs = 0;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ now: () => Date.now() + shiftMs });
 });
 afterAll(async () => h?.close());
 
@@ -145,5 +156,55 @@ describe('zero content retention', () => {
       expect(logText.includes(needle), 'logs hold a secret').toBe(false);
     // The scan sees the new tables: the audit log recorded the session side.
     expect(tables.find((t) => t.table === 'public.audit_log')!.text).toContain('invite.accept');
+  });
+
+  it('review items hold their item and its validator issues, nothing more; retention deletes both', async () => {
+    const { apiKey, orgId } = await h.account({ judgeSampleRate: 1, reviewThreshold: 5.1 });
+    const source = 'Quokka harbour ledger';
+    h.fake!.set({ invalidReplies: 2 });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/translate',
+      headers: bearer(apiKey),
+      payload: batch(1, {
+        items: [{ id: 'q', text: source, context: 'Okapi context', neighbors: ['Axolotl neighbour'] }],
+        style: { notes: 'Capybara notes' },
+        glossary: [{ term: 'Quokka', target: null, neverTranslate: true }],
+      }),
+    });
+    h.fake!.set({ invalidReplies: 0 });
+    expect(res.statusCode).toBe(200);
+    const target = res.json().translations[0].text as string;
+    expect((await h.app.inject({ method: 'POST', url: '/api/worker', headers: bearer(WORKER_SECRET) })).json()).toEqual(
+      expect.objectContaining({ failed: 0 }),
+    );
+    const [item] = await h.database.query<{ issues: { code: string; message: string }[] }>(
+      'SELECT issues FROM review_items WHERE org_id = $1',
+      [orgId],
+    );
+    // The issue names the item's own glossary term: text the item holds, kept only as long as the item.
+    expect(item!.issues.map((i) => i.code)).toContain('glossary_never_translate');
+    expect(JSON.stringify(item!.issues)).toContain('Quokka');
+
+    const itemTexts = [source, target, 'Quokka', 'harbour'];
+    const neverKept = ['Okapi', 'Axolotl', 'Capybara'];
+    for (const { table, text } of await everyTableAsText()) {
+      for (const needle of neverKept) expect(text.includes(needle), `${table} holds "${needle}"`).toBe(false);
+      if (table === 'public.review_items') continue;
+      for (const needle of itemTexts) expect(text.includes(needle), `${table} holds "${needle}"`).toBe(false);
+    }
+
+    shiftMs = 31 * 86_400_000; // past RETENTION__REVIEW_ITEMS_DAYS (30)
+    const retention = await h.app.inject({ method: 'POST', url: '/api/retention', headers: bearer(WORKER_SECRET) });
+    shiftMs = 0;
+    expect(retention.json().deleted.reviewItems).toBeGreaterThanOrEqual(1);
+    for (const { table, text } of await everyTableAsText()) {
+      for (const needle of [...itemTexts, ...neverKept]) {
+        expect(text.includes(needle), `${table} holds "${needle}" after retention`).toBe(false);
+      }
+    }
+    const logText = h.logs.join('\n');
+    for (const needle of [...itemTexts, ...neverKept])
+      expect(logText.includes(needle), `logs hold "${needle}"`).toBe(false);
   });
 });

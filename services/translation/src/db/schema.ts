@@ -20,6 +20,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import type { ValidationIssue } from '../language/index.ts';
 
 const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
   dataType: () => 'bytea',
@@ -274,6 +275,12 @@ export const reviewItems = pgTable(
     model: text('model').notNull(),
     scores: jsonb('scores').notNull(),
     overall: real('overall').notNull(),
+    /**
+     * What the validators (ICU, placeholders and tags, glossary) found in `target_text` when the judge flagged the item:
+     * `{code, message}` each, the messages naming only arguments, tags and terms of this item's own texts and glossary.
+     * Empty when the target passed them (flagged on the judge's score alone). Deleted with the row.
+     */
+    issues: jsonb('issues').$type<Omit<ValidationIssue, 'itemId'>[]>().notNull().default([]),
     status: text('status').notNull().default('open'),
     finalTarget: text('final_target'),
     rejectReason: text('reject_reason'),
@@ -369,5 +376,6 @@ export type Invite = typeof invites.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
 export type FineTunedModel = typeof fineTunedModels.$inferSelect;
 export type ReviewItem = typeof reviewItems.$inferSelect;
+export type NewReviewItem = typeof reviewItems.$inferInsert;
 export type Job = typeof jobs.$inferSelect;
 export type AuditEntry = typeof auditLog.$inferSelect;

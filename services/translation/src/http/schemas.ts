@@ -242,6 +242,11 @@ export const ReviewItem = z.object({
   model: z.string(),
   scores: z.record(z.string(), z.union([z.number(), z.string()])),
   overall: z.number(),
+  issues: z.array(ValidationIssue.omit({ itemId: true })).meta({
+    description:
+      'What the validators (ICU, placeholders and tags, glossary) found in targetText when the judge flagged the ' +
+      'item; empty when it passed them (flagged on the score alone). Kept with the item and deleted with it.',
+  }),
   rejectReason: z.string().nullable(),
   decidedBy: z.string().nullable(),
   decidedAt: NullableTimestamp,

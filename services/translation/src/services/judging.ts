@@ -3,11 +3,12 @@
 // validator-based heuristic judge answers instead (labelled `heuristic`), so judging never fails a request.
 
 import type { AppContext } from '../context.ts';
-import { reviewItems } from '../db/schema.ts';
+import { type NewReviewItem, reviewItems } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import type { JudgeInput, JudgeResult } from '../judge/index.ts';
 import { estimateJudge, judgeTranslations } from '../judge/index.ts';
 import { UpstreamError } from '../providers/index.ts';
+import { validateTranslation } from '../validators/index.ts';
 import { type MeteredCall, type MeterSubject, ORG_LIMITS_COLUMNS, type OrgLimits, orgSubject } from './meter.ts';
 import type { JudgeSamplePayload } from './translate.ts';
 import { priceOf } from './translate.ts';
@@ -69,22 +70,39 @@ export function judgeSampleHandler(ctx: AppContext) {
     };
     const result = await meteredJudge(ctx, subject, null, 'judge', input);
     if (result.overall >= p.threshold) return;
-    await ctx.database.db.insert(reviewItems).values(
-      p.items.map((item) => ({
-        orgId: p.orgId,
-        sourceLocale: p.sourceLocale,
-        targetLocale: p.targetLocale,
-        itemId: item.id,
-        sourceText: item.source,
-        targetText: item.target,
-        isIcu: item.isIcu,
-        glossary: p.glossary,
-        model: p.model,
-        scores: { ...result.scores, judge: result.judge },
-        overall: result.overall,
-      })),
-    );
+    await ctx.database.db.insert(reviewItems).values(flaggedItems(p, result));
   };
+}
+
+/**
+ * The review items of a flagged sample, one per item: its texts, the batch's glossary, the judge's scores, and what
+ * the validators (ICU, placeholders and tags, glossary: the same as translate's) find in its target. An issue keeps
+ * only `code` and `message`, which names arguments, tags or glossary terms of this item's own texts and glossary:
+ * nothing of the batch's other items, contexts or style notes reaches the table.
+ * @example await db.insert(reviewItems).values(flaggedItems(payload, judgeResult));
+ */
+export function flaggedItems(p: JudgeSamplePayload, result: JudgeResult): NewReviewItem[] {
+  return p.items.map((item) => ({
+    orgId: p.orgId,
+    sourceLocale: p.sourceLocale,
+    targetLocale: p.targetLocale,
+    itemId: item.id,
+    sourceText: item.source,
+    targetText: item.target,
+    isIcu: item.isIcu,
+    glossary: p.glossary,
+    model: p.model,
+    scores: { ...result.scores, judge: result.judge },
+    overall: result.overall,
+    issues: validateTranslation({
+      source: item.source,
+      target: item.target,
+      isIcu: item.isIcu,
+      sourceLocale: p.sourceLocale,
+      targetLocale: p.targetLocale,
+      glossary: p.glossary,
+    }).map(({ code, message }) => ({ code, message })),
+  }));
 }
 
 /** The `usage-rollup` job: aggregates one UTC day of usage events into `usage_daily` (idempotent). */

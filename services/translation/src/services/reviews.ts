@@ -28,6 +28,7 @@ export type ReviewView = Pick<
   | 'isIcu'
   | 'model'
   | 'overall'
+  | 'issues'
   | 'finalTarget'
   | 'rejectReason'
   | 'decidedBy'
@@ -46,7 +47,7 @@ export class ValidationFailed extends AppError {
 
 const COLUMNS = `r.id, r.org_id AS "orgId", r.source_locale AS "sourceLocale", r.target_locale AS "targetLocale",
   r.item_id AS "itemId", r.source_text AS "sourceText", r.target_text AS "targetText", r.is_icu AS "isIcu",
-  r.glossary, r.model, r.scores, r.overall, r.status, r.final_target AS "finalTarget",
+  r.glossary, r.model, r.scores, r.overall, r.issues, r.status, r.final_target AS "finalTarget",
   r.reject_reason AS "rejectReason", r.decided_by AS "decidedBy", r.decided_at AS "decidedAt",
   r.created_at AS "createdAt"`;
 

@@ -22,9 +22,6 @@ const STATUSES: { value: ReviewStatus; label: string }[] = [
   { value: 'rejected', label: 'Rejected' },
 ];
 
-/** A review item as listed; `issues` when the service reports the validators' findings with it. */
-type Item = ReviewItem & { issues?: Issue[] };
-
 const DIMENSIONS = ['accuracy', 'fluency', 'terminology', 'style', 'localeConventions'] as const;
 
 /** The five dimension scores of an item, when all are numbers. */
@@ -58,7 +55,7 @@ function IssueList({ issues, id }: { issues: Issue[]; id?: string }) {
   );
 }
 
-function ReviewCard({ item, onDecided }: { item: Item; onDecided: (message: string) => Promise<void> }) {
+function ReviewCard({ item, onDecided }: { item: ReviewItem; onDecided: (message: string) => Promise<void> }) {
   const id = useId();
   const [mode, setMode] = useState<'view' | 'edit' | 'reject'>('view');
   const [text, setText] = useState(item.targetText);
@@ -112,9 +109,14 @@ function ReviewCard({ item, onDecided }: { item: Item; onDecided: (message: stri
         </div>
       </div>
       {scores && <Scores scores={scores} judge={judge} />}
-      {item.issues && item.issues.length > 0 && (
+      {item.issues.length > 0 && (
         <>
-          <h3>Validator issues</h3>
+          {/* The findings are about the target as flagged, which an edit or a rejection no longer shows. */}
+          <h3>
+            {item.status === 'edited' || item.status === 'rejected'
+              ? 'Validator issues of the flagged translation'
+              : 'Validator issues'}
+          </h3>
           <IssueList issues={item.issues} />
         </>
       )}
