@@ -21,7 +21,7 @@ import {
   startWebHarness,
   watchPage,
 } from './browser.ts';
-import { bearer, type Harness, WORKER_SECRET } from './harness.ts';
+import { batch, bearer, type Harness, WORKER_SECRET } from './harness.ts';
 
 let h: Harness;
 let base: string;
@@ -66,14 +66,7 @@ async function flagThroughTheJudge() {
     method: 'POST',
     url: '/api/v1/translate',
     headers: bearer(apiKey),
-    payload: {
-      sourceLocale: 'en',
-      targetLocale: 'de',
-      tier: 'cheap',
-      items: [{ id: 'greeting', text: 'Hello {name}!' }],
-      style: {},
-      glossary: [],
-    },
+    payload: batch(1, { items: [{ id: 'greeting', text: 'Hello {name}!' }] }),
   });
   h.fake!.set({ invalidReplies: 0 });
   expect(translated.statusCode).toBe(200);
