@@ -1,11 +1,14 @@
 // `make dev` (through tools/dev.ts): the service on embedded PGlite (in .dev/translation/) with the pseudo
-// provider, and a local GitHub-compatible OAuth server to sign in through (its URL and test user are printed);
-// creates a user, an organization and an API key, and prints curl lines that work.
+// provider, and a local GitHub-compatible OAuth server to sign in through. One story: the OAuth server's test user
+// owns the organization `dev` (created once, kept across restarts), and the API key printed at start is a key of that
+// organization; so a newcomer who signs in as the test user sees the organization the key translates for, with its
+// usage. Prints curl lines for the whole path (sign in, a key, an invite, MFA, export, erasure) that work as printed.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DEFAULT_USERS, startLocalGitHub } from '@scriptorium/github-oauth-local';
 import { loadConfig } from './config.ts';
+import type { Database } from './db/index.ts';
 import { migrate, openDatabase } from './db/index.ts';
 import { handleSignals, startServer } from './server.ts';
 import { createOrganization, ensureUser, issueApiKey } from './services/accounts.ts';
@@ -28,6 +31,8 @@ function devSecret(name: string): string {
 const oauthClient = { clientId: 'scriptorium-dev', clientSecret: devSecret('oauth-client-secret') };
 const github = await startLocalGitHub({ ...oauthClient, port: Number(process.env.DEV_OAUTH_PORT ?? 0) });
 const testUser = DEFAULT_USERS[0]!;
+const testEmail = testUser.emails.find((e) => e.primary && e.verified)!.email;
+const DEV_ORG = 'dev';
 
 const config = loadConfig({
   NODE_ENV: 'development',
@@ -50,9 +55,28 @@ const config = loadConfig({
 
 const database = await openDatabase(config.databaseUrl!);
 await migrate(database);
-const userId = await ensureUser(database, 'dev@scriptorium.localhost');
-const orgId = await createOrganization(database, { name: 'dev', planId: config.defaultPlan, ownerId: userId });
-const key = await issueApiKey(database, { userId, orgId, defaultPlan: config.defaultPlan, actor: 'operator' });
+
+/** The test user's organization `dev` (the oldest, when earlier runs made more), created on the first run. */
+async function ensureDevOrganization(db: Database, ownerId: string, planId: string): Promise<string> {
+  const [org] = await db.query<{ id: string }>(
+    `SELECT o.id FROM organizations o JOIN memberships m ON m.org_id = o.id
+      WHERE m.user_id = $1 AND m.role = 'owner' AND o.name = $2 AND NOT o.personal
+      ORDER BY o.created_at LIMIT 1`,
+    [ownerId, DEV_ORG],
+  );
+  return org?.id ?? createOrganization(db, { name: DEV_ORG, planId, ownerId });
+}
+
+// The user the test user's first sign-in links to (same verified e-mail), or the same user again after a restart.
+const userId = await ensureUser(database, testEmail);
+const orgId = await ensureDevOrganization(database, userId, config.defaultPlan);
+const key = await issueApiKey(database, {
+  userId,
+  orgId,
+  defaultPlan: config.defaultPlan,
+  actor: 'operator',
+  name: 'make dev',
+});
 const server = await startServer(config, { database });
 handleSignals(
   {
@@ -76,24 +100,34 @@ const body = JSON.stringify({
   glossary: [{ term: 'Scriptorium', target: null, neverTranslate: true }],
 });
 const base = server.url.replace('0.0.0.0', '127.0.0.1');
+// Absolute paths, so the lines work from any folder.
+const jar = join(dirname(dataDir), 'cookies.txt');
+// This process's own Node (24, which runs TypeScript), whatever `node` the newcomer's shell finds.
+const totp = `${process.execPath} ${join(import.meta.dirname, 'dev-totp.ts')}`;
+const session = `curl -s -b ${jar}`;
+const json = "-H 'content-type: application/json'";
 process.stdout.write(
   [
     '',
     `translation service (PGlite in ${dataDir}, pseudo provider) on ${base}`,
-    `  API key (shown once): ${key.apiKey}`,
-    `  worker secret:        ${workerSecret}`,
-    `  try: curl -s ${base}/api/v1/translate -H 'authorization: Bearer ${key.apiKey}' -H 'content-type: application/json' -d '${body}'`,
-    `  docs: ${base}/  ·  ${base}/api/v1/openapi.json`,
+    `  web app: ${base}/  ·  OpenAPI: ${base}/api/v1/openapi.json  ·  worker secret: ${workerSecret}`,
     '',
-    `local GitHub OAuth server on ${github.url} — test user: ${testUser.login} (${testUser.emails.find((e) => e.primary)!.email})`,
-    `  sign in with a browser: ${base}/auth/github`,
-    '  or with curl (the session cookie goes to ./dev-cookies):',
-    `  sign-in: curl -s -c dev-cookies -b dev-cookies -o /dev/null -L "$(curl -s -c dev-cookies -o /dev/null -w '%{redirect_url}' ${base}/auth/github)&login=${testUser.login}"`,
-    `  issue a key: curl -s -b dev-cookies -X POST ${base}/api/v1/keys`,
-    `  create an organization: curl -s -b dev-cookies ${base}/api/v1/orgs -H 'content-type: application/json' -d '{"name":"acme"}'`,
-    `  invite: curl -s -b dev-cookies ${base}/api/v1/orgs/<orgId>/members -H 'content-type: application/json' -d '{"email":"ana@example.com"}'`,
-    `  enroll MFA: curl -s -b dev-cookies ${base}/api/v1/mfa -H 'content-type: application/json' -d '{"action":"enroll"}'`,
-    `  export, delete: curl -s -b dev-cookies -X POST ${base}/api/v1/privacy/export; curl -s -b dev-cookies -X POST ${base}/api/v1/privacy/delete`,
+    `test user ${testUser.login} (${testEmail}) owns the organization "${DEV_ORG}" (${orgId})`,
+    `  API key of "${DEV_ORG}" (shown once): ${key.apiKey}`,
+    `  try: curl -s ${base}/api/v1/translate -H 'authorization: Bearer ${key.apiKey}' ${json} -d '${body}'`,
+    '',
+    `local GitHub OAuth server on ${github.url} — sign in as ${testUser.login}:`,
+    `  with a browser: ${base}/ → Sign in with GitHub → Sign in as ${testUser.login}; the Overview shows "${DEV_ORG}" and its usage`,
+    `  or with curl (the session cookie goes to ${jar}):`,
+    `  sign-in: curl -s -c ${jar} -b ${jar} -o /dev/null -L "$(curl -s -c ${jar} -o /dev/null -w '%{redirect_url}' ${base}/auth/github)&login=${testUser.login}"`,
+    `  you and your organizations: ${session} ${base}/api/v1/me`,
+    `  usage of "${DEV_ORG}" (the try line's tokens included): ${session} ${base}/api/v1/orgs/${orgId}/usage`,
+    `  issue a key: ${session} ${base}/api/v1/keys ${json} -d '{"orgId":"${orgId}","name":"mine"}'`,
+    `  invite: ${session} ${base}/api/v1/orgs/${orgId}/members ${json} -d '{"email":"ana@example.com"}'`,
+    `  enroll MFA: ${session} ${base}/api/v1/mfa ${json} -d '{"action":"enroll"}'`,
+    `  verify MFA (SECRET from the enroll answer): ${session} ${base}/api/v1/mfa ${json} -d '{"action":"verify","code":"'$(${totp} SECRET)'"}'`,
+    `  export: ${session} -X POST ${base}/api/v1/privacy/export -o scriptorium-export.json`,
+    `  delete: ${session} -X POST ${base}/api/v1/privacy/delete`,
     '',
   ].join('\n'),
 );
