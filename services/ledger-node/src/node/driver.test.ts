@@ -36,7 +36,37 @@ interface Sent {
   persisted: PersistedState | undefined;
 }
 
-function makeDriver(dataDir: string) {
+/** Timers on a clock the test moves by hand. */
+function manualTime(start = 1_000_000) {
+  let now = start;
+  const pending: Array<{ at: number; fn: () => void; live: boolean }> = [];
+  return {
+    clock: { now: () => now },
+    timers: {
+      after(ms: number, fn: () => void) {
+        const t = { at: now + ms, fn, live: true };
+        pending.push(t);
+        return () => {
+          t.live = false;
+        };
+      },
+    },
+    /** Moves the clock, firing due timers in order. */
+    advance(ms: number) {
+      const end = now + ms;
+      for (;;) {
+        const due = pending.filter((t) => t.live && t.at <= end).sort((a, b) => a.at - b.at)[0];
+        if (!due) break;
+        due.live = false;
+        now = due.at;
+        due.fn();
+      }
+      now = end;
+    },
+  };
+}
+
+function makeDriver(dataDir: string, options: { blockDelayMs?: number; time?: ReturnType<typeof manualTime> } = {}) {
   const { store } = BlockStore.open<Block>(dataDir);
   const chain = ChainState.open(store, genesis);
   const mempool = new Mempool({ maxRecords: 100, isCommitted: (id) => chain.isCommitted(id) });
@@ -55,15 +85,15 @@ function makeDriver(dataDir: string) {
     // The other validator never answers: the height never completes, which is what we want to inspect.
     settings: {
       roundTimeoutMs: 60_000,
-      blockDelayMs: 0,
+      blockDelayMs: options.blockDelayMs ?? 0,
       emptyBlockIntervalMs: 0,
       maxBlockRecords: 100,
       maxBlockBytes: 1 << 20,
     },
     metrics,
     log: { debug: (o) => debug.push(o as Record<string, unknown>), info: () => {}, error: () => {} },
-    clock: systemClock,
-    timers: systemTimers,
+    clock: options.time?.clock ?? systemClock,
+    timers: options.time?.timers ?? systemTimers,
     stateStore: StateStore.open(dataDir),
     network: {
       // Observe what the driver hands to the network, and what is on disk at that moment.
@@ -109,6 +139,37 @@ describe('driver', () => {
     second.driver.onMempool();
     expect(second.sent.map((s) => s.msg)).toEqual([proposal, prepare]);
     second.stop();
+  });
+
+  it('batches: records arriving within the block delay (NODE_CONSENSUS__BLOCK_DELAY_MS) of the first share one block', () => {
+    const time = manualTime();
+    const d = makeDriver(join(dir, 'batching'), { blockDelayMs: 200, time });
+    d.driver.start();
+    const proposals = () =>
+      d.sent
+        .filter((s) => s.msg.type === 'PRE-PREPARE')
+        .map((s) => s.msg as Extract<ConsensusMessage, { type: 'PRE-PREPARE' }>);
+    d.mempool.add([{ id: 'b-1', value: 1 }]);
+    d.driver.onMempool();
+    time.advance(150);
+    expect(proposals(), 'proposed before the block delay had passed').toEqual([]);
+    d.mempool.add([{ id: 'b-2', value: 2 }]);
+    d.driver.onMempool(); // does not restart the delay, nor cut it short
+    time.advance(49);
+    expect(proposals()).toEqual([]);
+    time.advance(1);
+    expect(proposals().map((p) => p.block.records.map((r) => r.id))).toEqual([['b-1', 'b-2']]);
+    d.stop();
+  });
+
+  it('block delay 0: records are proposed the moment they arrive', () => {
+    const time = manualTime();
+    const d = makeDriver(join(dir, 'no-batching'), { time });
+    d.driver.start();
+    d.mempool.add([{ id: 'n-1', value: 1 }]);
+    d.driver.onMempool();
+    expect(d.sent.map((s) => s.msg.type)).toEqual(['PRE-PREPARE', 'PREPARE']);
+    d.stop();
   });
 
   it('refusals reach rejected_messages_total{reason} and a debug line, at the door and inside the engine', async () => {

@@ -92,7 +92,12 @@ export interface DriverSettings {
   roundTimeoutMs: number;
   /** Cap on a round's timeout (the engine's default, base × 2^6, when absent). */
   maxTimeoutMs?: number;
-  /** Wait before proposing when records are pending (batching; 0 = at once). */
+  /**
+   * Batching: a proposer proposes this long after records (or validator changes) are pending — after it was
+   * asked for a block when they already were, else after the first arrived — and records arriving meanwhile join
+   * the block (up to its limits). 0 = at once. NODE_CONSENSUS__BLOCK_DELAY_MS, a LedgerCluster's
+   * `consensus.blockIntervalMs`.
+   */
   blockDelayMs: number;
   /**
    * An idle chain (no records or validator changes pending) proposes an empty block this long after the
@@ -196,7 +201,14 @@ export function createDriver(deps: DriverDeps): ConsensusDriver {
   let currentRound = 0;
   let currentHeight = -1;
   const roundTimers = new Map<string, () => void>();
-  let pendingProposal: { height: number; round: number; cancel: (() => void) | undefined } | undefined;
+  /**
+   * The proposal this node was asked for and has not built yet: `batching` once records or changes are pending
+   * (the batching delay runs), false while an idle proposer waits for work or the empty-block interval (`dueAt`,
+   * undefined: no interval).
+   */
+  let pendingProposal:
+    | { height: number; round: number; cancel: (() => void) | undefined; batching: boolean; dueAt: number | undefined }
+    | undefined;
   /** When the open height opened, and when work (records, validator changes) was first seen pending at it. */
   let openedHeight = -1;
   let openedAt = clock.now();
@@ -363,10 +375,39 @@ export function createDriver(deps: DriverDeps): ConsensusDriver {
   function requestProposal(height: number, round: number): void {
     if (height !== chain.height + 1) return;
     cancelPendingProposal();
-    pendingProposal = { height, round, cancel: undefined };
-    const wait = proposalDelayMs(hasWork(), round, clock.now() - openedAt, settings);
+    const work = hasWork();
+    const wait = proposalDelayMs(work, round, clock.now() - openedAt, settings);
+    pendingProposal = {
+      height,
+      round,
+      cancel: undefined,
+      batching: work,
+      dueAt: wait === undefined ? undefined : clock.now() + wait,
+    };
+    schedulePending(wait);
+  }
+
+  function schedulePending(wait: number | undefined): void {
+    if (!pendingProposal) return;
+    pendingProposal.cancel?.();
+    pendingProposal.cancel = undefined;
     if (wait === 0) proposeNow();
     else if (wait !== undefined) pendingProposal.cancel = timers.after(wait, proposeNow);
+  }
+
+  /**
+   * Work arrived while the proposer waited idle: the block is built once the batching delay has passed since
+   * then (or when the empty-block interval runs out, if that is sooner), so records arriving together share a
+   * block. Work arriving while the batching delay already runs changes nothing.
+   */
+  function startBatching(): void {
+    const p = pendingProposal;
+    if (!p || p.batching) return;
+    p.batching = true;
+    const now = clock.now();
+    const wait = Math.min(settings.blockDelayMs, p.dueAt === undefined ? Number.POSITIVE_INFINITY : p.dueAt - now);
+    p.dueAt = now + Math.max(0, wait);
+    schedulePending(Math.max(0, wait));
   }
 
   function proposeNow(): void {
@@ -454,8 +495,9 @@ export function createDriver(deps: DriverDeps): ConsensusDriver {
       afterHeightChange();
     },
     onMempool() {
-      if (hasWork()) workSince ??= clock.now();
-      if (pendingProposal && engine) proposeNow();
+      if (!hasWork()) return;
+      workSince ??= clock.now();
+      if (pendingProposal && engine) startBatching();
     },
     start() {
       running = true;
