@@ -16,6 +16,8 @@ export interface LedgerService {
   listPeers(): string[];
   chainStatus(): ChainStatus;
   getBlock(height: number): unknown | undefined;
+  /** The block's JSON text as stored, when the node can answer without serializing it (else use getBlock). */
+  getBlockJson?(height: number): string | undefined;
   getProof(height: number, index: number): unknown | undefined;
   readiness(): { ready: boolean; height: number; best_peer_height: number };
   adminSubmit(count: number): { accepted: number };

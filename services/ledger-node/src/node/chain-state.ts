@@ -1,7 +1,8 @@
 // The node's view of the finalized chain: the block storage (a port: the file WAL in production, memory in
-// the simulator), the validator timeline and an index of committed record ids. Blocks from the network are
-// verified here before they are stored: schema, link to the parent, Merkle root and counts, and the finality
-// certificate against the set active at that block's height.
+// the simulator), the validator timeline and the compact set of committed record ids. Blocks from the network
+// are verified here before they are stored: schema, link to the parent, Merkle root and counts, and the finality
+// certificate against the set active at that block's height. What it keeps in memory besides the storage's own
+// cache is the tip block, the timeline and the id set (8 bytes a slot): no block or record beyond those.
 import {
   Block,
   blockHash,
@@ -16,6 +17,7 @@ import {
 } from '@scriptorium/ledger-protocol';
 import { NodeError } from '../errors.ts';
 import type { BlockStorage } from '../storage/index.ts';
+import { CommittedIds } from './committed-ids.ts';
 
 export type Verdict = { ok: true; block: Block } | { ok: false; reason: string };
 
@@ -23,14 +25,19 @@ export class ChainState {
   readonly store: BlockStorage<Block>;
   readonly timeline: ValidatorTimeline;
   private readonly verify: Verify;
-  private readonly committed = new Map<string, number>();
+  private readonly committed: CommittedIds;
+  private tipBlock: Block;
   private tipHashCache: string;
+  private readonly chainIdValue: string;
 
   private constructor(store: BlockStorage<Block>, timeline: ValidatorTimeline, verify: Verify) {
     this.store = store;
     this.timeline = timeline;
     this.verify = verify;
-    this.tipHashCache = blockHash((store.get(store.length - 1) as Block).header);
+    this.tipBlock = store.get(store.length - 1) as Block;
+    this.tipHashCache = blockHash(this.tipBlock.header);
+    this.chainIdValue = (store.get(0) as Block).header.chain_id;
+    this.committed = new CommittedIds((id, height) => this.get(height)?.records.some((r) => r.id === id) === true);
   }
 
   /**
@@ -53,7 +60,12 @@ export class ChainState {
 
   private index(block: Block): void {
     const h = block.header.height;
-    for (const r of block.records) this.committed.set(r.id, h);
+    for (const r of block.records) this.committed.add(r.id, h);
+  }
+
+  /** Records on the chain, and the bytes their id set holds in memory. */
+  get committedRecords(): { count: number; bytes: number } {
+    return { count: this.committed.size, bytes: this.committed.bytes };
   }
 
   get height(): number {
@@ -65,15 +77,20 @@ export class ChainState {
   }
 
   get chainId(): string {
-    return (this.store.get(0) as Block).header.chain_id;
+    return this.chainIdValue;
   }
 
   tip(): Block {
-    return this.store.get(this.store.length - 1) as Block;
+    return this.tipBlock;
   }
 
   get(height: number): Block | undefined {
-    return this.store.get(height);
+    return height === this.height ? this.tipBlock : this.store.get(height);
+  }
+
+  /** The block's JSON text as stored (GET /blocks/{height} without a parse and a serialization), if the storage has it. */
+  getJson(height: number): string | undefined {
+    return this.store.getJson?.(height);
   }
 
   isCommitted(id: string): boolean {
@@ -130,6 +147,7 @@ export class ChainState {
     this.store.append(block.header.height, block);
     this.timeline.append(block);
     this.index(block);
+    this.tipBlock = block;
     this.tipHashCache = blockHash(block.header);
   }
 

@@ -29,6 +29,7 @@ export function ledgerService(node: LedgerNode): LedgerService {
     listPeers: () => node.peers.specs(),
     chainStatus: () => chainStatus(node),
     getBlock: (height) => node.chain.get(height),
+    getBlockJson: (height) => node.chain.getJson(height),
     getProof: (height, index) => node.chain.proof(height, index),
     readiness: () => node.sync.readiness(),
     adminSubmit: (count) => node.intake.addSynthetic(count),

@@ -1,3 +1,3 @@
-export { type BlockStorage, BlockStore, type StoredBlock } from './block-store.ts';
+export { type BlockCacheLimits, type BlockStorage, BlockStore, type StoredBlock } from './block-store.ts';
 export { StateStore } from './state-store.ts';
-export { decodeFrames, encodeFrame, MAX_FRAME_BYTES, Wal, type WalOpenResult } from './wal.ts';
+export { decodeFrames, encodeFrame, MAX_FRAME_BYTES, scanFrames, Wal, type WalOpenResult } from './wal.ts';

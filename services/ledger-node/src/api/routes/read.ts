@@ -22,8 +22,11 @@ export const readRoutes: FastifyPluginAsync<{ service: LedgerService; metrics: N
 
   app.get('/chain', cors, async () => service.chainStatus());
 
-  app.get('/blocks/:index', cors, async (request) => {
+  app.get('/blocks/:index', cors, async (request, reply) => {
     const { index } = parseOr400(heightParam, request.params);
+    // The stored text as it is: a 2000-record block is not parsed and serialized again for each reader.
+    const json = service.getBlockJson?.(index);
+    if (json !== undefined) return reply.type('application/json; charset=utf-8').send(json);
     const block = service.getBlock(index);
     if (block === undefined) throw notFound(`block ${index} does not exist`);
     return block;
