@@ -149,27 +149,51 @@ describe('owners', () => {
     expect((await call(t.member, 'DELETE', `${base}/${t.member.userId}`)).statusCode).toBe(204);
   });
 
-  it('403 without disclosure: an unknown organization and someone else’s give the same answer', async () => {
+  it('403 without disclosure: an unknown organization, someone else’s and a role too low give the same answer', async () => {
     const t = await team();
-    for (const [method, path, body] of [
-      ['GET', 'members', undefined],
-      ['POST', 'members', { email: 'a@example.com' }],
-      ['GET', 'usage', undefined],
-      ['GET', 'invites', undefined],
-      ['GET', 'billing', undefined],
-    ] as const) {
-      const foreign = await call(t.outsider, method, `/api/v1/orgs/${t.orgId}/${path}`, body);
-      const unknown = await call(t.outsider, method, `/api/v1/orgs/00000000-0000-4000-8000-000000000000/${path}`, body);
-      const garbage = await call(t.outsider, method, `/api/v1/orgs/not-an-id/${path}`, body);
-      for (const res of [foreign, unknown, garbage]) {
-        expect(res.statusCode).toBe(403);
-        expect(res.body).toBe('{"error":"forbidden"}');
-      }
+    const target = await newMember(t);
+    // Every session route that takes an organization id, as a non-member calls it.
+    const routes = (orgId: string) =>
+      [
+        ['GET', `/api/v1/orgs/${orgId}/members`, undefined],
+        ['POST', `/api/v1/orgs/${orgId}/members`, { email: 'a@example.com' }],
+        ['PATCH', `/api/v1/orgs/${orgId}/members/${target.userId}`, { role: 'admin' }],
+        ['DELETE', `/api/v1/orgs/${orgId}/members/${target.userId}`, undefined],
+        ['GET', `/api/v1/orgs/${orgId}/invites`, undefined],
+        ['DELETE', `/api/v1/orgs/${orgId}/invites/00000000-0000-4000-8000-000000000001`, undefined],
+        ['GET', `/api/v1/orgs/${orgId}/usage`, undefined],
+        ['GET', `/api/v1/orgs/${orgId}/billing`, undefined],
+        ['POST', '/api/v1/keys', { orgId }],
+        ['GET', `/api/v1/keys?orgId=${orgId}`, undefined],
+        ['GET', `/api/v1/reviews?orgId=${orgId}`, undefined],
+      ] as const;
+    // What may differ between any two answers: the date, the request id and the caller's own rate-limit window.
+    const shape = (res: Awaited<ReturnType<typeof call>>) => ({
+      status: res.statusCode,
+      body: res.body,
+      headers: Object.fromEntries(
+        Object.entries(res.headers).filter(([k]) => !['date', 'x-request-id', 'ratelimitremaining'].includes(k)),
+      ),
+    });
+    const foreign = routes(t.orgId);
+    const unknown = routes('00000000-0000-4000-8000-000000000000');
+    const garbage = routes('not-an-id');
+    for (const [i, [method, url, body]] of foreign.entries()) {
+      const answers = [
+        await call(t.outsider, method, url, body),
+        await call(t.outsider, ...(unknown[i] as readonly [string, string, object | undefined])),
+        await call(t.outsider, ...(garbage[i] as readonly [string, string, object | undefined])),
+      ].map(shape);
+      expect(answers[0]?.status, `${method} ${url}`).toBe(403);
+      expect(answers[0]?.body).toBe('{"error":"forbidden"}');
+      expect(answers[1], `${method} ${url}, unknown id`).toEqual(answers[0]);
+      expect(answers[2], `${method} ${url}, not an id`).toEqual(answers[0]);
     }
-    const key = await call(t.outsider, 'POST', '/api/v1/keys', { orgId: t.orgId });
-    const noKey = await call(t.outsider, 'POST', '/api/v1/keys', { orgId: 'no-such-org' });
-    expect([key.statusCode, key.body]).toEqual([noKey.statusCode, noKey.body]);
-    expect(key.statusCode).toBe(403);
+    // A member without the role gets that same 403 (billing is the owner's, invites and keys an admin's).
+    for (const [method, url, body] of [foreign[1], foreign[4], foreign[7], foreign[8]]) {
+      const own = shape(await call(t.member, method, url, body));
+      expect(own, `${method} ${url}, a member`).toEqual(shape(await call(t.outsider, method, url, body)));
+    }
   });
 });
 
