@@ -15,7 +15,7 @@
 // `leak`, `inconclusive`; the rule is above `verdictOf`). Writes bench/results/translation-authz.json. SAMPLES (default 1500;
 // BENCH_QUICK=1: 200), FOREIGN_ORGS (default 300).
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -27,6 +27,7 @@ import { forbidden } from '../../services/translation/src/errors.ts';
 import { createOrganization, ensureUser } from '../../services/translation/src/services/accounts.ts';
 import { authorize, type Permission } from '../../services/translation/src/services/roles.ts';
 import { createSession, SESSION_COOKIE } from '../../services/translation/src/services/sessions.ts';
+import { startService, stopService, unlimited } from '../translation-service.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const SAMPLES = Number(process.env.SAMPLES ?? (process.env.BENCH_QUICK === '1' ? 200 : 1500));
@@ -384,35 +385,7 @@ try {
 
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  service = spawn(process.execPath, [join(root, 'services/translation/src/main.ts'), 'serve'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: testDb.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      WORKER_SECRET: 'bench-worker-secret-0123456789abcdef',
-      PROVIDER__KIND: 'pseudo',
-      NODE_ENV: 'development',
-      PUBLIC_BASE_URL: base,
-      // Session routes answer only when sign-in is configured; the bench makes its session itself.
-      OAUTH__CLIENT_ID: 'bench',
-      OAUTH__CLIENT_SECRET: 'bench-secret',
-      RATE_LIMITS: JSON.stringify(RATE_LIMITED_ROUTES.map((route) => ({ route, requestsPerMinute: 1_000_000 }))),
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let i = 0; ; i++) {
-    if (
-      await fetch(`${base}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (i >= 150 || service.exitCode !== null) throw new Error('the service did not become ready within 30 s');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  service = await startService({ databaseUrl: testDb.url, port, env: { RATE_LIMITS: unlimited(RATE_LIMITED_ROUTES) } });
   console.log(
     `  ${FOREIGN_ORGS} foreign organizations, ${memberships} memberships; ${SAMPLES} samples per arm and route` +
       ` (load ${loadBefore.toFixed(2)})`,
@@ -537,8 +510,7 @@ try {
   );
 } finally {
   agent.destroy();
-  service?.kill('SIGTERM');
-  await new Promise((r) => (service && service.exitCode === null ? service.once('exit', r) : r(null)));
+  await stopService(service);
   await testDb.drop();
   await pg.stop();
 }

@@ -6,7 +6,7 @@
 // (`main.ts serve`) on real PostgreSQL with the pseudo provider; the signed-in browser carries a session made in the
 // database as the sign-in callback makes it. Bounded: RUNS loads per scenario (default 15; BENCH_QUICK=1: 5). Prints
 // figures and writes bench/results/translation-web.json.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { migrate, openDatabase } from '../../services/translation/src/db/index.t
 import { createOrganization, ensureUser, issueApiKey } from '../../services/translation/src/services/accounts.ts';
 import { createSession, SESSION_COOKIE } from '../../services/translation/src/services/sessions.ts';
 import { buildWeb } from '../../services/translation/src/web/build.ts';
+import { startService, stopService, unlimited } from '../translation-service.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const RUNS = Number(process.env.RUNS ?? (process.env.BENCH_QUICK === '1' ? 5 : 15));
@@ -148,40 +149,11 @@ try {
     ),
   );
   await database.close();
-  service = spawn(process.execPath, [join(root, 'services/translation/src/main.ts'), 'serve'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: testDb.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      WORKER_SECRET: 'bench-worker-secret-0123456789abcdef',
-      PROVIDER__KIND: 'pseudo',
-      NODE_ENV: 'development',
-      PUBLIC_BASE_URL: base,
-      // Session routes answer only when sign-in is configured; the bench makes its sessions itself.
-      OAUTH__CLIENT_ID: 'bench',
-      OAUTH__CLIENT_SECRET: 'bench-secret',
-      RATE_LIMITS: JSON.stringify([
-        { route: '/', requestsPerMinute: 100_000 },
-        { route: '/assets/:file', requestsPerMinute: 100_000 },
-        { route: '/api/v1/me', requestsPerMinute: 100_000 },
-        { route: '/api/v1/orgs/:id/usage', requestsPerMinute: 100_000 },
-      ]),
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  service = await startService({
+    databaseUrl: testDb.url,
+    port,
+    env: { RATE_LIMITS: unlimited(['/', '/assets/:file', '/api/v1/me', '/api/v1/orgs/:id/usage'], 100_000) },
   });
-  for (let i = 0; ; i++) {
-    if (
-      await fetch(`${base}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (i >= 150 || service.exitCode !== null) throw new Error('the service did not become ready within 30 s');
-    await new Promise((r) => setTimeout(r, 200));
-  }
   browser = await launchBrowser();
   for (let i = 0; i < 20; i++) {
     const res = await fetch(`${base}/api/v1/translate`, {
@@ -217,8 +189,7 @@ try {
   console.log(`  load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}; bench/results/translation-web.json`);
 } finally {
   await browser?.close();
-  service?.kill('SIGTERM');
-  await new Promise((r) => (service && service.exitCode === null ? service.once('exit', r) : r(null)));
+  await stopService(service);
   await testDb.drop();
   await pg.stop();
 }
