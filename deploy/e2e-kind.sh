@@ -4,15 +4,19 @@
 #
 #   1. create a kind cluster;
 #   2. build the three images and `kind load` them;
-#   3. run the suite with KUBECONFIG = the kind cluster's; report .test-results/e2e.json;
-#   4. delete the cluster (KEEP_CLUSTER=1 keeps it).
+#   3. the ingress controller (deploy/traefik.yaml: Traefik, IngressClass traefik) on the node whose ports 80/443
+#      the kind config maps to the host's 127.0.0.1:8080/8443;
+#   4. run the suite with KUBECONFIG = the kind cluster's and E2E_INGRESS = 127.0.0.1:8080; report
+#      .test-results/e2e.json;
+#   5. delete the cluster (KEEP_CLUSTER=1 keeps it).
 #
 # Two ways, by KIND_OFFLINE (default: 0 on GitHub Actions, 1 elsewhere):
 #   0  a Docker engine and registries (GitHub's runners): kind's own node image, deploy/kind-config.yaml (3 nodes),
-#      `docker build` + `kind load docker-image`, PostgreSQL from Docker Hub;
+#      `docker build` + `kind load docker-image`, PostgreSQL and Traefik from Docker Hub;
 #   1  no registry (these build machines; root): a Docker engine started by tools/kind/engine.sh, the node image
 #      built by tools/kind/node-image.sh, tools/kind/kind-config.yaml (1 node), the images the local cluster
-#      builds (tools/cluster/images.sh: the same Dockerfiles, with buildah) loaded with `kind load image-archive`.
+#      builds (tools/cluster/images.sh: the same Dockerfiles, with buildah; Traefik from source) loaded with
+#      `kind load image-archive`.
 #
 # Env: KIND_CLUSTER (scriptorium-e2e), KIND_NODE_IMAGE (kind's default / the locally built one), IMAGE_TAG (dev),
 #      E2E_WAIT_SECONDS (300 per wait), KEEP_CLUSTER=1 keeps the cluster for debugging.
@@ -23,6 +27,8 @@ cd "$root"
 cluster=${KIND_CLUSTER:-scriptorium-e2e}
 tag=${IMAGE_TAG:-dev}
 report=${E2E_REPORT:-.test-results/e2e.json}
+# Where both kind configs map the ingress controller's node port 80 on the host.
+ingress=127.0.0.1:8080
 
 log() { echo "e2e-kind: $*" >&2; }
 
@@ -96,12 +102,35 @@ else
 	done
 fi
 
+# The ingress controller: upstream's image where registries answer, else the same version built from source.
+source tools/kube/versions.env
+traefik_manifest=$(<deploy/traefik.yaml)
+upstream_traefik="docker.io/library/traefik:$TRAEFIK_VERSION"
+[[ $traefik_manifest == *"image: $upstream_traefik"* ]] ||
+	{ log "deploy/traefik.yaml does not name $upstream_traefik (TRAEFIK_VERSION in tools/kube/versions.env)"; exit 1; }
+if [[ $offline == 1 ]]; then
+	"$kind" load image-archive "${SCRIPTORIUM_CACHE:-$HOME/.cache/scriptorium}/cluster/images/traefik.oci.tar" --name "$cluster"
+	traefik_manifest=${traefik_manifest//"image: $upstream_traefik"/"image: localhost/scriptorium/traefik:$TRAEFIK_VERSION"}
+fi
+kubectl_bin=$bin_dir/kubectl
+[[ -x $kubectl_bin ]] || kubectl_bin=kubectl
+kc() { KUBECONFIG=$kubeconfig "$kubectl_bin" "$@"; }
+log "ingress controller (deploy/traefik.yaml) on the host's $ingress"
+kc apply -f - <<<"$traefik_manifest" >/dev/null
+kc -n traefik rollout status deployment/traefik --timeout=300s >/dev/null
+for ((i = 0; ; i++)); do
+	# The controller answers on the host, with its own 404 for a host no Ingress names.
+	[[ $(curl -s -o /dev/null -w '%{http_code}' -H 'Host: e2e-kind.invalid' "http://$ingress/") == 404 ]] && break
+	((i < 60)) || { log "the ingress controller does not answer on http://$ingress"; exit 1; }
+	sleep 1
+done
+
 log "suite"
 mkdir -p "$(dirname "$report")"
 rm -f "$report"
 rc=0
 [[ -z $postgres_image ]] || export E2E_POSTGRES_IMAGE=$postgres_image
-KUBECONFIG=$kubeconfig SCRIPTORIUM_KUBE_BIN=$bin_dir E2E_IMAGE_TAG=$tag E2E_PULL_POLICY=IfNotPresent \
+E2E_INGRESS=$ingress KUBECONFIG=$kubeconfig SCRIPTORIUM_KUBE_BIN=$bin_dir E2E_IMAGE_TAG=$tag E2E_PULL_POLICY=IfNotPresent \
 	vitest run --project e2e --reporter=default --reporter=json --outputFile.json="$report" || rc=$?
 summary=$(node tools/test-summary.ts "$report")
 log "$summary"

@@ -33,7 +33,7 @@ log "suite (KUBECONFIG=$KUBECONFIG_ADMIN)"
 outside=$(awk '$1 == "nameserver" {print $2; exit}' /etc/resolv.conf)
 [[ $outside =~ ^[0-9.]+$ ]] || outside=$(ip -4 route show default | awk '{print $3; exit}')
 rc=0
-E2E_EGRESS_PROBE=$outside:53 KUBECONFIG=$KUBECONFIG_ADMIN SCRIPTORIUM_KUBE_BIN=$KUBE_BIN \
+E2E_EGRESS_PROBE=$outside:53 E2E_INGRESS=$INGRESS_ADDRESS KUBECONFIG=$KUBECONFIG_ADMIN SCRIPTORIUM_KUBE_BIN=$KUBE_BIN \
 	E2E_POSTGRES_IMAGE=localhost/scriptorium/postgres:15-bookworm E2E_PULL_POLICY=IfNotPresent \
 	vitest run --project e2e --reporter=default --reporter=json --outputFile.json="$report" || rc=$?
 end=$(date +%s)

@@ -25,6 +25,12 @@ export interface E2eConfig {
    * probing pod and the firewall's chain on this host; unset: the egress step is skipped (kind lets pods out).
    */
   egressProbe?: { host: string; port: number; image: string; chain: string };
+  /**
+   * The cluster's ingress controller as the host reaches it (E2E_INGRESS, host:port of its HTTP entry point) and the
+   * IngressClass the suite's Ingresses name (E2E_INGRESS_CLASS): requests to an Ingress host go there (kube.ts
+   * viaIngress).
+   */
+  ingress: { address: { host: string; port: number }; className: string };
 }
 
 /** One clear line naming the variable, as the services do for their configuration. */
@@ -75,8 +81,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): E2eConfig {
       chain: env.E2E_EGRESS_CHAIN ?? 'SCRIPTORIUM-EGRESS',
     };
   }
+  if (!env.E2E_INGRESS) {
+    throw new E2eConfigError(
+      'E2E_INGRESS: required (host:port of the ingress controller, e.g. 127.0.0.1:80; make e2e-local and make e2e-kind set it)',
+    );
+  }
+  const ingressMatch = /^([\w.-]+):(\d{1,5})$/.exec(env.E2E_INGRESS);
+  const ingressPort = Number(ingressMatch?.[2]);
+  if (!ingressMatch?.[1] || !(ingressPort > 0 && ingressPort < 65536)) {
+    throw new E2eConfigError(`E2E_INGRESS: expected <host>:<port>, got ${JSON.stringify(env.E2E_INGRESS)}`);
+  }
+  const ingressClass = env.E2E_INGRESS_CLASS ?? 'traefik';
+  if (!/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(ingressClass)) {
+    throw new E2eConfigError(`E2E_INGRESS_CLASS: not an IngressClass name: ${JSON.stringify(ingressClass)}`);
+  }
   return {
     kubeconfig,
+    ingress: { address: { host: ingressMatch[1], port: ingressPort }, className: ingressClass },
     ...(egressProbe ? { egressProbe } : {}),
     kubectl: env.E2E_KUBECTL ?? kubeBin('kubectl', env),
     helm: env.E2E_HELM ?? kubeBin('helm', env),

@@ -149,18 +149,40 @@ export interface HttpAnswer {
   json<T = unknown>(): T;
 }
 
+export interface HttpOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  tls?: { ca: string; servername: string };
+  timeoutMs?: number;
+}
+
 /** One HTTP(S) request to 127.0.0.1:port, bounded in time. For HTTPS, `tls` names the CA and the server name. */
-export function http(
-  port: number,
-  path: string,
-  options: {
-    method?: string;
-    headers?: Record<string, string>;
-    body?: unknown;
-    tls?: { ca: string; servername: string };
-    timeoutMs?: number;
-  } = {},
+export function http(port: number, path: string, options: HttpOptions = {}): Promise<HttpAnswer> {
+  return send('127.0.0.1', port, path, options);
+}
+
+/**
+ * One request through the cluster's ingress controller, as a client whose DNS resolves every Ingress host to the
+ * controller would send it: to the controller's address (E2E_INGRESS), with the URL's host in the Host header.
+ * Give it the URL as the service names it (`http://<spec.ingress.host>/readyz`, a redirect's Location): only
+ * http URLs (the controller's `web` entry point). Redirects are not followed: the caller reads Location and sends
+ * the next request, as a browser would, through the ingress again.
+ */
+export function viaIngress(
+  ingress: { host: string; port: number },
+  url: string | URL,
+  options: Omit<HttpOptions, 'tls'> = {},
 ): Promise<HttpAnswer> {
+  const target = new URL(url);
+  if (target.protocol !== 'http:') throw new Error(`viaIngress: only http URLs, got ${target.href}`);
+  return send(ingress.host, ingress.port, `${target.pathname}${target.search}`, {
+    ...options,
+    headers: { ...options.headers, host: target.host },
+  });
+}
+
+function send(host: string, port: number, path: string, options: HttpOptions): Promise<HttpAnswer> {
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
   const headers: Record<string, string> = { ...options.headers };
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -168,7 +190,7 @@ export function http(
   return new Promise((resolvePromise, reject) => {
     const req = request(
       {
-        host: '127.0.0.1',
+        host,
         port,
         path,
         method: options.method ?? 'GET',

@@ -24,6 +24,7 @@ import {
   kube,
   type PortForward,
   portForward,
+  viaIngress,
   waitFor,
 } from './kube.ts';
 
@@ -260,7 +261,7 @@ describe('Scriptorium on a real cluster', () => {
       expect(result.model).toBe('pseudo-cheap');
     }));
 
-  it('signs in through a local OAuth server pod and issues a key with the session (the OAuth client wired by the operator)', () =>
+  it('signs in through a local OAuth server pod, issues a key with the session and translates with it, all through the ingress controller at the Ingress host (the OAuth client and Ingress wired by the operator)', () =>
     journey('sign-in', async () => {
       // The local GitHub-compatible OAuth server (packages/github-oauth-local, dependency-free) runs from a ConfigMap
       // in the translation image's Node; the TranslationService gets an OAuth client pointing at it.
@@ -338,10 +339,51 @@ describe('Scriptorium on a real cluster', () => {
       for (const obj of oauthServer) await k.kubectl(['-n', ns, 'apply', '-f', '-'], { input: JSON.stringify(obj) });
       await k.kubectl(['-n', ns, 'rollout', 'status', 'deployment/github-oauth', `--timeout=${config.waitMs / 1000}s`]);
 
+      // The browser's half of the flow goes through the cluster's ingress controller, as a browser would: the API at
+      // its Ingress host (the operator's Ingress), the OAuth server's authorize page at its own (an Ingress made here,
+      // as github.com is a public host). The API pods reach the token and user endpoints in the cluster.
+      // Host names of this run only (a namespace left over from an interrupted run keeps its own).
+      const host = `translation.${ns}.e2e.test`;
+      const githubHost = `github.${ns}.e2e.test`;
+      const web = (url: string | URL, options?: Parameters<typeof viaIngress>[2]) =>
+        viaIngress(config.ingress.address, url, options);
+      // Before its Ingress exists, the controller has no route for the OAuth server's host: its own 404.
+      const unrouted = await web(`http://${githubHost}/healthz`);
+      expect(unrouted.status).toBe(404);
+      expect(unrouted.body.trim()).toBe('404 page not found');
+      await k.kubectl(['-n', ns, 'apply', '-f', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'networking.k8s.io/v1',
+          kind: 'Ingress',
+          metadata: { name: 'github-oauth', labels },
+          spec: {
+            ingressClassName: config.ingress.className,
+            rules: [
+              {
+                host: githubHost,
+                http: {
+                  paths: [
+                    {
+                      path: '/',
+                      pathType: 'Prefix',
+                      backend: { service: { name: 'github-oauth', port: { name: 'http' } } },
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+        }),
+      });
+      await waitFor(
+        `GET http://${githubHost}/healthz through the ingress controller`,
+        async () => ((await web(`http://${githubHost}/healthz`)).status === 200 ? true : undefined),
+        { timeoutMs: 60_000 },
+      );
+
       // The OAuth client, the Ingress and the public URL: the operator mounts the client secret as a file and sets
       // exactly the image's variables (a new revision of the API Deployment).
       const inCluster = `http://github-oauth.${ns}.svc`;
-      const host = 'translation.e2e.test';
       await k.kubectl([
         '-n',
         ns,
@@ -355,11 +397,11 @@ describe('Scriptorium on a real cluster', () => {
             oauth: {
               clientId: 'e2e-client',
               clientSecretRef: { name: 'github-oauth', key: 'client-secret' },
-              authorizeUrl: `${inCluster}/login/oauth/authorize`,
+              authorizeUrl: `http://${githubHost}/login/oauth/authorize`,
               tokenUrl: `${inCluster}/login/oauth/access_token`,
               apiUrl: `${inCluster}/api/v3`,
             },
-            ingress: { host },
+            ingress: { host, className: config.ingress.className },
           },
         }),
       ]);
@@ -383,48 +425,53 @@ describe('Scriptorium on a real cluster', () => {
       expect(env.PUBLIC_BASE_URL).toBe(`http://${host}`);
       expect(env.OAUTH__CLIENT_SECRET_FILE).toBe('/var/run/secrets/scriptorium/oauth-client/client-secret');
       expect(env.OAUTH__CLIENT_SECRET).toBeUndefined();
-      const ingress = await k.getJson<KubeObject & { spec: { rules: { host: string }[] } }>([
+      const ingress = await k.getJson<KubeObject & { spec: { ingressClassName?: string; rules: { host: string }[] } }>([
         '-n',
         ns,
         'ingress',
         'translation',
       ]);
       expect(ingress.spec.rules[0]?.host).toBe(host);
+      expect(ingress.spec.ingressClassName).toBe(config.ingress.className);
       await k.kubectl(['-n', ns, 'rollout', 'status', 'deployment/translation', `--timeout=${config.waitMs / 1000}s`]);
 
-      // The browser's part of the flow, through port-forwards (no ingress controller runs on the local cluster: the
-      // host names of the redirects are swapped for the forwards).
-      const api = await portForward(config, ns, 'service/translation', 80);
-      const github = await portForward(config, ns, 'service/github-oauth', 80);
-      forwards.push(api, github);
-      await waitFor(
-        'GET /readyz of the new revision',
-        async () => ((await http(api.port, '/readyz')).status === 200 ? true : undefined),
+      // The new revision answers at the Ingress host once the controller routes it there (an old pod would not
+      // start the sign-in).
+      const start = await waitFor(
+        `GET http://${host}/auth/github through the ingress controller to start the sign-in`,
+        async () => {
+          const res = await web(`http://${host}/auth/github`);
+          return res.status === 302 ? res : undefined;
+        },
         { timeoutMs: 60_000 },
       );
+      // Another host at the same address gets the controller's 404, not the API's.
+      const stranger = await web(`http://unknown.${ns}.e2e.test/readyz`);
+      expect(stranger.status).toBe(404);
+      expect(stranger.body.trim()).toBe('404 page not found');
       const cookies = (res: { headers: Record<string, string | string[] | undefined> }) =>
         ([] as string[]).concat(res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]!);
-      const start = await http(api.port, '/auth/github');
-      expect(start.status).toBe(302);
       const authorize = new URL(String(start.headers.location));
-      expect(`${authorize.origin}${authorize.pathname}`).toBe(`${inCluster}/login/oauth/authorize`);
+      expect(`${authorize.origin}${authorize.pathname}`).toBe(`http://${githubHost}/login/oauth/authorize`);
       expect(authorize.searchParams.get('redirect_uri')).toBe(`http://${host}/auth/github/callback`);
       expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
-      const approved = await http(github.port, `${authorize.pathname}${authorize.search}&login=octo-dev`);
-      expect(approved.status).toBe(302);
+      authorize.searchParams.set('login', 'octo-dev');
+      const approved = await web(authorize);
+      expect(approved.status, approved.body).toBe(302);
+      // Back to the callback at PUBLIC_BASE_URL, the Ingress host.
       const back = new URL(String(approved.headers.location));
-      const done = await http(api.port, `${back.pathname}${back.search}`, {
-        headers: { cookie: cookies(start).join('; ') },
-      });
+      expect(`${back.origin}${back.pathname}`).toBe(`http://${host}/auth/github/callback`);
+      const done = await web(back, { headers: { cookie: cookies(start).join('; ') } });
       expect(done.status, done.body).toBe(302);
       const session = cookies(done).find((c) => c.startsWith('session-token='));
       expect(session).toBeDefined();
-      const me = await http(api.port, '/api/v1/me', { headers: { cookie: session! } });
+      const me = await web(`http://${host}/api/v1/me`, { headers: { cookie: session! } });
+      expect(me.status, me.body).toBe(200);
       expect(me.json<{ email: string }>().email).toBe('octo.dev@example.com');
-      const issued = await http(api.port, '/api/v1/keys', { method: 'POST', headers: { cookie: session! } });
+      const issued = await web(`http://${host}/api/v1/keys`, { method: 'POST', headers: { cookie: session! } });
       expect(issued.status, issued.body).toBe(200);
       const { apiKey } = issued.json<{ apiKey: string }>();
-      const translated = await http(api.port, '/api/v1/translate', {
+      const translated = await web(`http://${host}/api/v1/translate`, {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey}` },
         body: {
@@ -437,6 +484,7 @@ describe('Scriptorium on a real cluster', () => {
         },
       });
       expect(translated.status, translated.body).toBe(200);
+      expect(translated.json<{ translations: { id: string }[] }>().translations[0]?.id).toBe('a');
     }));
 
   it('runs a Job from each CronJob (worker, retention) to completion', () =>

@@ -4,13 +4,15 @@
 #
 #   bash tools/cluster/images.sh            # base images + the project's three Dockerfiles (rebuilt when
 #                                           # their inputs changed; FORCE=1 rebuilds them anyway)
-#   bash tools/cluster/images.sh --base     # only the base images (node, pause, postgres)
+#   bash tools/cluster/images.sh --base     # only the base images (node, pause, postgres, coredns, traefik)
 #
 # Base images (no registry is reachable, so each is built from a local rootfs):
 #   docker.io/library/node:24-bookworm-slim   Debian bookworm (debootstrap --variant=minbase) + Node 24
 #                                            and npm from the npm registry, a `node` user (1000:1000)
 #   localhost/scriptorium/pause:1             a static Go program that sleeps on pause (sandbox image)
 #   localhost/scriptorium/coredns:$COREDNS_VERSION  the CoreDNS binary of tools/kube/build.sh --node
+#   localhost/scriptorium/traefik:$TRAEFIK_VERSION  the Traefik binary of tools/kube/build.sh --node (the ingress
+#                                            controller, deploy/traefik.yaml)
 #   localhost/scriptorium/postgres:15-bookworm  Debian's postgresql package + tools/cluster/postgres/entrypoint.sh
 # Project images (their Dockerfiles built unchanged with buildah, tagged as the chart expects):
 #   docker.io/scriptorium/{operator,translation,ledger-node}:dev
@@ -187,6 +189,24 @@ coredns_image() {
 	echo "$version" >"$out/coredns.stamp"
 }
 
+# The ingress controller: the Traefik binary alone, as /usr/local/bin/traefik (upstream's image has it there too, so
+# deploy/traefik.yaml gives only args and runs on either).
+traefik_image() {
+	local version tag bin root="$work/rootfs/traefik"
+	version=$(sed -n 's/^TRAEFIK_VERSION=//p' "$here/../kube/versions.env")
+	tag=localhost/scriptorium/traefik:$version
+	bin="$cache/kube/$(sed -n 's/^KUBE_VERSION=//p' "$here/../kube/versions.env")/bin/traefik"
+	[[ -x $bin ]] || { log "no $bin: run 'bash tools/kube/build.sh --node' first"; exit 1; }
+	if fresh "$out/traefik.stamp" "$version" && [[ -f $out/traefik.oci.tar ]]; then return; fi
+	rm -rf "$root" && mkdir -p "$root/usr/local/bin" "$root/tmp"
+	chmod 1777 "$root/tmp"
+	install -m 0755 "$bin" "$root/usr/local/bin/traefik"
+	image_from_rootfs "$tag" "$root" 'EXPOSE 8000 8443' 'USER 65532:65532' 'ENTRYPOINT ["/usr/local/bin/traefik"]'
+	rm -rf "$root"
+	export_image "$tag" traefik.oci.tar
+	echo "$version" >"$out/traefik.stamp"
+}
+
 # inputs_hash DIR...: one hash of what a project image is made of: the node base image, the Dockerfile,
 # the npm manifests and lockfile (the deps stage's `npm ci` sees them all; only node_modules leaves it)
 # and DIR (its src folder, without the *.test.ts files .dockerignore drops, and without build output). A fresh clone builds its
@@ -227,6 +247,7 @@ pause_image
 node_image
 postgres_image
 coredns_image
+traefik_image
 if [[ $mode == all ]]; then
 	project_image operator operator/Dockerfile operator/src packages/ledger-protocol/src  # the ledger's wire contract (genesis, keys)
 	project_image translation services/translation/Dockerfile services/translation/src services/translation/web packages/web-build

@@ -35,6 +35,10 @@ ETCD_PEER_PORT=12380
 FW_CHAIN=SCRIPTORIUM-EGRESS
 SANDBOX_IMAGE=localhost/scriptorium/pause:1
 COREDNS_IMAGE=localhost/scriptorium/coredns:$COREDNS_VERSION
+# The ingress controller (deploy/traefik.yaml, image built from source) and where the host reaches its HTTP entry
+# point: the pod's host port 80 (the CNI portmap plugin; kube-proxy's route_localnet lets it answer on loopback).
+TRAEFIK_IMAGE=localhost/scriptorium/traefik:$TRAEFIK_VERSION
+INGRESS_ADDRESS=127.0.0.1:80
 
 NODE_NAME=$(hostname | tr '[:upper:]' '[:lower:]')
 # The interface and address of the default route: pods reach the API server there, and nothing

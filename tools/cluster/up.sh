@@ -2,7 +2,7 @@
 # `make cluster-up`: a real single-node Kubernetes cluster on this machine, no container engine,
 # no registry. etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd (CRI),
 # kubelet (cgroupfs), kube-proxy (iptables) run as host processes; CoreDNS runs as a Deployment;
-# pods sit on a CNI bridge. Idempotent: pieces already running are kept. Prints the kubeconfig path.
+# pods sit on a CNI bridge; Traefik (deploy/traefik.yaml) is the ingress controller on host port 80. Idempotent: pieces already running are kept. Prints the kubeconfig path.
 # Then, unless DEMO=0, deploys the demo (tools/cluster/demo.sh: the operator, PostgreSQL, both samples).
 # Undo everything with tools/cluster/down.sh (`make cluster-down`). Root only.
 set -euo pipefail
@@ -24,7 +24,7 @@ if ((${#need[@]})); then
 fi
 
 # --- Binaries and images -------------------------------------------------------------------------
-for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl coredns; do
+for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl coredns traefik; do
 	[[ -x $KUBE_BIN/$b ]] || { clog "building the Kubernetes binaries (tools/kube/build.sh --node)"; bash "$cluster_here/../kube/build.sh" --node >/dev/null; break; }
 done
 # The demo (below) runs the project's images: images.sh rebuilds those whose inputs changed (a hash check
@@ -32,7 +32,7 @@ done
 if [[ ${DEMO:-1} != 0 ]]; then
 	bash "$cluster_here/images.sh" >/dev/null
 else
-	for i in pause coredns; do
+	for i in pause coredns traefik; do
 		[[ -f $IMAGES/$i.oci.tar ]] || { clog "building the base images (tools/cluster/images.sh --base)"; bash "$cluster_here/images.sh" --base >/dev/null; break; }
 	done
 fi
@@ -380,9 +380,24 @@ EOF
 done
 clog "storage: default StorageClass local; $(k get pv -l app.kubernetes.io/part-of=scriptorium-cluster --no-headers | grep -c ' Available ') of $PV_COUNT local volumes Available"
 
+# --- Ingress controller: Traefik with IngressClass traefik (the default), host ports 80 and 443 -------
+# deploy/traefik.yaml names upstream's image; here it is the same version built from source (images.sh).
+k label node "$NODE_NAME" ingress-ready=true --overwrite >/dev/null
+upstream_traefik="docker.io/library/traefik:$TRAEFIK_VERSION"
+grep -q "image: $upstream_traefik$" "$cluster_here/../../deploy/traefik.yaml" ||
+	die "deploy/traefik.yaml does not name $upstream_traefik (TRAEFIK_VERSION in tools/kube/versions.env)"
+sed "s#image: $upstream_traefik\$#image: $TRAEFIK_IMAGE#" "$cluster_here/../../deploy/traefik.yaml" | k apply -f - >/dev/null
+wait_for "the ingress controller (deployment/traefik in namespace traefik)" 180 \
+	k -n traefik rollout status deployment/traefik --timeout=1s
+# ingress_check: the controller answers on the host, with its own 404 for a host no Ingress names.
+ingress_check() {
+	[[ $(curl -s -o /dev/null -w '%{http_code}' -H 'Host: cluster-up.invalid' "http://$INGRESS_ADDRESS/") == 404 ]]
+}
+wait_for "the ingress controller on http://$INGRESS_ADDRESS" 60 ingress_check
+
 fw_check || die "the egress firewall is not in place"
 
-clog "ready: node $NODE_NAME Ready, cluster DNS answers"
+clog "ready: node $NODE_NAME Ready, cluster DNS answers, ingress controller on http://$INGRESS_ADDRESS"
 if [[ ${DEMO:-1} != 0 ]]; then
 	# 8>&-: helm and kubectl must not hold this script's lock.
 	bash "$cluster_here/demo.sh" 8>&-

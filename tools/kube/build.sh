@@ -2,12 +2,13 @@
 # Build (or reuse) the Kubernetes pieces the tests and the chart check need, and print the bin dir.
 #
 #   bash tools/kube/build.sh            # `make kube-bins`
-#   bash tools/kube/build.sh --node     # also kubelet, kube-scheduler, kube-proxy, kubectl, coredns (tools/cluster)
+#   bash tools/kube/build.sh --node     # also kubelet, kube-scheduler, kube-proxy, kubectl, coredns, traefik (tools/cluster)
 #   bash tools/kube/build.sh --kind     # --node and kubeadm (tools/kind: kind's node image)
 #   SCRIPTORIUM_KUBE_JOBS=4 bash tools/kube/build.sh
 #
 # Output: $SCRIPTORIUM_CACHE/kube/$KUBE_VERSION/bin/{etcd,kube-apiserver,kube-controller-manager,helm,kind}
-# and, with --node, {kubelet,kube-scheduler,kube-proxy,kubectl,coredns} (the local cluster's node pieces).
+# and, with --node, {kubelet,kube-scheduler,kube-proxy,kubectl,coredns,traefik} (the local cluster's node pieces and
+# its ingress controller).
 # (SCRIPTORIUM_CACHE defaults to ${XDG_CACHE_HOME:-$HOME/.cache}/scriptorium). Versions live in
 # tools/kube/versions.env; packages/kube-testenv/src/binaries.ts computes the same path.
 # Everything Go writes (GOPATH, GOMODCACHE, GOCACHE, the wrapper modules) stays under the cache,
@@ -153,6 +154,26 @@ helm_ldflags() {
 
 coredns_ldflags() { echo "-X github.com/coredns/coredns/coremain.GitCommit=$COREDNS_VERSION"; }
 
+# Traefik, the ingress controller of both test clusters: its go.mod has replace lines (so no `go install`), one of
+# them to a nested module of its repository; gen-traefik-wrapper.sh writes the wrapper module, and `cmd/traefik` is
+# built from the module cache inside it, with the version stamps of upstream's Makefile.
+build_traefik() {
+	if has traefik "$TRAEFIK_VERSION"; then return; fi
+	local src="$kube_root/src/traefik" started=$SECONDS pkg=github.com/traefik/traefik/v3
+	need_go traefik
+	log "building traefik $TRAEFIK_VERSION"
+	rm -rf "$src" && mkdir -p "$src"
+	bash "$here/gen-traefik-wrapper.sh" "$TRAEFIK_VERSION" "$src"
+	(
+		cd "$src"
+		go build -p "$jobs" -trimpath -o "$src/out/traefik" \
+			-ldflags "$ldflags_common -X $pkg/pkg/version.Version=$TRAEFIK_VERSION -X $pkg/pkg/version.BuildDate=1970-01-01T00:00:00Z" \
+			"$pkg/cmd/traefik"
+	)
+	mv -f "$src/out/traefik" "$bin/traefik"
+	mark traefik "$TRAEFIK_VERSION" $((SECONDS - started))
+}
+
 build_etcd
 build_plain helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" helm_ldflags
 build_plain kind sigs.k8s.io/kind "$KIND_VERSION"
@@ -160,6 +181,7 @@ build_kube
 if [[ $mode == node || $mode == kind ]]; then
 	build_kube_node
 	build_plain coredns github.com/coredns/coredns "$COREDNS_VERSION" coredns_ldflags
+	build_traefik
 fi
 [[ $mode != kind ]] || build_kubeadm
 
