@@ -2,7 +2,8 @@
 # `make cluster-up`: a real single-node Kubernetes cluster on this machine, no container engine,
 # no registry. etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd (CRI),
 # kubelet (cgroupfs), kube-proxy (iptables) run as host processes; CoreDNS runs as a Deployment;
-# pods sit on a CNI bridge; Traefik (deploy/traefik.yaml) is the ingress controller on host port 80. Idempotent: pieces already running are kept. Prints the kubeconfig path.
+# pods sit on a CNI bridge; Traefik (deploy/traefik.yaml) is the ingress controller on host port 80.
+# Idempotent: pieces already running are kept. Prints the kubeconfig path.
 # Then, unless DEMO=0, deploys the demo (tools/cluster/demo.sh: the operator, PostgreSQL, both samples).
 # Undo everything with tools/cluster/down.sh (`make cluster-down`). Root only.
 set -euo pipefail
