@@ -5,9 +5,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer, request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -567,51 +564,6 @@ describe('Scriptorium on a real cluster', () => {
       forward.close();
     }
   };
-  /**
-   * A stand-in for an ingress controller: a local HTTP server that answers 404 for every path `routed` refuses and
-   * proxies the others to a port-forward of the Service `service` (HTTPS when the validators run TLS; like
-   * ingress-nginx by default, it does not verify the backend's certificate).
-   */
-  const ingressRouter = async (
-    routed: (path: string) => boolean,
-    service: string,
-    pod: Pod,
-  ): Promise<{ url: string; close(): Promise<void> }> => {
-    const tls = (pod.spec.containers[0]?.env ?? []).some((e) => e.name === 'NODE_TLS__ENABLED' && e.value === 'true');
-    const forward = await portForward(config, ns, `service/${service}`, 8000);
-    const server = createServer((req, res) => {
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
-      if (!routed(path)) {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('not routed by the Ingress\n');
-        return;
-      }
-      const upstream = (tls ? httpsRequest : httpRequest)(
-        {
-          host: '127.0.0.1',
-          port: forward.port,
-          path: req.url,
-          method: req.method,
-          headers: { ...req.headers, host: `127.0.0.1:${forward.port}` },
-          ...(tls ? { rejectUnauthorized: false } : {}),
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      upstream.on('error', (err) => res.writeHead(502).end(err.message));
-      req.pipe(upstream);
-    });
-    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    const { port } = server.address() as AddressInfo;
-    return {
-      url: `http://127.0.0.1:${port}`,
-      close: async () => {
-        forward.close();
-        await new Promise((done) => server.close(done));
-      },
-    };
-  };
   /** GET a path of one validator pod through a port-forward. */
   const ledgerGet = <T>(pod: Pod, path: string): Promise<T> => withLedger(pod, (get) => get<T>(path));
   const chains = async (pods: Pod[]) => Promise.all(pods.map((p) => ledgerGet<ChainStatus>(p, '/chain')));
@@ -945,9 +897,13 @@ describe('Scriptorium on a real cluster', () => {
     });
   });
 
-  it('serves /ui and a proof through the LedgerCluster Ingress paths only; the console verifies the proof in Chromium', async (ctx) => {
+  it('serves /ui and a proof through the ingress controller at the LedgerCluster Ingress host (its paths only); the console verifies the proof in Chromium', async (ctx) => {
     if (!(await ledgerAvailable())) ctx.skip();
     await ledger('ingress', async () => {
+      // Host name of this run only, as in the sign-in step; requests go to the cluster's ingress controller.
+      const host = `ledger.${ns}.e2e.test`;
+      const web = (path: string, options?: Parameters<typeof viaIngress>[2]) =>
+        viaIngress(config.ingress.address, `http://${host}${path}`, options);
       await k.kubectl([
         '-n',
         ns,
@@ -956,7 +912,7 @@ describe('Scriptorium on a real cluster', () => {
         'ledger',
         '--type=merge',
         '-p',
-        JSON.stringify({ spec: { ingress: { host: 'ledger.e2e.test' } } }),
+        JSON.stringify({ spec: { ingress: { host, className: config.ingress.className } } }),
       ]);
       interface IngressPath {
         path: string;
@@ -967,18 +923,19 @@ describe('Scriptorium on a real cluster', () => {
         'the LedgerCluster Ingress',
         async () => {
           try {
-            return await k.getJson<KubeObject & { spec: { rules: Array<{ http: { paths: IngressPath[] } }> } }>([
-              '-n',
-              ns,
-              'ingress',
-              'ledger',
-            ]);
+            return await k.getJson<
+              KubeObject & {
+                spec: { ingressClassName?: string; rules: Array<{ host: string; http: { paths: IngressPath[] } }> };
+              }
+            >(['-n', ns, 'ingress', 'ledger']);
           } catch {
             return undefined;
           }
         },
         wait,
       );
+      expect(ingress.spec.ingressClassName).toBe(config.ingress.className);
+      expect(ingress.spec.rules[0]?.host).toBe(host);
       const paths = ingress.spec.rules[0]?.http.paths ?? [];
       expect(paths.map((p) => `${p.pathType} ${p.path}`)).toEqual([
         'Exact /health',
@@ -987,58 +944,82 @@ describe('Scriptorium on a real cluster', () => {
         'Prefix /proof',
         'Prefix /ui',
       ]);
-      // No ingress controller runs on the local cluster: the test routes as the Ingress's rules say (Exact: the
-      // path itself; Prefix: the path and what is under it, by whole segments) to a port-forward of the backend.
-      const routed = (path: string) =>
-        paths.some((p) =>
-          p.pathType === 'Exact' ? path === p.path : path === p.path || path.startsWith(`${p.path}/`),
-        );
+      // The validators speak HTTPS in tls mode server: Traefik learns the backend's scheme from an annotation of
+      // the Service (the operator applies the Service server-side, so a field of another manager stays).
       const [pod] = await validatorPods();
       if (!pod) throw new Error('no validator pod');
-      const router = await ingressRouter(routed, paths[0]?.backend.service.name ?? '', pod);
-      try {
-        const page = await fetch(`${router.url}/ui`);
-        expect(page.status).toBe(200);
-        const csp = page.headers.get('content-security-policy') ?? '';
-        expect(csp).toMatch(/script-src 'nonce-[^']+' 'self'/);
-        expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
-        const html = await page.text();
-        const script = /src="(\/ui\/assets\/[^"]+\.js)"/.exec(html)?.[1];
-        expect(script, 'the page names its built script').toBeDefined();
-        expect((await fetch(`${router.url}${script}`)).status).toBe(200);
-        expect((await fetch(`${router.url}/ui/peers`)).status).toBe(200);
-        expect((await fetch(`${router.url}/chain`)).status).toBe(200);
-        // The peer, membership and admin routes are not reachable through the Ingress.
-        for (const [method, path] of [
-          ['GET', '/peers'],
-          ['POST', '/membership'],
-          ['POST', '/consensus'],
-          ['POST', '/admin/submit?count=1'],
-          ['GET', '/metrics'],
-        ] as const)
-          expect((await fetch(`${router.url}${path}`, { method })).status, `${method} ${path}`).toBe(404);
-        // A proof through the Ingress, verified from block 0 with the ledger's own verifier.
-        const at = tamperedAt ?? { height: 1, index: 0 };
-        const proof = await (await fetch(`${router.url}/proof/${at.height}/${at.index}`)).json();
-        const chain = [];
-        for (let h = 0; h <= at.height; h++) chain.push(await (await fetch(`${router.url}/blocks/${h}`)).json());
-        const report = verifyEvidence({ proof, chain });
-        expect(report.ok, report.lines.join('; ')).toBe(true);
-        log(`through the Ingress paths: /ui, its script, and record ${at.index} of block ${at.height} verified`);
-        if (hasChromium) {
-          const browser = await launchBrowser();
-          try {
-            const tab = await browser.newPage();
-            await tab.goto(`${router.url}/ui#/verify/proof/${at.height}/${at.index}`);
-            const verdict = tab.locator('[data-verdict]').first();
-            await verdict.waitFor({ timeout: 120_000 });
-            expect(await verdict.getAttribute('data-verdict')).toBe('valid');
-          } finally {
-            await browser.close();
-          }
+      const tls = (pod.spec.containers[0]?.env ?? []).some((e) => e.name === 'NODE_TLS__ENABLED' && e.value === 'true');
+      if (tls) {
+        await k.kubectl([
+          '-n',
+          ns,
+          'annotate',
+          '--overwrite',
+          'service',
+          paths[0]?.backend.service.name ?? '',
+          'traefik.ingress.kubernetes.io/service.serversscheme=https',
+        ]);
+      }
+      // The controller routes the host once it has read the Ingress (and the annotation): until then its own 404.
+      await waitFor(
+        `GET http://${host}/chain through the ingress controller`,
+        async () => ((await web('/chain')).status === 200 ? true : undefined),
+        { timeoutMs: 60_000 },
+      );
+      const page = await web('/ui');
+      expect(page.status).toBe(200);
+      const csp = String(page.headers['content-security-policy'] ?? '');
+      expect(csp).toMatch(/script-src 'nonce-[^']+' 'self'/);
+      expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+      const script = /src="(\/ui\/assets\/[^"]+\.js)"/.exec(page.body)?.[1];
+      expect(script, 'the page names its built script').toBeDefined();
+      expect((await web(script ?? '')).status).toBe(200);
+      expect((await web('/ui/peers')).status).toBe(200);
+      expect((await web('/health')).status).toBe(200);
+      // The peer, membership, admin and metrics routes are not routed: the controller's own 404, not the node's.
+      for (const [method, path] of [
+        ['GET', '/peers'],
+        ['POST', '/membership'],
+        ['POST', '/consensus'],
+        ['POST', '/mempool'],
+        ['POST', '/admin/submit?count=1'],
+        ['GET', '/metrics'],
+        ['GET', '/ready'],
+        ['GET', '/chainx'],
+        ['GET', '/uix'],
+      ] as const) {
+        const refused = await web(path, { method });
+        expect(refused.status, `${method} ${path}`).toBe(404);
+        expect(refused.body.trim(), `${method} ${path}`).toBe('404 page not found');
+      }
+      // A proof through the Ingress, verified from block 0 with the ledger's own verifier.
+      const at = tamperedAt ?? { height: 1, index: 0 };
+      const read = async (path: string) => {
+        const answer = await web(path);
+        if (answer.status !== 200) throw new Error(`GET http://${host}${path}: ${answer.status} ${answer.body}`);
+        return answer.json();
+      };
+      const proof = await read(`/proof/${at.height}/${at.index}`);
+      const chain = [];
+      for (let h = 0; h <= at.height; h++) chain.push(await read(`/blocks/${h}`));
+      const report = verifyEvidence({ proof, chain });
+      expect(report.ok, report.lines.join('; ')).toBe(true);
+      log(
+        `through the ingress controller at ${host}: /ui, its script, and record ${at.index} of block ${at.height} verified`,
+      );
+      if (hasChromium) {
+        // Chromium resolves the Ingress host to the controller's address, as DNS would.
+        const { host: address, port } = config.ingress.address;
+        const browser = await launchBrowser([`--host-resolver-rules=MAP ${host} ${address}:${port}`]);
+        try {
+          const tab = await browser.newPage();
+          await tab.goto(`http://${host}/ui#/verify/proof/${at.height}/${at.index}`);
+          const verdict = tab.locator('[data-verdict]').first();
+          await verdict.waitFor({ timeout: 120_000 });
+          expect(await verdict.getAttribute('data-verdict')).toBe('valid');
+        } finally {
+          await browser.close();
         }
-      } finally {
-        await router.close();
       }
     });
   });

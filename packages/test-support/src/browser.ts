@@ -31,8 +31,9 @@ export const VIEWPORTS = {
 /** Where tests save screenshots: `.test-results/<folder>` at the repository's root. */
 export const screenshotDir = (folder: string) => join(import.meta.dirname, '..', '..', '..', '.test-results', folder);
 
-export const launchBrowser = (): Promise<Browser> =>
-  chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+/** `extraArgs` after the flags above, e.g. `--host-resolver-rules=MAP <host> 127.0.0.1:<port>` for a name without DNS. */
+export const launchBrowser = (extraArgs: readonly string[] = []): Promise<Browser> =>
+  chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_FLAGS, ...extraArgs] });
 
 /**
  * Collects the page's CSP violations (`directive blockedURI`) and console errors from the first script on.
