@@ -128,13 +128,18 @@ describe('Scriptorium on a real cluster', () => {
     journey('operator', async () => {
       // The checkout's CRDs (helm installs a chart's crds/ only when they are missing, and never removes them).
       await k.kubectl(['apply', '--server-side', '--force-conflicts', '-f', join(repoRoot, 'crds')]);
-      await k.kubectl([
-        'wait',
-        '--for=condition=Established',
-        '--timeout=60s',
-        'crd/translationservices.scriptorium.dev',
-        'crd/ledgerclusters.scriptorium.dev',
-      ]);
+      // Polled rather than `kubectl wait`, which fails at once on a CRD created a moment ago (no status.conditions yet).
+      await waitFor(
+        'the CRDs to be Established',
+        async () => {
+          for (const crd of ['translationservices.scriptorium.dev', 'ledgerclusters.scriptorium.dev']) {
+            const obj = await k.getJson(['crd', crd]);
+            if (condition(obj, 'Established')?.status !== 'True') return undefined;
+          }
+          return true;
+        },
+        { timeoutMs: 60_000, intervalMs: 1000 },
+      );
       await k.helm([
         'install',
         release,

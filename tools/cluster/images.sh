@@ -192,19 +192,21 @@ coredns_image() {
 # The ingress controller: the Traefik binary alone, as /usr/local/bin/traefik (upstream's image has it there too, so
 # deploy/traefik.yaml gives only args and runs on either).
 traefik_image() {
-	local version tag bin root="$work/rootfs/traefik"
+	local version tag bin stamp root="$work/rootfs/traefik"
 	version=$(sed -n 's/^TRAEFIK_VERSION=//p' "$here/../kube/versions.env")
 	tag=localhost/scriptorium/traefik:$version
 	bin="$cache/kube/$(sed -n 's/^KUBE_VERSION=//p' "$here/../kube/versions.env")/bin/traefik"
 	[[ -x $bin ]] || { log "no $bin: run 'bash tools/kube/build.sh --node' first"; exit 1; }
-	if fresh "$out/traefik.stamp" "$version" && [[ -f $out/traefik.oci.tar ]]; then return; fi
+	# The binary's own stamp (version and recipe): a rebuilt binary makes a new image.
+	stamp=$(cat "$(dirname "$bin")/.traefik.version" 2>/dev/null || echo "$version")
+	if fresh "$out/traefik.stamp" "$stamp" && [[ -f $out/traefik.oci.tar ]]; then return; fi
 	rm -rf "$root" && mkdir -p "$root/usr/local/bin" "$root/tmp"
 	chmod 1777 "$root/tmp"
 	install -m 0755 "$bin" "$root/usr/local/bin/traefik"
 	image_from_rootfs "$tag" "$root" 'EXPOSE 8000 8443' 'USER 65532:65532' 'ENTRYPOINT ["/usr/local/bin/traefik"]'
 	rm -rf "$root"
 	export_image "$tag" traefik.oci.tar
-	echo "$version" >"$out/traefik.stamp"
+	echo "$stamp" >"$out/traefik.stamp"
 }
 
 # inputs_hash DIR...: one hash of what a project image is made of: the node base image, the Dockerfile,

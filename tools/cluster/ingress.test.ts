@@ -81,6 +81,10 @@ describe('the ingress controller of the test clusters', () => {
     expect(pod.nodeSelector).toEqual({ 'ingress-ready': 'true' });
   });
 
+  it('matches pathType Prefix by whole path segments, as the Ingress API defines it (the LedgerCluster allow-list)', () => {
+    expect(arg('providers.kubernetesingress.strictprefixmatching')).toBe('true');
+  });
+
   it('runs unprivileged, logs no requests and calls nowhere', () => {
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true });
     expect(traefik.securityContext).toMatchObject({
