@@ -6,16 +6,15 @@
 //      finalized TAMPERED record for each, p50 and p99 (target: poll interval + 1 s);
 //   4. an idle cluster (no brokers): blocks per second and CPU % of the 4 node processes.
 // Writes bench/results/ledger-watch.json. BENCH_WATCH_ENTITIES scales the data (default 100000).
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { LocalCluster, type LocalNode } from '@scriptorium/ledger-node/cluster';
 import { attributeName, attributeValue, ENTITY_TYPE, entityId } from '@scriptorium/ledger-node/test-broker';
 import type { Block } from '@scriptorium/ledger-protocol';
+import { type BrokerProcess, startBroker } from './brokers.ts';
 
 const here = import.meta.dirname;
-const root = join(here, '..', '..');
 const ENTITIES = Number(process.env.BENCH_WATCH_ENTITIES ?? 100_000);
 const ATTRS = 10;
 const POLL_MS = Number(process.env.BENCH_WATCH_POLL_MS ?? 10_000);
@@ -23,37 +22,6 @@ const TAMPER_FRACTION = 0.01;
 const IDLE_SECONDS = Number(process.env.BENCH_WATCH_IDLE_SECONDS ?? 30);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
-
-interface BrokerProcess {
-  url: string;
-  stop(): void;
-}
-
-/** A test broker as its own process, seeded with the benchmark's data. */
-function startBroker(port: number): Promise<BrokerProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      join(root, 'services/ledger-node/test-broker/main.ts'),
-      '--port',
-      String(port),
-      '--entities',
-      String(ENTITIES),
-      '--attrs',
-      String(ATTRS),
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const line = out.split('\n').find((l) => l.includes('"listening"'));
-      if (line) resolve({ url: JSON.parse(line).url, stop: () => child.kill('SIGTERM') });
-    });
-    child.on('exit', (code) => reject(new Error(`test broker exited ${code}`)));
-  });
-}
 
 /** RSS (MB) and CPU time (s) of a process, from /proc. */
 function procStats(pid: number): { rssMb: number; cpuSeconds: number } {
@@ -66,7 +34,7 @@ function procStats(pid: number): { rssMb: number; cpuSeconds: number } {
 
 interface WatchStatus {
   passes: number;
-  lastPass?: { durationMs: number; submitted: { ok: number; tampered: number }; deferred: number };
+  lastPass?: { durationMs: number; submitted: { ok: number; tampered: number }; waitedMs: number };
 }
 
 async function watchStatus(cluster: LocalCluster, node: LocalNode): Promise<WatchStatus> {
@@ -115,7 +83,7 @@ const results: Record<string, unknown> = {
 }
 
 // ---- brokers and a watching cluster -------------------------------------------------------------------
-const brokers = [await startBroker(41_026), await startBroker(41_027), await startBroker(41_028)];
+const brokers = await Promise.all([41_026, 41_027, 41_028].map((port) => startBroker(port, ENTITIES, ATTRS)));
 const [primary, fedA, fedB] = brokers as [BrokerProcess, BrokerProcess, BrokerProcess];
 const expectedFirstPass = 2 * ENTITIES * ATTRS;
 const cluster = await LocalCluster.create({

@@ -2,8 +2,15 @@
 // played by the test: what the watcher submits is "finalized" by handing it back through
 // applyFinalized, exactly what the node does for each finalized block.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createBrokerHttp, type ObservationRecord, Watcher, type WatcherConfig } from '../src/broker/index.ts';
+import {
+  createBrokerHttp,
+  type ObservationRecord,
+  Watcher,
+  type WatcherConfig,
+  type WatcherOptions,
+} from '../src/broker/index.ts';
 import { attribute, entityId, seed, setAttribute, startTestBroker, type TestBroker } from '../test-broker/index.ts';
+import { sleep } from './helpers.ts';
 
 const ENTITIES = 40;
 const ATTRS = 3;
@@ -18,7 +25,12 @@ interface Harness {
   submitted: ObservationRecord[];
   /** Records on the played chain. */
   chain: ObservationRecord[];
+  /** The node's window: the watcher hands over records while fewer than this are pending. */
   room: number;
+  /** When set, a watcher waiting for room finds the pending records finalized (consensus at work). */
+  drainOnWait: boolean;
+  /** The most records pending at once. */
+  maxPending: number;
   /** Finalizes everything pending (one block). */
   finalize(): void;
   config: WatcherConfig;
@@ -26,7 +38,7 @@ interface Harness {
 
 let h: Harness;
 
-async function harness(): Promise<Harness> {
+async function harness(options: WatcherOptions = {}): Promise<Harness> {
   const primary = await startTestBroker();
   const fed = [await startTestBroker(), await startTestBroker()];
   for (const b of [primary, ...fed]) seed(b, { count: ENTITIES, attrs: ATTRS });
@@ -44,6 +56,8 @@ async function harness(): Promise<Harness> {
     submitted: [],
     chain: [],
     room: 100_000,
+    drainOnWait: false,
+    maxPending: 0,
     config,
     watcher: undefined as unknown as Watcher,
     finalize() {
@@ -60,11 +74,16 @@ async function harness(): Promise<Harness> {
       submit: (records) => {
         state.submitted.push(...records);
         pending.push(...records);
+        state.maxPending = Math.max(state.maxPending, pending.length);
         return records.length;
       },
-      room: () => state.room,
+      room: () => state.room - pending.length,
+      roomChanged: async () => {
+        await sleep(1);
+        if (state.drainOnWait) state.finalize();
+      },
     },
-    { http },
+    { http, ...options },
   );
   return state;
 }
@@ -87,7 +106,7 @@ describe('broker watcher passes', () => {
     expect(first).toMatchObject({
       primaryRead: true,
       submitted: { ok: 2 * ENTITIES * ATTRS, tampered: 0 },
-      deferred: 0,
+      waitedMs: 0,
     });
     expect(new Set(h.submitted.map((r) => r.id)).size).toBe(2 * ENTITIES * ATTRS);
     // Not final yet: the same records again (the mempool drops repeats by id).
@@ -174,20 +193,32 @@ describe('broker watcher passes', () => {
     expect(r).toMatchObject({ primaryRead: false, submitted: { ok: 0, tampered: 0 } });
   });
 
-  it('a full mempool: TAMPERED records first, the rest deferred to later passes', async () => {
-    tamper(h.fed[0] as TestBroker, 5, -1);
-    tamper(h.fed[1] as TestBroker, 9, -2);
+  it('a small window: TAMPERED records go first, the pass waits for the chain, never more than the window pending', async () => {
+    const [a, b] = h.fed as [TestBroker, TestBroker];
+    tamper(a, 5, -1);
+    tamper(b, 9, -2);
     h.room = 10;
+    h.drainOnWait = true;
     const r = await h.watcher.pass();
-    expect(r.submitted.tampered).toBe(2);
-    expect(r.submitted.ok + r.submitted.tampered).toBeLessThanOrEqual(20);
-    expect(r.deferred).toBeGreaterThan(0);
-    h.room = 100_000;
-    h.finalize();
-    const rest = await h.watcher.pass();
-    expect(rest.submitted.tampered).toBe(0);
+    expect(r.submitted).toEqual({ ok: 2 * ENTITIES * ATTRS - 2, tampered: 2 });
+    expect(r.waitedMs).toBeGreaterThan(0);
+    expect(h.maxPending).toBeLessThanOrEqual(10);
+    // Each broker's records: its TAMPERED one first.
+    const ofBroker = (url: string) => h.submitted.filter((x) => x.broker === url);
+    expect(ofBroker(a.url)[0]).toMatchObject({ entity: entityId(5), verdict: 'TAMPERED' });
+    expect(ofBroker(b.url)[0]).toMatchObject({ entity: entityId(9), verdict: 'TAMPERED' });
     h.finalize();
     expect(h.chain).toHaveLength(2 * ENTITIES * ATTRS);
+    expect((await h.watcher.pass()).submitted).toEqual({ ok: 0, tampered: 0 });
+  });
+
+  it('stop() ends a pass that waits for room', async () => {
+    h.room = 5;
+    const pass = h.watcher.pass();
+    await sleep(50);
+    await h.watcher.stop();
+    const r = await pass;
+    expect(r.submitted.ok).toBeLessThanOrEqual(5);
   });
 
   it('after a restart, the memory rebuilt from the chain records nothing new', async () => {
@@ -200,5 +231,45 @@ describe('broker watcher passes', () => {
     restarted.applyFinalized(JSON.parse(JSON.stringify(h.chain)), 2);
     expect((await restarted.pass()).submitted).toEqual({ ok: 0, tampered: 0 });
     await restarted.stop();
+  });
+});
+
+describe('a broker with more records than the buffer', () => {
+  // 40 entities in pages of 7 (21 records each), at most 30 records buffered: the first read validates the whole listing, and a
+  // second read hands the records over page by page from where the buffer filled.
+  beforeEach(async () => {
+    await h.watcher.stop();
+    for (const b of [h.primary, ...h.fed]) await b.close().catch(() => undefined);
+    h = await harness({ bufferMax: 30, pageSize: 7 });
+  });
+
+  it('the first pass still notarises every observation once, and pages unchanged since are not parsed again', async () => {
+    const pagesPerBroker = Math.ceil(ENTITIES / 7);
+    const first = await h.watcher.pass();
+    expect(first.submitted).toEqual({ ok: 2 * ENTITIES * ATTRS, tampered: 0 });
+    expect(new Set(h.submitted.map((r) => r.id)).size).toBe(2 * ENTITIES * ATTRS);
+    // Each federated broker read twice: completely, then again from its second page (where 30 records filled).
+    expect(first.pages).toBe(3 * pagesPerBroker + 2 * (pagesPerBroker - 1));
+    h.finalize();
+    const steady = await h.watcher.pass();
+    expect(steady.submitted).toEqual({ ok: 0, tampered: 0 });
+    expect(steady.pages).toBe(3 * pagesPerBroker);
+    // The federated pages became settled in the steady pass itself; the next one parses nothing.
+    const quiet = await h.watcher.pass();
+    expect(quiet).toMatchObject({ pages: 3 * pagesPerBroker, parsedPages: 0, submitted: { ok: 0, tampered: 0 } });
+    tamper(h.fed[1] as TestBroker, 33, 7);
+    const t = await h.watcher.pass();
+    expect(t.submitted).toEqual({ ok: 0, tampered: 1 });
+    expect(t.parsedPages).toBe(1);
+    expect(h.submitted.at(-1)).toMatchObject({ entity: entityId(33), verdict: 'TAMPERED' });
+  });
+
+  it('a change on the primary is seen on every federated broker', async () => {
+    await h.watcher.pass();
+    h.finalize();
+    tamper(h.primary, 12, 4242);
+    const r = await h.watcher.pass();
+    expect(r.submitted).toEqual({ ok: 0, tampered: 2 });
+    expect(new Set(h.submitted.slice(-2).map((x) => x.broker))).toEqual(new Set(h.fed.map((b) => b.url)));
   });
 });

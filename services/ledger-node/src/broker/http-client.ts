@@ -24,7 +24,8 @@ export interface BrokerHttpOptions {
 export interface BrokerResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  text: string;
+  /** The body's bytes (a page is digested as it came, and decoded only when it must be parsed). */
+  body: Buffer;
 }
 
 export interface BrokerHttp {
@@ -59,8 +60,8 @@ export function createBrokerHttp(options: BrokerHttpOptions = {}): BrokerHttp {
         dispatcher: agent,
         signal: AbortSignal.timeout(timeoutMs * 3),
       });
-      const text = await res.body.text();
-      return { status: res.statusCode, headers: res.headers, text };
+      const body = Buffer.from(await res.body.arrayBuffer());
+      return { status: res.statusCode, headers: res.headers, body };
     } catch (err) {
       const e = err as Error & { code?: string };
       const timeout =

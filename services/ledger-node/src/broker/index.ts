@@ -7,8 +7,16 @@ export {
   normalizeBrokerUrl,
 } from './endpoint.ts';
 export { type BrokerHttp, type BrokerHttpOptions, createBrokerHttp } from './http-client.ts';
-export { listingFor, type ReadOptions, readBroker, readBrokerPages } from './listing.ts';
-export { entityDigest, ObservationMemory, observationDigest } from './memory.ts';
+export {
+  listingFor,
+  parsePage,
+  type RawPage,
+  type ReadOptions,
+  readBroker,
+  readBrokerPages,
+  readRawPages,
+} from './listing.ts';
+export { ObservationMemory, observationDigest, type ScopeMemory } from './memory.ts';
 export { createWatcherMetrics, type WatcherMetrics } from './metrics.ts';
 export { recordsFor } from './notary.ts';
 export { entityKey, type ObservedEntity, observeEntity } from './observe.ts';
@@ -22,12 +30,12 @@ export {
   recordId,
 } from './record.ts';
 export {
-  BrokerComparison,
-  compareBroker,
-  type EntityObservations,
+  allOk,
+  asPrimary,
+  entityDigest,
   judge,
   type Observation,
-  PrimaryIndex,
+  type PrimaryEntity,
   type Verdict,
 } from './verdict.ts';
 export {

@@ -55,7 +55,7 @@ describe('readBroker on arbitrary answers', () => {
           const responses = answers.map((a) => ({
             status: 200,
             headers: a.count === undefined ? {} : { [countHeader(api)]: a.count },
-            text: a.text,
+            body: Buffer.from(a.text),
           }));
           try {
             const entities = await readBroker(scripted(responses), endpoint(api), { pageSize: 4, attempts: 1 });
@@ -73,8 +73,8 @@ describe('readBroker on arbitrary answers', () => {
   it('a listing whose count says more than the pages deliver is inconsistent, not short', async () => {
     const page = (ids: string[]) => JSON.stringify(ids.map((id) => ({ id, type: 'T' })));
     const http = scripted([
-      { status: 200, headers: { 'fiware-total-count': '5' }, text: page(['a', 'b']) },
-      { status: 200, headers: { 'fiware-total-count': '5' }, text: page(['c']) },
+      { status: 200, headers: { 'fiware-total-count': '5' }, body: Buffer.from(page(['a', 'b'])) },
+      { status: 200, headers: { 'fiware-total-count': '5' }, body: Buffer.from(page(['c'])) },
     ]);
     const err = await readBroker(http, endpoint('ngsi-v2'), { pageSize: 2, attempts: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BrokerReadError);

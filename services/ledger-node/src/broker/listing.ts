@@ -3,6 +3,10 @@
 // no entity comes twice. Anything else is a BrokerReadError; a listing that changed under the read
 // is read again (up to `attempts` times) before giving up. Nothing is returned from a partial read,
 // so a broker that is down or answers garbage is never mistaken for one whose entities were deleted.
+//
+// Two levels: `readRawPages` streams the pages as bytes with the count checks (the watcher digests each
+// page and parses only those that changed since its last pass), `parsePage` turns one page into entities
+// with the shape and length checks; `readBrokerPages` and `readBroker` put them together.
 import type { BrokerEndpoint, ListingProtocol } from './endpoint.ts';
 import type { BrokerHttp } from './http-client.ts';
 import { ngsiLdListing } from './ngsi-ld.ts';
@@ -17,6 +21,17 @@ export interface ReadOptions {
   attempts?: number;
 }
 
+/** One page of a listing, as received. */
+export interface RawPage {
+  offset: number;
+  pageSize: number;
+  /** The count header's total (the same on every page of one read). */
+  total: number;
+  /** Entities this page must hold: the page size, less on the last page. */
+  expected: number;
+  body: Buffer;
+}
+
 export const listingFor = (endpoint: BrokerEndpoint): ListingProtocol =>
   endpoint.api === 'ngsi-v2' ? ngsiV2Listing : ngsiLdListing;
 
@@ -27,62 +42,100 @@ function parseCount(broker: string, header: string | string[] | undefined, name:
   return Number(raw.trim());
 }
 
+const pageSizeFor = (endpoint: BrokerEndpoint, options: ReadOptions) => {
+  const protocol = listingFor(endpoint);
+  return Math.min(options.pageSize ?? protocol.maxLimit, protocol.maxLimit);
+};
+
 async function readOnce(
   http: BrokerHttp,
   endpoint: BrokerEndpoint,
   pageSize: number,
-  onPage: (entities: ObservedEntity[]) => void,
+  from: number,
+  onPage: (page: RawPage) => void | Promise<void>,
 ): Promise<void> {
   const protocol = listingFor(endpoint);
   const broker = endpoint.url;
-  const seen = new Set<string>();
   let total: number | undefined;
-  for (let offset = 0; ; offset += pageSize) {
+  for (let offset = from; ; offset += pageSize) {
     const req = protocol.pageRequest(endpoint, offset, pageSize);
     const res = await http.get(broker, req.url, req.headers);
     const count = parseCount(broker, res.headers[protocol.countHeader], protocol.countHeader);
     if (total === undefined) total = count;
     else if (count !== total)
       throw new BrokerReadError(broker, 'inconsistent', `total moved from ${total} to ${count} during the read`);
-    let body: unknown;
-    try {
-      body = JSON.parse(res.text);
-    } catch {
-      throw new BrokerReadError(broker, 'malformed', `page at offset ${offset} is not JSON`);
-    }
-    if (!Array.isArray(body))
-      throw new BrokerReadError(broker, 'malformed', `page at offset ${offset} is not an array`);
-    if (body.length > pageSize)
-      throw new BrokerReadError(
-        broker,
-        'malformed',
-        `page at offset ${offset} has ${body.length} > ${pageSize} entities`,
-      );
-    const page: ObservedEntity[] = [];
-    for (const raw of body) {
-      let entity: ObservedEntity;
-      try {
-        entity = observeEntity(endpoint.api, raw);
-      } catch (err) {
-        if (err instanceof ObserveError) throw new BrokerReadError(broker, 'malformed', err.message);
-        throw err;
-      }
-      const key = entityKey(entity.type, entity.id);
-      if (seen.has(key)) throw new BrokerReadError(broker, 'inconsistent', `entity ${entity.id} listed twice`);
-      seen.add(key);
-      page.push(entity);
-    }
     const expected = Math.min(pageSize, Math.max(0, total - offset));
-    if (body.length !== expected)
-      throw new BrokerReadError(
-        broker,
-        'inconsistent',
-        `page at offset ${offset} has ${body.length} entities, the count says ${expected}`,
-      );
-    onPage(page);
+    await onPage({ offset, pageSize, total, expected, body: res.body });
     if (offset + pageSize >= total) return;
   }
 }
+
+/**
+ * Streams the pages of one broker's listing as bytes, from `from` (default 0), with the count checks. What
+ * `onPage` received is provisional: it counts only when the promise resolves. `onPage` throws a BrokerReadError
+ * for a page it finds malformed or inconsistent; on an inconsistent listing `onRestart` is called and the read
+ * starts over (up to `attempts` reads).
+ */
+export async function readRawPages(
+  http: BrokerHttp,
+  endpoint: BrokerEndpoint,
+  onPage: (page: RawPage) => void | Promise<void>,
+  options: ReadOptions & { from?: number; onRestart?: () => void } = {},
+): Promise<void> {
+  const pageSize = pageSizeFor(endpoint, options);
+  const attempts = options.attempts ?? 2;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await readOnce(http, endpoint, pageSize, options.from ?? 0, onPage);
+      return;
+    } catch (err) {
+      if (!(err instanceof BrokerReadError) || err.reason !== 'inconsistent' || attempt >= attempts) throw err;
+      options.onRestart?.();
+    }
+  }
+}
+
+/**
+ * The entities of one page, or a BrokerReadError: not JSON, not an array, an entity of a shape no broker sends
+ * (malformed), or not as many entities as the page must hold (inconsistent).
+ */
+export function parsePage(endpoint: BrokerEndpoint, page: RawPage): ObservedEntity[] {
+  const broker = endpoint.url;
+  let body: unknown;
+  try {
+    body = JSON.parse(page.body.toString('utf8'));
+  } catch {
+    throw new BrokerReadError(broker, 'malformed', `page at offset ${page.offset} is not JSON`);
+  }
+  if (!Array.isArray(body))
+    throw new BrokerReadError(broker, 'malformed', `page at offset ${page.offset} is not an array`);
+  if (body.length > page.pageSize)
+    throw new BrokerReadError(
+      broker,
+      'malformed',
+      `page at offset ${page.offset} has ${body.length} > ${page.pageSize} entities`,
+    );
+  const entities: ObservedEntity[] = [];
+  for (const raw of body) {
+    try {
+      entities.push(observeEntity(endpoint.api, raw));
+    } catch (err) {
+      if (err instanceof ObserveError) throw new BrokerReadError(broker, 'malformed', err.message);
+      throw err;
+    }
+  }
+  if (entities.length !== page.expected)
+    throw new BrokerReadError(
+      broker,
+      'inconsistent',
+      `page at offset ${page.offset} has ${entities.length} entities, the count says ${page.expected}`,
+    );
+  return entities;
+}
+
+/** The error for an entity listed on two pages of one read (the listing moved under it). */
+export const listedTwice = (broker: string, id: string) =>
+  new BrokerReadError(broker, 'inconsistent', `entity ${id} listed twice`);
 
 /**
  * Streams every entity of one broker, page by page, to `onPage`. What `onPage` received is provisional:
@@ -95,18 +148,27 @@ export async function readBrokerPages(
   onPage: (entities: ObservedEntity[]) => void,
   options: ReadOptions & { onRestart?: () => void } = {},
 ): Promise<void> {
-  const protocol = listingFor(endpoint);
-  const pageSize = Math.min(options.pageSize ?? protocol.maxLimit, protocol.maxLimit);
-  const attempts = options.attempts ?? 2;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await readOnce(http, endpoint, pageSize, onPage);
-      return;
-    } catch (err) {
-      if (!(err instanceof BrokerReadError) || err.reason !== 'inconsistent' || attempt >= attempts) throw err;
-      options.onRestart?.();
-    }
-  }
+  let seen = new Set<string>();
+  await readRawPages(
+    http,
+    endpoint,
+    (page) => {
+      const entities = parsePage(endpoint, page);
+      for (const e of entities) {
+        const key = entityKey(e.type, e.id);
+        if (seen.has(key)) throw listedTwice(endpoint.url, e.id);
+        seen.add(key);
+      }
+      onPage(entities);
+    },
+    {
+      ...options,
+      onRestart: () => {
+        seen = new Set();
+        options.onRestart?.();
+      },
+    },
+  );
 }
 
 /** Every entity of one broker, or a BrokerReadError. @example const entities = await readBroker(http, primary); */

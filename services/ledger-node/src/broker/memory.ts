@@ -3,114 +3,111 @@
 // chain (every node replays its blocks on start and applies each newly finalized block), so it
 // survives a restart and is the same on every node that holds the same chain.
 //
-// Memory per entity is one string (a JSON array), which keeps 100k entities × 10 attributes × 2
-// federated brokers in tens of MB rather than hundreds. A digest of all the entity's current
-// observations is kept beside it: when a pass sees the same digest, nothing about the entity
-// changed and no attribute needs looking at (one SHA-256 per entity per pass, not per attribute).
-import { hash } from 'node:crypto';
+// Compact by design, for 100k entities × 10 attributes × several federated brokers: entities are numbered
+// once (entities.ts) and each scope keeps, per entity, one Latin-1 string of 16 bytes an attribute —
+// attribute number (3 bytes), seq (5 bytes), keyed digest (8 bytes) — rather than objects or maps.
+// Beside it, per entity, the key of the observations last found to match the chain ("settled"): the
+// watcher skips an entity whose key is unchanged, and a newly applied record clears it.
 import { canonicalize } from '@scriptorium/ledger-protocol';
-import { entityKey } from './observe.ts';
+import { digest64 } from './digest.ts';
+import { EntityTable } from './entities.ts';
+import { setAt } from './primary.ts';
 import { type ObservationRecord, type ObservationScope, scopeOfRecord } from './record.ts';
-import type { Observation, Verdict } from './verdict.ts';
+import type { Verdict } from './verdict.ts';
 
 export interface Remembered {
   seq: number;
   digest: string;
 }
 
-/** [entity digest ('' = unknown), [[attribute id (0: the whole entity), seq, digest], …]] */
-type Memo = [string, Array<[number, number, string]>];
-
-const DIGEST_CHARS = 16; // 96 bits of SHA-256, base64url
-
-function digest(text: string): string {
-  return hash('sha256', text, 'base64url').slice(0, DIGEST_CHARS);
-}
-
 /** Digest of one observation: its verdict and observed value (null = absent). */
 export const observationDigest = (verdict: Verdict, observed: string | null): string =>
-  digest(`${verdict}\n${observed ?? ''}`);
+  digest64(`${verdict}\n${observed ?? ''}`);
 
-/** Digest of all of an entity's observations (sorted by attribute, as judge() returns them). */
-export function entityDigest(observations: readonly Observation[]): string {
-  let text = '';
-  for (const o of observations) text += `${o.attribute ?? ''}\u0001${o.verdict}\u0001${o.observed ?? ''}\u0002`;
-  return digest(text);
+const ENTRY = 16;
+const MAX_SEQ = 2 ** 40 - 1;
+const MAX_NAMES = 2 ** 24 - 1;
+
+/** One scope's memory: per entity number, the packed attributes and the settled key. */
+export class ScopeMemory {
+  readonly scope: ObservationScope;
+  readonly attrs: Array<string | undefined> = [];
+  readonly settledKeys: Array<string | undefined> = [];
+
+  constructor(scope: ObservationScope) {
+    this.scope = scope;
+  }
 }
 
-const scopeKeys = new WeakMap<ObservationScope, string>();
+/** The memory's key of a scope. */
+export const scopeKey = (scope: ObservationScope): string =>
+  JSON.stringify([scope.broker, scope.service ?? '', scope.servicePath ?? '']);
 
-/** The memory's key of a scope (cached per scope object: a pass asks once per entity). */
-export function scopeKey(scope: ObservationScope): string {
-  let key = scopeKeys.get(scope);
-  if (key === undefined) {
-    key = JSON.stringify([scope.broker, scope.service ?? '', scope.servicePath ?? '']);
-    scopeKeys.set(scope, key);
-  }
-  return key;
+/** Writes one attribute's entry at `at`. */
+function writeEntry(bytes: Buffer, at: number, nameId: number, seq: number, digest: string): void {
+  bytes.writeUIntBE(nameId, at, 3);
+  bytes.writeUIntBE(Math.min(seq, MAX_SEQ), at + 3, 5);
+  bytes.write(digest, at + 8, 8, 'latin1');
 }
 
 export class ObservationMemory {
-  private readonly scopes = new Map<string, Map<string, string>>();
-  /** Attribute names by id (id 0: the whole entity), so memos hold small numbers, not names. */
+  readonly entities = new EntityTable();
+  private readonly scopes = new Map<string, ScopeMemory>();
+  /** Attribute names by number (0: the whole entity), so entries hold small numbers, not names. */
   private readonly names: Array<string | null> = [null];
   private readonly nameIds = new Map<string, number>();
   /** Height of the last block applied (-1 before any). */
   height = -1;
 
-  private memo(scope: string, key: string): Memo | undefined {
-    const raw = this.scopes.get(scope)?.get(key);
-    return raw === undefined ? undefined : (JSON.parse(raw) as Memo);
-  }
-
-  private store(scope: string, key: string, memo: Memo): void {
-    let entities = this.scopes.get(scope);
-    if (!entities) {
-      entities = new Map();
-      this.scopes.set(scope, entities);
+  /** The memory of one scope (created on first use). */
+  scope(scope: ObservationScope): ScopeMemory {
+    const key = scopeKey(scope);
+    let s = this.scopes.get(key);
+    if (!s) {
+      s = new ScopeMemory({ broker: scope.broker, service: scope.service, servicePath: scope.servicePath });
+      this.scopes.set(key, s);
     }
-    entities.set(key, JSON.stringify(memo));
+    return s;
   }
 
-  /** True when the entity's observations have this digest and every one of them is on the chain. */
-  settled(scope: ObservationScope, type: string, id: string, entityDigestValue: string): boolean {
-    const raw = this.scopes.get(scopeKey(scope))?.get(entityKey(type, id));
-    return raw?.startsWith(`["${entityDigestValue}"`) === true;
+  /** The key the entity's observations had when they last matched the chain, if they still do. */
+  settled(s: ScopeMemory, entity: number): string | undefined {
+    return s.settledKeys[entity];
   }
 
-  /** Remembers that the entity's current observations (this digest) all match the chain. */
-  settle(scope: ObservationScope, type: string, id: string, entityDigestValue: string): void {
-    const s = scopeKey(scope);
-    const key = entityKey(type, id);
-    const memo = this.memo(s, key) ?? ['', []];
-    memo[0] = entityDigestValue;
-    this.store(s, key, memo);
+  /** Remembers that the entity's observations (under this key) all match the chain. */
+  settle(s: ScopeMemory, entity: number, key: string): void {
+    setAt(s.settledKeys, entity, key);
   }
 
   /** The last finalized record's seq and digest per attribute of an entity (key: attribute, null = whole entity). */
-  lastRecorded(scope: ObservationScope, type: string, id: string): Map<string | null, Remembered> {
+  lastRecorded(s: ScopeMemory, entity: number): Map<string | null, Remembered> {
     const out = new Map<string | null, Remembered>();
-    const memo = this.memo(scopeKey(scope), entityKey(type, id));
-    if (memo) for (const [a, seq, d] of memo[1]) out.set(this.names[a] ?? null, { seq, digest: d });
+    const packed = s.attrs[entity];
+    if (packed === undefined) return out;
+    const bytes = Buffer.from(packed, 'latin1');
+    for (let at = 0; at < bytes.length; at += ENTRY)
+      out.set(this.names[bytes.readUIntBE(at, 3)] ?? null, {
+        seq: bytes.readUIntBE(at + 3, 5),
+        digest: packed.slice(at + 8, at + ENTRY),
+      });
     return out;
   }
 
-  /** Applies one finalized record. A later record of the same attribute wins; the entity digest resets. */
+  /** Applies one finalized record. A later record of the same attribute wins; the entity is no longer settled. */
   apply(record: ObservationRecord): void {
-    const s = scopeKey(scopeOfRecord(record));
-    const key = entityKey(record.entity_type, record.entity);
-    const memo = this.memo(s, key) ?? ['', []];
+    const s = this.scope(scopeOfRecord(record));
+    const entity = this.entities.intern(record.entity_type, record.entity);
     const observed = record.observed === null ? null : canonicalize(record.observed);
-    const entry: [number, number, string] = [
-      this.nameId(record.attribute),
-      record.seq,
-      observationDigest(record.verdict, observed),
-    ];
-    const i = memo[1].findIndex((a) => a[0] === entry[0]);
-    if (i < 0) memo[1].push(entry);
-    else memo[1][i] = entry;
-    memo[0] = '';
-    this.store(s, key, memo);
+    const nameId = this.nameId(record.attribute);
+    const digest = observationDigest(record.verdict, observed);
+    const current = Buffer.from(s.attrs[entity] ?? '', 'latin1');
+    let at = 0;
+    while (at < current.length && current.readUIntBE(at, 3) !== nameId) at += ENTRY;
+    const bytes = at < current.length ? current : Buffer.concat([current, Buffer.alloc(ENTRY)]);
+    writeEntry(bytes, at, nameId, record.seq, digest);
+    setAt(s.attrs, entity, bytes.toString('latin1'));
+    if (s.settledKeys[entity] !== undefined) s.settledKeys[entity] = undefined;
   }
 
   private nameId(attribute: string | null): number {
@@ -118,6 +115,7 @@ export class ObservationMemory {
     let id = this.nameIds.get(attribute);
     if (id === undefined) {
       id = this.names.length;
+      if (id > MAX_NAMES) throw new RangeError('more than 16M distinct attribute names');
       this.names.push(attribute);
       this.nameIds.set(attribute, id);
     }
@@ -127,7 +125,7 @@ export class ObservationMemory {
   /** Entities remembered over every scope. */
   get size(): number {
     let n = 0;
-    for (const m of this.scopes.values()) n += m.size;
+    for (const s of this.scopes.values()) for (const a of s.attrs) if (a !== undefined) n++;
     return n;
   }
 }

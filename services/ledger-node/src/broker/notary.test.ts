@@ -2,20 +2,22 @@
 // sequence number after a finalized record, and the memory rebuilt from the chain after a restart.
 import { describe, expect, it } from 'vitest';
 import { ObservationMemory } from './memory.ts';
-import { recordsFor } from './notary.ts';
+import { recordsFor as buildRecords } from './notary.ts';
 import { observeEntity } from './observe.ts';
-import { buildRecord, isObservationRecord, type ObservationRecord, recordId } from './record.ts';
-import { type EntityObservations, judge } from './verdict.ts';
+import { buildRecord, isObservationRecord, type ObservationRecord, type ObservationScope, recordId } from './record.ts';
+import { asPrimary, judge, type Observation } from './verdict.ts';
 
-const scope = { broker: 'https://fed1.example:1026', service: 'city', servicePath: '/a' };
+type Scope = ObservationScope;
+const scope: Scope = { broker: 'https://fed1.example:1026', service: 'city', servicePath: '/a' };
 const room = (t: number, extra: Record<string, unknown> = {}) =>
   observeEntity('ngsi-v2', { id: 'Room1', type: 'Room', t: { type: 'Number', value: t }, ...extra });
-const primary = room(21);
-const observe = (federated: ReturnType<typeof room>): EntityObservations => ({
-  id: 'Room1',
-  type: 'Room',
-  observations: judge(primary, federated),
-});
+const primary = asPrimary(room(21));
+const observe = (federated: ReturnType<typeof room>): Observation[] => judge(primary, federated);
+const ROOM1 = { id: 'Room1', type: 'Room' };
+
+/** The records the watcher would build for Room1's observations in this scope. */
+const recordsFor = (memory: ObservationMemory, s: Scope, observations: Observation[]) =>
+  buildRecords(memory, memory.scope(s), memory.entities.intern('Room', 'Room1'), ROOM1, observations);
 
 /** What a node does once a block holding these records is final. */
 function finalize(memory: ObservationMemory, records: ObservationRecord[]): void {
@@ -24,7 +26,7 @@ function finalize(memory: ObservationMemory, records: ObservationRecord[]): void
 
 describe('integrity records', () => {
   it('have an id derived from the content alone: same observation, same id; any field changed, another id', () => {
-    const o = judge(primary, room(99))[0] as NonNullable<ReturnType<typeof judge>[number]>;
+    const o = judge(primary, room(99))[0] as Observation;
     const a = buildRecord(scope, { id: 'Room1', type: 'Room' }, o, 0);
     const b = buildRecord({ ...scope }, { id: 'Room1', type: 'Room' }, { ...o }, 0);
     expect(a).toEqual(b);
@@ -83,8 +85,8 @@ describe('recordsFor and the memory', () => {
   it('only the changed attribute of an entity gets a record', () => {
     const memory = new ObservationMemory();
     const extra = { u: { type: 'Text', value: 'x' } };
-    const p = room(21, extra);
-    const obs = (f: ReturnType<typeof room>) => ({ id: 'Room1', type: 'Room', observations: judge(p, f) });
+    const p = asPrimary(room(21, extra));
+    const obs = (f: ReturnType<typeof room>) => judge(p, f);
     finalize(memory, recordsFor(memory, scope, obs(room(21, extra))));
     const out = recordsFor(memory, scope, obs(room(21, { u: { type: 'Text', value: 'evil' } })));
     expect(out.map((r) => [r.attribute, r.verdict])).toEqual([['u', 'TAMPERED']]);
@@ -110,26 +112,5 @@ describe('recordsFor and the memory', () => {
     finalize(memory, recordsFor(memory, scope, observe(room(21))));
     expect(recordsFor(memory, { ...scope, servicePath: '/b' }, observe(room(21))).map((r) => r.seq)).toEqual([0]);
     expect(recordsFor(memory, { broker: 'https://fed2' }, observe(room(21))).map((r) => r.seq)).toEqual([0]);
-  });
-});
-
-describe('recordsFor with a full mempool', () => {
-  it('builds TAMPERED records only, and settles nothing it skipped', () => {
-    const memory = new ObservationMemory();
-    const twoAttrs = (t: number, u: string) =>
-      observeEntity('ngsi-v2', {
-        id: 'Room1',
-        type: 'Room',
-        t: { type: 'Number', value: t },
-        u: { type: 'Text', value: u },
-      });
-    const p = twoAttrs(21, 'x');
-    const obs = { id: 'Room1', type: 'Room', observations: judge(p, twoAttrs(99, 'x')) };
-    expect(recordsFor(memory, scope, obs, false).map((r) => [r.attribute, r.verdict])).toEqual([['t', 'TAMPERED']]);
-    // The OK observation was skipped, not settled: with room again it is recorded.
-    expect(recordsFor(memory, scope, obs, true).map((r) => [r.attribute, r.verdict])).toEqual([
-      ['t', 'TAMPERED'],
-      ['u', 'OK'],
-    ]);
   });
 });

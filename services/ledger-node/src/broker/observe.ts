@@ -22,8 +22,19 @@ export interface ObservedEntity {
   forms: string[];
 }
 
-/** `type\0id`: entities are identified by id and type together (Orion allows one id with two types). */
-export const entityKey = (type: string, id: string): string => `${type}\u0000${id}`;
+/**
+ * One string for an entity's id and type together (Orion allows one id with two types): the type's length,
+ * a colon, the type, the id — unambiguous whatever characters either holds.
+ */
+export const entityKey = (type: string, id: string): string => `${type.length}:${type}${id}`;
+
+/** The id and type back from `entityKey`. */
+export function splitEntityKey(key: string): { id: string; type: string } {
+  const colon = key.indexOf(':');
+  const start = colon + 1;
+  const end = start + Number(key.slice(0, colon));
+  return { type: key.slice(start, end), id: key.slice(end) };
+}
 
 const V2_SKIP = new Set(['id', 'type']);
 const LD_SKIP = new Set(['id', 'type', '@context', 'scope', 'createdAt', 'modifiedAt', 'deletedAt']);

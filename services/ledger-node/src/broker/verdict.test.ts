@@ -3,9 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import type { BrokerApi } from './endpoint.ts';
 import { observeEntity } from './observe.ts';
-import { compareBroker, judge, PrimaryIndex } from './verdict.ts';
+import { allOk, asPrimary, entityDigest, judge as judgeOf } from './verdict.ts';
 
 type Attrs = Record<string, unknown>;
+type Entity = ReturnType<typeof observeEntity>;
+/** The verdicts of a federated entity against a primary one, the primary held as the watcher holds it. */
+const judge = (primary: Entity | undefined, federated: Entity | undefined) =>
+  judgeOf(primary && asPrimary(primary), federated);
 /** An entity as each API represents an attribute of type T holding value V. */
 function entity(api: BrokerApi, id: string, attrs: Record<string, [string, unknown]>) {
   const raw: Attrs = { id, type: 'Room' };
@@ -126,24 +130,15 @@ describe('comparison details per API', () => {
     expect(judge(multi, swapped)[0]?.verdict).toBe('TAMPERED');
   });
 
-  it('entities are matched by id and type together', () => {
-    const a = observeEntity('ngsi-v2', { id: 'x', type: 'A', v: { type: 'Number', value: 1 } });
-    const b = observeEntity('ngsi-v2', { id: 'x', type: 'B', v: { type: 'Number', value: 1 } });
-    const out = [...compareBroker(new PrimaryIndex([a]), [b])];
-    expect(out.map((e) => [e.type, e.observations.map((o) => o.verdict)])).toEqual([
-      ['B', ['TAMPERED']],
-      ['A', ['TAMPERED']],
-    ]);
-  });
-
-  it('compareBroker: federated entities in listing order, then what the federated broker lacks', () => {
-    const mk = (id: string, v: number) => observeEntity('ngsi-v2', { id, type: 'T', v: { type: 'Number', value: v } });
-    const primary = new PrimaryIndex([mk('a', 1), mk('b', 2), mk('c', 3)]);
-    const out = [...compareBroker(primary, [mk('c', 3), mk('a', 9), mk('z', 0)])];
-    expect(
-      out.map(
-        (e) => `${e.id}:${e.observations[0]?.verdict}:${e.observations[0]?.observed === null ? 'absent' : 'seen'}`,
-      ),
-    ).toEqual(['c:OK:seen', 'a:TAMPERED:seen', 'z:TAMPERED:seen', 'b:TAMPERED:absent']);
+  it('equal entities have equal digests, and allOk gives what judge gives for them', () => {
+    const mk = (v: number, type = 'T') =>
+      observeEntity('ngsi-v2', { id: 'a', type, v: { type: 'Number', value: v }, w: { type: 'Text', value: 'x' } });
+    expect(entityDigest(mk(1))).toBe(entityDigest(mk(1.0)));
+    expect(entityDigest(mk(1))).not.toBe(entityDigest(mk(2)));
+    expect(entityDigest(mk(1))).not.toBe(entityDigest(mk(1, 'U')));
+    expect(asPrimary(mk(1)).digest).toBe(entityDigest(mk(1)));
+    expect(allOk(mk(1))).toEqual(judge(mk(1), mk(1)));
+    const bare = observeEntity('ngsi-v2', { id: 'a', type: 'T' });
+    expect(allOk(bare)).toEqual(judge(bare, bare));
   });
 });

@@ -6,31 +6,51 @@
 // The node calls `applyFinalized` for every finalized block (also when it replays its chain on
 // start), which is how the memory of what is already recorded stays the chain's.
 //
-// Records go out TAMPERED first, and never more than the mempool has room for: the first pass of a
-// large deployment notarises its millions of OK observations over several passes, while a tamper is
-// never stuck behind them.
+// Cheap when nothing changed: every page of every listing is digested as it arrives (digest.ts); a page whose
+// bytes are those of the last pass, listing entities that all still match the chain, is neither parsed nor
+// judged. A page that changed is parsed, and only its entities whose content or primary counterpart changed
+// are judged against the memory (memory.ts's settled keys).
+//
+// Bounded while there is much to record (a first pass notarises every observation): the records of one broker
+// are kept until its read is complete (never recorded from a partial read) up to BUFFER_MAX; past that the
+// read goes on validating only, and once complete the broker is read a second time from the page where the
+// buffer filled, judging and handing records over page by page. Records are handed over only while the
+// mempool has room (`room()`, the node's window): the pass waits for consensus to drain it (backpressure),
+// so the watcher never holds more than a page and a buffer, nor floods the node. TAMPERED records go first.
 import type { IntegrityRecord } from '@scriptorium/ledger-protocol';
 import type { Logger } from 'pino';
 import type { WatcherConfig } from './config.ts';
+import { ABSENT, digestBytes } from './digest.ts';
 import type { BrokerEndpoint } from './endpoint.ts';
+import { EntitySet } from './entities.ts';
 import { type BrokerHttp, createBrokerHttp } from './http-client.ts';
-import { readBrokerPages } from './listing.ts';
-import { ObservationMemory } from './memory.ts';
+import { listedTwice, parsePage, type RawPage, readRawPages } from './listing.ts';
+import { ObservationMemory, type ScopeMemory } from './memory.ts';
 import type { WatcherMetrics } from './metrics.ts';
 import { recordsFor } from './notary.ts';
+import type { ObservedEntity } from './observe.ts';
+import { type PageMemo, PrimaryState } from './primary.ts';
 import { BrokerReadError, type BrokerReadReason } from './read-error.ts';
 import { isObservationRecord, type ObservationRecord, type ObservationScope } from './record.ts';
-import { BrokerComparison, PrimaryIndex } from './verdict.ts';
+import { allOk, entityDigest, judge } from './verdict.ts';
 
-/** Records handed to the mempool at once (a first pass may have millions). */
+/** Records handed to the mempool at once. */
 const SUBMIT_SLICE = 2000;
+/** Records of one broker kept until its read is complete; beyond, a second read hands them over page by page. */
+export const BUFFER_MAX = 32_768;
+/** How often a pass waiting for room asks again, when the node does not say. */
+const ROOM_POLL_MS = 50;
+/** A pass that found the node catching up tries again this soon. */
+const NOT_SYNCED_RETRY_MS = 1000;
 
 /** What the watcher needs from the node. */
 export interface WatcherPorts {
   /** Offers records to the mempool (which gossips the new ones); returns how many were new. */
   submit(records: ObservationRecord[]): number;
-  /** How many more records the mempool takes now. */
+  /** How many more records the watcher may hand over now (the free part of the node's window). */
   room(): number;
+  /** Resolves when there may be room again (a block was finalized); default: after a short while. */
+  roomChanged?(): Promise<void>;
   /** False while the node is catching up with its peers: a pass then waits (its memory would be stale). */
   ready?(): boolean;
 }
@@ -52,9 +72,14 @@ export interface PassResult {
   durationMs: number;
   /** False when the primary could not be read (nothing recorded at all). */
   primaryRead: boolean;
+  /** Set when the pass did not run: the node was catching up with its peers. */
+  skipped?: 'not_synced';
   submitted: { ok: number; tampered: number };
-  /** Records left for a later pass because the mempool was full. */
-  deferred: number;
+  /** Time spent waiting for room in the mempool (backpressure). */
+  waitedMs: number;
+  /** Listing pages read, and how many of them had changed and were parsed. */
+  pages: number;
+  parsedPages: number;
 }
 
 export interface WatcherStatus {
@@ -68,23 +93,33 @@ export interface WatcherOptions {
   logger?: Logger;
   metrics?: WatcherMetrics;
   now?: () => number;
+  /** Records of one broker kept until its read is complete (default BUFFER_MAX). */
+  bufferMax?: number;
+  /** Entities per listing page (default and maximum: the API's limit). */
+  pageSize?: number;
 }
 
 export class Watcher {
   readonly config: WatcherConfig;
   readonly memory = new ObservationMemory();
+  private readonly primary = new PrimaryState(this.memory.entities);
+  /** Per federated broker: its pages as last read, when every entity on them matched the chain. */
+  private readonly federatedPages = new Map<string, Map<number, PageMemo & { prints: string }>>();
   private readonly ports: WatcherPorts;
   private readonly http: BrokerHttp;
   private readonly ownsHttp: boolean;
   private readonly logger: Logger | undefined;
   private readonly metrics: WatcherMetrics | undefined;
   private readonly now: () => number;
+  private readonly bufferMax: number;
+  private readonly pageSize: number | undefined;
   private readonly statuses = new Map<string, BrokerStatus>();
   private lastPass: PassResult | undefined;
   private passes = 0;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<PassResult> | undefined;
   private stopped = true;
+  private stopping = false;
 
   constructor(config: WatcherConfig, ports: WatcherPorts, options: WatcherOptions = {}) {
     this.config = config;
@@ -94,6 +129,8 @@ export class Watcher {
     this.logger = options.logger;
     this.metrics = options.metrics;
     this.now = options.now ?? Date.now;
+    this.bufferMax = options.bufferMax ?? BUFFER_MAX;
+    this.pageSize = options.pageSize;
     for (const b of [config.primary, ...config.federated])
       this.statuses.set(b.url, { url: b.url, role: b.role, ok: false });
   }
@@ -107,6 +144,7 @@ export class Watcher {
   /** Starts passes every poll interval (the first at once). */
   start(): void {
     this.stopped = false;
+    this.stopping = false;
     this.schedule(0);
   }
 
@@ -115,14 +153,24 @@ export class Watcher {
     this.timer = setTimeout(() => {
       const started = this.now();
       this.pass()
-        .catch((err: unknown) => this.logger?.error({ err }, 'broker watcher: pass failed'))
-        .finally(() => this.schedule(Math.max(0, this.config.pollIntervalMs - (this.now() - started))));
+        .then(
+          (r) =>
+            r.skipped
+              ? Math.min(NOT_SYNCED_RETRY_MS, this.config.pollIntervalMs)
+              : Math.max(0, this.config.pollIntervalMs - (this.now() - started)),
+          (err: unknown) => {
+            this.logger?.error({ err }, 'broker watcher: pass failed');
+            return Math.max(0, this.config.pollIntervalMs - (this.now() - started));
+          },
+        )
+        .then((next) => this.schedule(next));
     }, delayMs);
   }
 
-  /** Stops after the pass in progress (if any). */
+  /** Stops after the pass in progress (if any; a pass waiting for room ends at once). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
     if (this.ownsHttp) await this.http.close();
@@ -184,39 +232,13 @@ export class Watcher {
       durationMs: 0,
       primaryRead: false,
       submitted: { ok: 0, tampered: 0 },
-      deferred: 0,
+      waitedMs: 0,
+      pages: 0,
+      parsedPages: 0,
     };
-    let primary = new PrimaryIndex();
-    try {
-      await readBrokerPages(this.http, this.config.primary, (page) => primary.add(page), {
-        onRestart: () => {
-          primary = new PrimaryIndex();
-        },
-      });
-      this.readOk(this.config.primary, primary.size);
-      result.primaryRead = true;
-    } catch (err) {
-      this.readFailed(this.config.primary, err);
-    }
-    if (result.primaryRead) {
-      for (const federated of this.config.federated) {
-        const { tampered, ok, deferred } = await this.compare(primary, federated);
-        result.deferred += deferred;
-        // TAMPERED first; then OK observations as long as the mempool has room.
-        const room = this.ports.room();
-        const send = [...tampered, ...ok].slice(0, Math.max(0, room));
-        result.deferred += tampered.length + ok.length - send.length;
-        // In slices, yielding between them: the node keeps answering consensus messages meanwhile.
-        for (let i = 0; i < send.length; i += SUBMIT_SLICE) {
-          this.ports.submit(send.slice(i, i + SUBMIT_SLICE));
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-        for (const r of send) {
-          if (r.verdict === 'TAMPERED') result.submitted.tampered++;
-          else result.submitted.ok++;
-        }
-      }
-    }
+    if (this.ports.ready && !this.ports.ready()) return { ...result, skipped: 'not_synced' };
+    result.primaryRead = await this.readPrimary(result);
+    if (result.primaryRead) for (const federated of this.config.federated) await this.compare(federated, result);
     result.durationMs = this.now() - startedAt;
     this.lastPass = result;
     this.passes++;
@@ -227,58 +249,241 @@ export class Watcher {
     return result;
   }
 
-  /** Reads one federated broker completely and returns the records it needs (nothing on a failed read). */
-  private async compare(
-    primary: PrimaryIndex,
-    endpoint: BrokerEndpoint,
-  ): Promise<{ tampered: ObservationRecord[]; ok: ObservationRecord[]; deferred: number }> {
-    const scope = this.scope(endpoint);
-    const comparison = new BrokerComparison(primary);
-    // Buffer at most what the mempool can take now; TAMPERED records displace OK ones.
-    const cap = Math.max(0, this.ports.room());
-    let tampered: ObservationRecord[] = [];
-    let ok: ObservationRecord[] = [];
-    let deferred = 0;
-    let entities = 0;
-    const take = (records: ObservationRecord[]) => {
-      for (const r of records) {
-        if (r.verdict === 'TAMPERED') {
-          if (tampered.length < cap) {
-            tampered.push(r);
-            if (tampered.length + ok.length > cap) {
-              ok.pop();
-              deferred++;
-            }
-          } else deferred++;
-        } else if (tampered.length + ok.length < cap) ok.push(r);
-        else deferred++;
-      }
-    };
+  /** Reads the primary completely into the primary state; false (and nothing recorded this pass) on failure. */
+  private async readPrimary(result: PassResult): Promise<boolean> {
+    const endpoint = this.config.primary;
+    let total = 0;
+    this.primary.beginRead();
     try {
-      await readBrokerPages(
+      await readRawPages(
         this.http,
         endpoint,
         (page) => {
-          entities += page.length;
-          for (const e of comparison.page(page))
-            take(recordsFor(this.memory, scope, e, tampered.length + ok.length < cap));
+          total = page.total;
+          result.pages++;
+          if (this.primary.page(endpoint, page)) result.parsedPages++;
         },
-        {
-          onRestart: () => {
-            comparison.restart();
-            tampered = [];
-            ok = [];
-            deferred = 0;
-            entities = 0;
-          },
-        },
+        { pageSize: this.pageSize, onRestart: () => this.primary.beginRead() },
       );
     } catch (err) {
       this.readFailed(endpoint, err);
-      return { tampered: [], ok: [], deferred: 0 };
+      return false;
     }
-    for (const e of comparison.missing()) take(recordsFor(this.memory, scope, e, tampered.length + ok.length < cap));
-    this.readOk(endpoint, entities);
-    return { tampered, ok, deferred };
+    this.primary.endRead();
+    this.readOk(endpoint, total);
+    return true;
   }
+
+  /**
+   * Reads one federated broker completely and hands over the records it needs; nothing for a read that fails.
+   */
+  private async compare(endpoint: BrokerEndpoint, result: PassResult): Promise<void> {
+    const scope = this.memory.scope(this.scope(endpoint));
+    const memos = this.federatedPages.get(endpoint.url) ?? new Map<number, PageMemo & { prints: string }>();
+    this.federatedPages.set(endpoint.url, memos);
+    let listed = new EntitySet();
+    let buffer: ObservationRecord[] = [];
+    let overflowAt: number | undefined;
+    let digests = new Map<number, string>();
+    let total = 0;
+    let lastOffset = -1;
+    const onPage = (page: RawPage) => {
+      total = page.total;
+      lastOffset = page.offset;
+      result.pages++;
+      const digest = digestBytes(page.body);
+      digests.set(page.offset, digest);
+      const memo = memos.get(page.offset);
+      if (memo && memo.digest === digest && memo.entities.length === page.expected && this.settled(scope, memo)) {
+        for (const i of memo.entities)
+          if (!listed.add(i)) throw listedTwice(endpoint.url, this.memory.entities.ref(i).id);
+        return;
+      }
+      result.parsedPages++;
+      const entities = parsePage(endpoint, page);
+      const numbers = this.number(endpoint, entities, listed);
+      if (overflowAt !== undefined) return; // validated; judged by the second read
+      const before = buffer.length;
+      const judged = this.judgePage(scope, entities, numbers);
+      for (const r of judged.records) buffer.push(r);
+      if (buffer.length > this.bufferMax) {
+        buffer.length = before;
+        overflowAt = page.offset;
+        return;
+      }
+      this.rememberPage(memos, page.offset, digest, numbers, judged.prints);
+    };
+    try {
+      await readRawPages(this.http, endpoint, onPage, {
+        pageSize: this.pageSize,
+        onRestart: () => {
+          listed = new EntitySet();
+          buffer = [];
+          overflowAt = undefined;
+          digests = new Map();
+        },
+      });
+    } catch (err) {
+      this.readFailed(endpoint, err);
+      return;
+    }
+    for (const offset of memos.keys()) if (offset > lastOffset) memos.delete(offset);
+    this.readOk(endpoint, total);
+    await this.offer(tamperedFirst(buffer), result);
+    buffer = [];
+    // What the federated broker lacks: every primary entity it did not list.
+    let missing: ObservationRecord[] = [];
+    for (const i of this.primary.members()) {
+      if (listed.has(i)) continue;
+      for (const r of this.judgeMissing(scope, i)) missing.push(r);
+      if (missing.length >= SUBMIT_SLICE) {
+        await this.offer(missing, result);
+        missing = [];
+      }
+    }
+    await this.offer(missing, result);
+    if (overflowAt !== undefined) await this.secondRead(endpoint, scope, memos, digests, overflowAt, result);
+  }
+
+  /**
+   * After a complete read whose records did not fit the buffer: reads the broker again from `from`, judging
+   * each page whose bytes are those the complete read saw and handing its records over at once (a page that
+   * changed since is left to the next pass). Ends quietly on a failure: the next pass goes on.
+   */
+  private async secondRead(
+    endpoint: BrokerEndpoint,
+    scope: ScopeMemory,
+    memos: Map<number, PageMemo & { prints: string }>,
+    digests: Map<number, string>,
+    from: number,
+    result: PassResult,
+  ): Promise<void> {
+    try {
+      await readRawPages(
+        this.http,
+        endpoint,
+        async (page) => {
+          if (this.stopping) throw new BrokerReadError(endpoint.url, 'inconsistent', 'watcher stopping');
+          result.pages++;
+          const digest = digestBytes(page.body);
+          if (digests.get(page.offset) !== digest) return;
+          result.parsedPages++;
+          const entities = parsePage(endpoint, page);
+          const numbers = this.number(endpoint, entities, new EntitySet());
+          const judged = this.judgePage(scope, entities, numbers);
+          this.rememberPage(memos, page.offset, digest, numbers, judged.prints);
+          await this.offer(judged.records, result);
+        },
+        { from, attempts: 1, pageSize: this.pageSize },
+      );
+    } catch (err) {
+      this.logger?.debug({ broker: endpoint.url, err: (err as Error).message }, 'broker watcher: second read ended');
+    }
+  }
+
+  /** The entities' numbers; throws when one is listed twice in this read. */
+  private number(endpoint: BrokerEndpoint, entities: readonly ObservedEntity[], listed: EntitySet): Uint32Array {
+    const numbers = new Uint32Array(entities.length);
+    for (let k = 0; k < entities.length; k++) {
+      const e = entities[k] as ObservedEntity;
+      const i = this.memory.entities.intern(e.type, e.id);
+      if (!listed.add(i)) throw listedTwice(endpoint.url, e.id);
+      numbers[k] = i;
+    }
+    return numbers;
+  }
+
+  /** Judges a page's entities; their records (TAMPERED first) and their content digests (null: not settled). */
+  private judgePage(
+    scope: ScopeMemory,
+    entities: readonly ObservedEntity[],
+    numbers: Uint32Array,
+  ): { records: ObservationRecord[]; prints: string | null } {
+    const tampered: ObservationRecord[] = [];
+    const ok: ObservationRecord[] = [];
+    let prints = '';
+    let settled = true;
+    for (let k = 0; k < entities.length; k++) {
+      const e = entities[k] as ObservedEntity;
+      const i = numbers[k] as number;
+      const digest = entityDigest(e);
+      prints += digest;
+      const key = digest + this.primary.digestOf(i);
+      if (this.memory.settled(scope, i) === key) continue;
+      const p = this.primary.entry(i);
+      const observations = p && p.digest === digest ? allOk(e) : judge(p, e);
+      const records = recordsFor(this.memory, scope, i, e, observations);
+      if (records.length === 0) this.memory.settle(scope, i, key);
+      else settled = false;
+      for (const r of records) (r.verdict === 'TAMPERED' ? tampered : ok).push(r);
+    }
+    return { records: tampered.length === 0 ? ok : [...tampered, ...ok], prints: settled ? prints : null };
+  }
+
+  /** Records for a primary entity the federated broker does not list (TAMPERED, observed null). */
+  private judgeMissing(scope: ScopeMemory, i: number): ObservationRecord[] {
+    const p = this.primary.entry(i);
+    if (!p) return [];
+    const key = ABSENT + p.digest;
+    if (this.memory.settled(scope, i) === key) return [];
+    const records = recordsFor(this.memory, scope, i, this.memory.entities.ref(i), judge(p, undefined));
+    if (records.length === 0) this.memory.settle(scope, i, key);
+    return records;
+  }
+
+  /** Remembers a page whose entities all match the chain (`prints` null: some do not, forget it). */
+  private rememberPage(
+    memos: Map<number, PageMemo & { prints: string }>,
+    offset: number,
+    digest: string,
+    entities: Uint32Array,
+    prints: string | null,
+  ): void {
+    if (prints === null) memos.delete(offset);
+    // Flattened: a concatenation is a tree of pieces in V8.
+    else memos.set(offset, { digest, entities, prints: Buffer.from(prints, 'latin1').toString('latin1') });
+  }
+
+  /** True when every entity of a remembered page still matches the chain under the same content and primary. */
+  private settled(scope: ScopeMemory, memo: PageMemo & { prints: string }): boolean {
+    for (let k = 0; k < memo.entities.length; k++) {
+      const i = memo.entities[k] as number;
+      const key = this.memory.settled(scope, i);
+      if (
+        key === undefined ||
+        !key.startsWith(memo.prints.slice(8 * k, 8 * k + 8)) ||
+        !key.endsWith(this.primary.digestOf(i))
+      )
+        return false;
+    }
+    return true;
+  }
+
+  /** Hands records to the node as the mempool makes room for them (backpressure); stops when the watcher stops. */
+  private async offer(records: readonly ObservationRecord[], result: PassResult): Promise<void> {
+    for (let i = 0; i < records.length && !this.stopping; ) {
+      const room = this.ports.room();
+      if (room <= 0) {
+        const t = this.now();
+        await (this.ports.roomChanged?.() ?? new Promise((resolve) => setTimeout(resolve, ROOM_POLL_MS)));
+        result.waitedMs += this.now() - t;
+        continue;
+      }
+      const slice = records.slice(i, i + Math.min(room, SUBMIT_SLICE));
+      this.ports.submit(slice);
+      for (const r of slice) {
+        if (r.verdict === 'TAMPERED') result.submitted.tampered++;
+        else result.submitted.ok++;
+      }
+      i += slice.length;
+      // Yield between slices: the node keeps answering consensus messages meanwhile.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+}
+
+/** The records, TAMPERED before OK (each in its order). */
+function tamperedFirst(records: ObservationRecord[]): ObservationRecord[] {
+  const tampered = records.filter((r) => r.verdict === 'TAMPERED');
+  return tampered.length === 0 ? records : [...tampered, ...records.filter((r) => r.verdict !== 'TAMPERED')];
 }

@@ -18,6 +18,15 @@ export interface NodeWatch extends WatchService {
   stop(): Promise<void>;
 }
 
+/**
+ * The watcher keeps at most this many blocks' worth of records pending in the mempool: enough to keep consensus
+ * busy, little enough that a first pass over millions of observations holds a few MB of records, not the whole
+ * mempool's capacity.
+ */
+const WATCH_WINDOW_BLOCKS = 8;
+/** A watcher waiting for room asks again after this long even when no block was finalized. */
+const ROOM_RECHECK_MS = 1000;
+
 interface DeliveredAnswer {
   delivered?: unknown;
 }
@@ -25,12 +34,25 @@ interface DeliveredAnswer {
 export function attachWatch(node: LedgerNode, registry: Registry): NodeWatch {
   const { config } = node;
   const log = node.logger.child({ name: 'node.watch' });
+  const window = Math.min(config.mempoolMax, WATCH_WINDOW_BLOCKS * config.maxBlockRecords);
+  let roomWaiters: Array<() => void> = [];
+  const roomChanged = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        roomWaiters = roomWaiters.filter((w) => w !== done);
+        resolve();
+      };
+      const timer = setTimeout(done, ROOM_RECHECK_MS);
+      roomWaiters.push(done);
+    });
   const watcher = config.watcher
     ? new Watcher(
         config.watcher,
         {
           submit: (records) => node.intake.addRecords(records).accepted,
-          room: () => Math.max(0, config.mempoolMax - node.mempool.size),
+          room: () => Math.max(0, window - node.mempool.size),
+          roomChanged,
           ready: () => node.sync.readiness().ready,
         },
         { logger: log, metrics: createWatcherMetrics(registry) },
@@ -64,6 +86,7 @@ export function attachWatch(node: LedgerNode, registry: Registry): NodeWatch {
   }
   node.onFinalized((block) => {
     watcher?.applyFinalized(block.records, block.header.height);
+    for (const wake of [...roomWaiters]) wake();
     notifier?.onFinalized(block);
   });
 

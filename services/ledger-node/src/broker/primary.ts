@@ -1,0 +1,104 @@
+// The primary broker as the watcher knows it between passes: per entity its attribute names and keyed digests
+// (verdict.ts's PrimaryEntity), and per page of its listing a digest of the page's bytes and the entities it
+// listed. A pass reads every page again but parses only the pages whose bytes changed; an unchanged primary
+// costs one digest a page. Memory: ~100 bytes an entity of 10 attributes, plus a few numbers a page.
+import { ABSENT, digestBytes } from './digest.ts';
+import type { BrokerEndpoint } from './endpoint.ts';
+import { EntitySet, type EntityTable } from './entities.ts';
+import { listedTwice, parsePage, type RawPage } from './listing.ts';
+import { asPrimary, type PrimaryEntity } from './verdict.ts';
+
+/** One page of a listing as last read: its bytes' digest and the entities it listed, in order. */
+export interface PageMemo {
+  digest: string;
+  entities: Uint32Array;
+}
+
+/** Distinct lists of attribute names kept shared between entities (most entities of a type share one). */
+const MAX_NAME_LISTS = 10_000;
+
+export class PrimaryState {
+  private readonly table: EntityTable;
+  private entries: Array<PrimaryEntity | undefined> = [];
+  private readonly pages = new Map<number, PageMemo>();
+  private readonly nameLists = new Map<string, readonly string[]>();
+  private present = new EntitySet();
+  private lastOffset = -1;
+
+  constructor(table: EntityTable) {
+    this.table = table;
+  }
+
+  /** The primary's side of entity `i`, when the last complete read listed it. */
+  entry(i: number): PrimaryEntity | undefined {
+    return this.entries[i];
+  }
+
+  /** The entity's digest, or ABSENT when the primary does not hold it. */
+  digestOf(i: number): string {
+    return this.entries[i]?.digest ?? ABSENT;
+  }
+
+  /** The entities of the last complete read, in number order. */
+  members(): Generator<number> {
+    return this.present.members(this.table.size);
+  }
+
+  /** Starts (or restarts) a read. */
+  beginRead(): void {
+    this.present = new EntitySet();
+    this.lastOffset = -1;
+  }
+
+  /**
+   * One page of the read: recognised by its digest (false), or parsed and remembered (true). Throws
+   * BrokerReadError.
+   */
+  page(endpoint: BrokerEndpoint, page: RawPage): boolean {
+    this.lastOffset = page.offset;
+    const digest = digestBytes(page.body);
+    const memo = this.pages.get(page.offset);
+    if (
+      memo &&
+      memo.digest === digest &&
+      memo.entities.length === page.expected &&
+      memo.entities.every((i) => this.entries[i] !== undefined)
+    ) {
+      for (const i of memo.entities) if (!this.present.add(i)) throw listedTwice(endpoint.url, this.table.ref(i).id);
+      return false;
+    }
+    const entities = parsePage(endpoint, page);
+    const numbers = new Uint32Array(entities.length);
+    entities.forEach((e, k) => {
+      const i = this.table.intern(e.type, e.id);
+      if (!this.present.add(i)) throw listedTwice(endpoint.url, e.id);
+      numbers[k] = i;
+      const previous = this.entries[i];
+      const next = asPrimary(e, this.sharedNames(e.names));
+      if (previous?.digest !== next.digest) setAt(this.entries, i, next);
+    });
+    this.pages.set(page.offset, { digest, entities: numbers });
+    return true;
+  }
+
+  /** The read is complete: entities it did not list are gone from the primary; pages past its end too. */
+  endRead(): void {
+    for (let i = 0; i < this.entries.length; i++)
+      if (this.entries[i] !== undefined && !this.present.has(i)) this.entries[i] = undefined;
+    for (const offset of this.pages.keys()) if (offset > this.lastOffset) this.pages.delete(offset);
+  }
+
+  private sharedNames(names: string[]): readonly string[] {
+    const key = names.join('\n');
+    const shared = this.nameLists.get(key);
+    if (shared) return shared;
+    if (this.nameLists.size < MAX_NAME_LISTS) this.nameLists.set(key, names);
+    return names;
+  }
+}
+
+/** Sets `a[i]`, filling the gap below with undefined (a dense array, never a sparse dictionary). */
+export function setAt<T>(a: Array<T | undefined>, i: number, value: T | undefined): void {
+  while (a.length < i) a.push(undefined);
+  a[i] = value;
+}
