@@ -194,6 +194,20 @@ describe('membership end to end in mutual TLS', () => {
     throw new Error(`membership did not settle; last decisions ${JSON.stringify(log.slice(-3).map((l) => l.action))}`);
   }
 
+  /**
+   * A node's /chain once it holds the block the planner's last decision saw. The planner reads the highest node;
+   * the others append the same finalized block a moment later (at load 16, one was still a block behind).
+   */
+  async function atSettledHeight(node: LocalNode, log: Awaited<ReturnType<typeof reconcileUntilDone>>) {
+    const height = log.at(-1)?.chain?.height ?? 0;
+    return cluster.waitFor(
+      `${names.get(node)} at height ${height}`,
+      () => ledger.chain(node.url),
+      (v) => v.height >= height,
+      30_000,
+    );
+  }
+
   it('a 5th node starts as a follower and is ADDed only once ready and caught up', async () => {
     await cluster.post(cluster.nodes[0] as LocalNode, '/mempool', { records: records('before', 20) });
     const fifth = await cluster.addNode();
@@ -211,7 +225,7 @@ describe('membership end to end in mutual TLS', () => {
     expect(v4?.ready).toBe(true);
     expect(v4?.height).toBeGreaterThanOrEqual((atSubmit?.chain?.height ?? Number.POSITIVE_INFINITY) - 1);
     for (const n of cluster.nodes) {
-      const view = await ledger.chain(n.url);
+      const view = await atSettledHeight(n, log);
       expect(view.validators).toHaveLength(5);
       expect(view.validators).toContain(fifth.keys.publicKey);
     }
@@ -238,7 +252,7 @@ describe('membership end to end in mutual TLS', () => {
 
     expect(removed.has(v1)).toBe(true);
     for (const n of desired) {
-      const view = await ledger.chain(n.url);
+      const view = await atSettledHeight(n, log);
       expect(view.validators).toHaveLength(4);
       expect(view.validators).not.toContain(v1.keys.publicKey);
     }
