@@ -86,6 +86,8 @@ async function startValidator(name: string): Promise<void> {
   env.NODE_DEBUG_API = 'true';
   const child = spawn(process.execPath, [MAIN, ...container.args], { env, stdio: 'ignore' });
   nodes.set(name, child);
+  // A started container is not Ready until its readiness probe (the pod spec's) first succeeds.
+  kubelet.set(name, { probe: { ...PROBE_DEFAULTS, ...container.readinessProbe }, ready: false, failures: 0 });
 }
 
 /** `eventually` with room for a loaded machine (node hops and the reconcile cadence). */
@@ -93,23 +95,59 @@ function slowly<T>(what: string, check: () => Promise<T | undefined | false>): P
   return eventually(what, check, 120_000);
 }
 
+/** A readiness probe's timing fields, with the defaults Kubernetes gives those the pod spec leaves out. */
+const PROBE_DEFAULTS = { periodSeconds: 10, timeoutSeconds: 1, failureThreshold: 3 };
+type Probe = typeof PROBE_DEFAULTS;
+/**
+ * The kubelet's view of each validator's container: its readiness probe (from the pod spec the operator wrote), whether
+ * it is Ready, and the probe failures in a row. A kubelet marks a running container unready only after
+ * `failureThreshold` failed probes, `periodSeconds` apart, each allowed `timeoutSeconds`; one slow or lagging answer
+ * on a loaded machine does not flip it (nor does it here: an unready validator may be updated out of turn, so a
+ * harsher kubelet than the real one changes what the operator does).
+ */
+const kubelet = new Map<string, { probe: Probe; ready: boolean; failures: number; failingSince?: number }>();
+
 function stopValidator(name: string): void {
   nodes.get(name)?.kill('SIGKILL');
   nodes.delete(name);
+  // A container that exits is unready at once.
+  const state = kubelet.get(name);
+  if (state) state.ready = false;
 }
 
 async function nodeReady(name: string): Promise<boolean> {
+  const { timeoutSeconds } = kubelet.get(name)?.probe ?? PROBE_DEFAULTS;
   try {
-    const res = await fetch(`http://127.0.0.1:${ports.get(name)}/ready`, { signal: AbortSignal.timeout(1000) });
+    const res = await fetch(`http://127.0.0.1:${ports.get(name)}/ready`, {
+      signal: AbortSignal.timeout(timeoutSeconds * 1000),
+    });
     return res.status === 200;
   } catch {
     return false;
   }
 }
 
+/** One readiness probe of a running container, as the kubelet counts it; whether the container is Ready now. */
+async function probeReadiness(name: string): Promise<boolean> {
+  const ok = await nodeReady(name);
+  const state = kubelet.get(name);
+  if (!state) return ok;
+  if (!nodes.has(name)) state.ready = false;
+  else if (ok) Object.assign(state, { ready: true, failures: 0, failingSince: undefined });
+  else {
+    const now = Date.now();
+    state.failures++;
+    state.failingSince ??= now;
+    const { failureThreshold, periodSeconds } = state.probe;
+    if (state.failures >= failureThreshold && now - state.failingSince >= (failureThreshold - 1) * periodSeconds * 1000)
+      state.ready = false;
+  }
+  return state.ready;
+}
+
 /** The kubelet's readiness probe, played by the test: the pod's Ready condition follows the node's /ready. */
 async function syncPodReadiness(name: string): Promise<boolean> {
-  const ready = await nodeReady(name);
+  const ready = await probeReadiness(name);
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   const status = ready ? 'True' : 'False';
   await client
@@ -132,12 +170,72 @@ async function syncPodReadiness(name: string): Promise<boolean> {
 /** The kubelet's part: a deleted pod goes away (the node process stands in for the new pod), readiness. */
 async function playKubelet(live: string[]): Promise<void> {
   for (const pod of await list(client, RESOURCES.Pod, ns, 'scriptorium.dev/ledger-cluster=ledger')) {
-    if (pod.metadata.deletionTimestamp)
-      await client
-        .request('DELETE', resourcePath(RESOURCES.Pod, ns, pod.metadata.name), { body: { gracePeriodSeconds: 0 } })
-        .catch(() => undefined);
+    if (!pod.metadata.deletionTimestamp) continue;
+    await client
+      .request('DELETE', resourcePath(RESOURCES.Pod, ns, pod.metadata.name), { body: { gracePeriodSeconds: 0 } })
+      .catch(() => undefined);
+    // Its replacement is a new pod: unready until its first probe succeeds.
+    const state = kubelet.get((pod.metadata.name ?? '').replace(/-0$/, ''));
+    if (state) Object.assign(state, { ready: false, failures: 0, failingSince: undefined });
   }
   await Promise.all(live.map(syncPodReadiness));
+}
+
+/**
+ * How a rollout went, from every state the API server gave the namespace's StatefulSets (a watch from the current
+ * resourceVersion, so no write is missed). A StatefulSet `changed` by the rollout is rolling from the write that
+ * changed it (its status still of the older generation) until its status first shows that generation observed, its
+ * pod on the new revision and Ready; after that it is rolled (a later readiness blip is not a rollout step).
+ * Polling with lists instead misses a step that starts and ends between two polls, and counts a StatefulSet whose
+ * status has not yet observed the change as finished.
+ */
+async function watchRollout(changed: (sts: KubeObject) => boolean) {
+  const path = resourcePath(STATEFUL_SET, ns);
+  const listed = await client.request<{ metadata: { resourceVersion: string } }>('GET', path);
+  const rolling = new Set<string>();
+  const rolled = new Set<string>();
+  let mostAtOnce = 0;
+  let failed: unknown;
+  const abort = new AbortController();
+  const watching = client
+    .watch(
+      path,
+      { resourceVersion: listed.metadata.resourceVersion, timeoutSeconds: 600 },
+      (event) => {
+        if (event.type === 'ERROR') failed = new Error(`watch: ${JSON.stringify(event.object)}`);
+        if (event.type === 'ERROR' || event.type === 'BOOKMARK') return;
+        const sts = event.object as KubeObject;
+        const name = sts.metadata.name ?? '';
+        if (event.type === 'DELETED' || !changed(sts) || rolled.has(name)) {
+          rolling.delete(name);
+          return;
+        }
+        const s = sts.status ?? {};
+        const settled =
+          (s.observedGeneration ?? 0) >= (sts.metadata.generation ?? 0) &&
+          s.readyReplicas === 1 &&
+          s.updateRevision === s.currentRevision;
+        if (settled) {
+          rolling.delete(name);
+          rolled.add(name);
+        } else rolling.add(name);
+        mostAtOnce = Math.max(mostAtOnce, rolling.size);
+      },
+      { signal: abort.signal },
+    )
+    .catch((err: unknown) => {
+      if (!abort.signal.aborted) failed = err;
+    });
+  return {
+    rolled,
+    /** The most StatefulSets rolling at once; throws if the watch failed (the count would be incomplete). */
+    async finish(): Promise<number> {
+      abort.abort();
+      await watching;
+      if (failed) throw failed;
+      return mostAtOnce;
+    },
+  };
 }
 
 beforeAll(async () => {
@@ -272,33 +370,20 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
 
   it('a new image rolls out one validator at a time', async () => {
     const live = ['ledger-v0', 'ledger-v2', 'ledger-v3', 'ledger-v4'];
+    const rollout = await watchRollout((sts) => sts.spec.template.spec.containers[0].image.endsWith(':test-2'));
     await client.request('PATCH', resourcePath(RESOURCES.LedgerCluster, ns, 'ledger'), {
       contentType: 'application/merge-patch+json',
       body: { spec: { image: 'scriptorium/ledger-node:test-2' } },
     });
-    let mostAtOnce = 0;
     await eventually(
       'every validator on the new image and Ready',
       async () => {
         await playKubelet(live);
-        const sets = await list(client, STATEFUL_SET, ns);
-        const rolling = sets.filter(
-          (sts) =>
-            sts.spec.template.spec.containers[0].image.endsWith(':test-2') &&
-            (sts.status?.readyReplicas !== 1 || sts.status?.updateRevision !== sts.status?.currentRevision),
-        );
-        mostAtOnce = Math.max(mostAtOnce, rolling.length);
-        const done = sets.filter(
-          (sts) =>
-            sts.spec.template.spec.containers[0].image.endsWith(':test-2') &&
-            sts.status?.readyReplicas === 1 &&
-            sts.status?.updateRevision === sts.status?.currentRevision,
-        );
-        return done.length === live.length;
+        return rollout.rolled.size === live.length;
       },
       90_000,
     );
-    expect(mostAtOnce).toBe(1);
+    expect(await rollout.finish()).toBe(1);
     await slowly('Ready again', async () => {
       await playKubelet(live); // a kubelet keeps reporting after the rollout, too
       const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
@@ -341,6 +426,11 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
       });
     await secret('broker-ca', { 'ca.pem': pem });
     await secret('tamper-hooks', { hmac: 'whsec_0123456789abcdef0123' });
+    const watching = (sts: KubeObject) =>
+      (sts.spec.template.spec.containers[0].env as Array<{ name: string }>).some(
+        (e) => e.name === 'NODE_BROKER__PRIMARY_URL',
+      );
+    const rollout = await watchRollout(watching);
     await client.request('PATCH', resourcePath(RESOURCES.LedgerCluster, ns, 'ledger'), {
       contentType: 'application/merge-patch+json',
       body: {
@@ -364,24 +454,15 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
         },
       },
     });
-    const watching = (sts: KubeObject) =>
-      (sts.spec.template.spec.containers[0].env as Array<{ name: string }>).some(
-        (e) => e.name === 'NODE_BROKER__PRIMARY_URL',
-      );
-    let mostAtOnce = 0;
     await eventually(
       'every validator with the broker settings and Ready',
       async () => {
         await playKubelet(live);
-        const sets = await list(client, STATEFUL_SET, ns);
-        const settled = (sts: KubeObject) =>
-          sts.status?.readyReplicas === 1 && sts.status?.updateRevision === sts.status?.currentRevision;
-        mostAtOnce = Math.max(mostAtOnce, sets.filter((sts) => watching(sts) && !settled(sts)).length);
-        return sets.filter((sts) => watching(sts) && settled(sts)).length === live.length;
+        return rollout.rolled.size === live.length;
       },
       90_000,
     );
-    expect(mostAtOnce).toBe(1);
+    expect(await rollout.finish()).toBe(1);
     for (const sts of await list(client, STATEFUL_SET, ns)) {
       const c = sts.spec.template.spec.containers[0];
       const env = Object.fromEntries((c.env as Array<{ name: string; value?: string }>).map((e) => [e.name, e.value]));
