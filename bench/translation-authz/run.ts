@@ -125,9 +125,9 @@ function normalCdf(x: number): number {
 
 // --- the verdict ----------------------------------------------------------------------------------------------------
 // One rule for every comparison (each HTTP route, each authorize() case):
-//  - MARGIN: a difference of medians smaller than 5 % of the unknown arm's median is "the same time". Over HTTP that
-//    is 30–40 µs on this machine: half of what the positive control below measures an early return to save (one
-//    indexed PostgreSQL round trip, 60–70 µs here), so the smallest real leak is well outside it.
+//  - MARGIN: a difference of medians smaller than 2.5 % of the unknown arm's median is "the same time". Over HTTP that
+//    is 15–20 µs on this machine: under half of what the positive control below measures an early return to save (one
+//    indexed PostgreSQL round trip, 42–49 µs here), so the smallest real leak lies well outside it.
 //  - ALPHA: 0.01 for the whole run, Bonferroni-divided among the comparisons (ALPHA / COMPARISONS each).
 //  - `leak`: the Mann–Whitney test rejects equal distributions at that level AND |Δ median| ≥ MARGIN; also any route
 //    whose 403s differ in status, body or headers.
@@ -138,7 +138,7 @@ function normalCdf(x: number): number {
 // fakes differences, so the run is not called `same`. The positive control (an authorize() that returns early for
 // unknown organizations, the bug this benchmark exists to catch) must come out `leak`, or the run cannot detect what
 // it looks for and is not called `same` either. The run exits 1 on `leak`.
-const MARGIN_FRACTION = 0.05;
+const MARGIN_FRACTION = 0.025;
 const ALPHA = 0.01;
 type Verdict = 'same' | 'leak' | 'inconclusive';
 
