@@ -150,7 +150,9 @@ describe.skipIf(!hasChromium)('the /ui console in a browser', () => {
     await page.getByRole('heading', { name: new RegExp(`Record ${index} of block ${height}`) }).waitFor();
     expect(await page.locator('pre.json').textContent()).toContain(tampered.record.id);
     await page.getByRole('link', { name: `block ${height}` }).click();
-    await page.getByRole('heading', { name: `Block ${height}` }).waitFor();
+    // exact: a heading name matches as a case-insensitive substring otherwise, and the record view's own
+    // heading ("Record i of block h") would pass before the block view has replaced it.
+    await page.getByRole('heading', { name: `Block ${height}`, exact: true }).waitFor();
     expect(await page.locator('table.records tbody tr').count()).toBeGreaterThan(0);
     await shot(page, 'block');
     expect(seen.violations).toEqual([]);
