@@ -7,6 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { Watcher } from '@scriptorium/ledger-node/broker';
 import { startBroker } from './brokers.ts';
 
@@ -67,6 +68,9 @@ try {
         external_mb: mb(m.external),
         array_buffers_mb: mb(m.arrayBuffers),
         rss_mb: mb(m.rss),
+        spaces: Object.fromEntries(
+          getHeapSpaceStatistics().map((sp) => [sp.space_name, [mb(sp.space_used_size), mb(sp.space_size)]]),
+        ),
         load: loadavg().map((x) => Math.round(x * 10) / 10),
       }),
     );

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { buildGenesis } from '@scriptorium/ledger-protocol';
 import { generateKeyPair, type KeyPair } from '@scriptorium/ledger-protocol/keys';
 import { Agent, request } from 'undici';
+import { NODE_RUNTIME_FLAGS } from '../runtime-flags.ts';
 
 const MAIN = join(import.meta.dirname, '..', 'main.ts');
 
@@ -166,7 +167,7 @@ export class LocalCluster {
   async start(node: LocalNode, extraEnv: Record<string, string> = {}): Promise<void> {
     if (node.process && node.process.exitCode === null && node.process.signalCode === null) return;
     const output = this.options.output ?? 'file';
-    const child = spawn(process.execPath, [MAIN, 'start'], {
+    const child = spawn(process.execPath, [...NODE_RUNTIME_FLAGS, MAIN, 'start'], {
       env: { ...this.envFor(node), ...extraEnv },
       stdio: output === 'inherit' ? 'inherit' : ['ignore', 'pipe', 'pipe'],
     });
