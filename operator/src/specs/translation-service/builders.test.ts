@@ -75,6 +75,10 @@ describe('deployment', () => {
     expect(c.ports).toEqual([{ name: 'http', containerPort: 3000, protocol: 'TCP' }]);
     expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
     expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+    // A stopping pod serves on until it has left the endpoints (no 502 through an Ingress during a rollout), and the
+    // service's own drain (SHUTDOWN_GRACE_MS, 10 s) fits in the grace period after that sleep.
+    expect(c.lifecycle).toEqual({ preStop: { sleep: { seconds: 10 } } });
+    expect(dep.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(10 + 10);
     expect(c.resources).toEqual(fullSpec.resources);
     expectRestricted(dep);
     expect(dep.spec.selector.matchLabels).toEqual(service(full).spec.selector);

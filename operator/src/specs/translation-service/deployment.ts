@@ -13,6 +13,9 @@ import {
 
 export const DEFAULT_REPLICAS = 2;
 export const DEFAULT_RESOURCES = { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } };
+/** Seconds a stopping API pod goes on serving before SIGTERM (the preStop sleep), and its whole grace period. */
+export const PRE_STOP_SLEEP_SECONDS = 10;
+export const TERMINATION_GRACE_SECONDS = 30;
 
 /**
  * The API Deployment at `revision`. With autoscaling the replica count is left to the HPA (the field is
@@ -36,7 +39,7 @@ export function deployment(ts: TranslationService, spec: TranslationServiceSpec,
           automountServiceAccountToken: false,
           enableServiceLinks: false,
           securityContext: podSecurityContext,
-          terminationGracePeriodSeconds: 30,
+          terminationGracePeriodSeconds: TERMINATION_GRACE_SECONDS,
           containers: [
             {
               name: 'translation',
@@ -63,6 +66,10 @@ export function deployment(ts: TranslationService, spec: TranslationServiceSpec,
                 periodSeconds: 2,
                 failureThreshold: 30,
               },
+              // Keep serving while the pod leaves the Service's endpoints and every ingress controller and
+              // kube-proxy has seen it go; only then SIGTERM (which stops accepting connections). Without it a
+              // rollout answers 502 through an Ingress for the requests routed to a pod that has just stopped.
+              lifecycle: { preStop: { sleep: { seconds: PRE_STOP_SLEEP_SECONDS } } },
               securityContext: containerSecurityContext,
               volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, ...secrets.volumeMounts],
             },
