@@ -20,6 +20,8 @@ export interface E2eConfig {
   namePrefix: string;
   /** Upper bound of each wait, in milliseconds. */
   waitMs: number;
+  /** The test LedgerCluster's consensus.emptyBlockIntervalMs: an idle chain's block every this many ms. */
+  emptyBlockIntervalMs: number;
   /**
    * host:port outside the cluster that no pod may reach (the local cluster's egress firewall), the image of the
    * probing pod and the firewall's chain on this host; unset: the egress step is skipped (kind lets pods out).
@@ -65,6 +67,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): E2eConfig {
   if (!Number.isInteger(waitSeconds) || waitSeconds < 10 || waitSeconds > 3600) {
     throw new E2eConfigError('E2E_WAIT_SECONDS: expected a whole number of seconds between 10 and 3600');
   }
+  const emptyBlockIntervalMs = Number(env.E2E_EMPTY_BLOCK_INTERVAL_MS ?? '2000');
+  if (!Number.isInteger(emptyBlockIntervalMs) || emptyBlockIntervalMs < 0 || emptyBlockIntervalMs > 86_400_000) {
+    throw new E2eConfigError('E2E_EMPTY_BLOCK_INTERVAL_MS: expected a whole number of milliseconds (0 = never)');
+  }
   const namePrefix = env.E2E_NAME_PREFIX ?? 'e2e';
   if (!/^[a-z][a-z0-9-]{0,20}$/.test(namePrefix)) {
     throw new E2eConfigError('E2E_NAME_PREFIX: lower-case letters, digits and dashes, at most 21 characters');
@@ -108,5 +114,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): E2eConfig {
     pullPolicy,
     namePrefix,
     waitMs: waitSeconds * 1000,
+    emptyBlockIntervalMs,
   };
 }

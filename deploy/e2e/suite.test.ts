@@ -513,6 +513,22 @@ describe('Scriptorium on a real cluster', () => {
   // Runs when the installed operator reconciles LedgerClusters: its ClusterRole (read at run time) grants the
   // StatefulSets a LedgerCluster is made of. Until the reconciler lands, these steps are skipped, not faked.
   const ledger = part('the LedgerCluster');
+  /**
+   * The sample LedgerCluster with this run's image, and an idle chain that makes an empty block every
+   * E2E_EMPTY_BLOCK_INTERVAL_MS instead of every minute: the steps that wait for blocks (height ≥ 2, a killed
+   * validator catching up, membership changes) see them within seconds. The same manifest at every apply: a
+   * different interval would roll the validators.
+   */
+  const ledgerSample = () => {
+    const sample = manifest('deploy/samples/ledger-cluster.yaml').replaceAll(
+      'scriptorium/ledger-node:dev',
+      config.ledgerImage,
+    );
+    const idle = /^(\s*emptyBlockIntervalMs:) \d+/m;
+    if (!idle.test(sample))
+      throw new Error('deploy/samples/ledger-cluster.yaml sets no consensus.emptyBlockIntervalMs');
+    return sample.replace(idle, `$1 ${config.emptyBlockIntervalMs}`);
+  };
   let ledgerReconciler: boolean | undefined;
   const ledgerAvailable = async () => {
     if (ledgerReconciler === undefined) {
@@ -588,10 +604,7 @@ describe('Scriptorium on a real cluster', () => {
     if (!(await ledgerAvailable())) ctx.skip();
     await ledger('validators', () =>
       journey('ledger', async () => {
-        const sample = manifest('deploy/samples/ledger-cluster.yaml').replaceAll(
-          'scriptorium/ledger-node:dev',
-          config.ledgerImage,
-        );
+        const sample = ledgerSample();
         await k.kubectl(['-n', ns, 'apply', '-f', '-'], { input: sample });
         let seen = '';
         const pods = await waitFor(
@@ -658,10 +671,7 @@ describe('Scriptorium on a real cluster', () => {
   it('the API server refuses a change of the genesis with a readable message (CEL in the CRD)', () =>
     journey('genesis', async () => {
       // Applied again (a no-op when the step above ran): the refusal needs no reconciler.
-      const sample = manifest('deploy/samples/ledger-cluster.yaml').replaceAll(
-        'scriptorium/ledger-node:dev',
-        config.ledgerImage,
-      );
+      const sample = ledgerSample();
       await k.kubectl(['-n', ns, 'apply', '-f', '-'], { input: sample });
       const refusal = await k
         .kubectl([
