@@ -436,14 +436,37 @@ describe('Scriptorium on a real cluster', () => {
       expect(ingress.spec.rules[0]?.host).toBe(host);
       expect(ingress.spec.ingressClassName).toBe(config.ingress.className);
       await k.kubectl(['-n', ns, 'rollout', 'status', 'deployment/translation', `--timeout=${config.waitMs / 1000}s`]);
+      // `rollout status` returns while the old revision's pods are still terminating, and they serve on through
+      // their preStop sleep (so that no request gets a 502), without the OAuth client: a callback routed to one
+      // of them would answer 503. The sign-in starts once only the new revision's pods are left.
+      const replicas = (deployment.spec as { replicas?: number }).replicas ?? 1;
+      await waitFor(
+        `only the new revision's ${replicas} API pods (the old ones gone)`,
+        async () => {
+          const pods = await k.getJson<KubeList<Pod>>([
+            '-n',
+            ns,
+            'pods',
+            '-l',
+            'app.kubernetes.io/component=api,app.kubernetes.io/instance=translation',
+          ]);
+          return pods.items.length === replicas && pods.items.every(podReady) ? true : undefined;
+        },
+        wait,
+      );
 
       // The new revision answers at the Ingress host once the controller routes it there (an old pod would not
       // start the sign-in).
       const start = await waitFor(
         `GET http://${host}/auth/github through the ingress controller to start the sign-in`,
         async () => {
-          const res = await web(`http://${host}/auth/github`);
-          return res.status === 302 ? res : undefined;
+          // Several in a row: the controller balances round-robin, so each of its endpoints answers one.
+          let res: Awaited<ReturnType<typeof web>> | undefined;
+          for (let i = 0; i <= replicas; i++) {
+            res = await web(`http://${host}/auth/github`);
+            if (res.status !== 302) return undefined;
+          }
+          return res;
         },
         { timeoutMs: 60_000 },
       );
