@@ -23,13 +23,13 @@ const IDLE_SECONDS = Number(process.env.BENCH_WATCH_IDLE_SECONDS ?? 30);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 
-/** RSS (MB) and CPU time (s) of a process, from /proc. */
-function procStats(pid: number): { rssMb: number; cpuSeconds: number } {
+/** RSS and its peak so far (MB), and CPU time (s) of a process, from /proc. */
+function procStats(pid: number): { rssMb: number; peakRssMb: number; cpuSeconds: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   const ticks = Number(stat[11]) + Number(stat[12]);
-  return { rssMb: Math.round(rssKb / 1024), cpuSeconds: ticks / 100 };
+  return { rssMb: Math.round(kb('VmRSS') / 1024), peakRssMb: Math.round(kb('VmHWM') / 1024), cpuSeconds: ticks / 100 };
 }
 
 interface WatchStatus {
@@ -121,6 +121,8 @@ try {
     records: finalized,
     seconds_until_all_final: Math.round(firstPassSeconds),
     records_per_second: Math.round(finalized / firstPassSeconds),
+    // The high-water mark of each node's RSS from its start to the end of the first pass (not a target).
+    peak_rss_mb: cluster.nodes.map((n) => procStats(n.process?.pid as number).peakRssMb),
     load_average_after: load(),
   };
   console.log(`first pass: ${JSON.stringify(results.first_pass)}`);

@@ -16,6 +16,8 @@ export interface NodeMetrics {
   recordsFinalized: Counter;
   mempoolSize: Gauge;
   isValidator: Gauge;
+  memoryTrims: Counter;
+  memoryTrimmedBytes: Counter;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): NodeMetrics {
@@ -82,6 +84,16 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): NodeM
     isValidator: new Gauge({
       name: 'scriptorium_ledger_is_validator',
       help: '1 when this node is in the active set',
+      registers,
+    }),
+    memoryTrims: new Counter({
+      name: 'scriptorium_ledger_memory_trims_total',
+      help: 'Last-resort collections run to give pooled heap pages back to the OS (memory-trim.ts)',
+      registers,
+    }),
+    memoryTrimmedBytes: new Counter({
+      name: 'scriptorium_ledger_memory_trimmed_bytes_total',
+      help: 'Resident memory those collections gave back',
       registers,
     }),
   };

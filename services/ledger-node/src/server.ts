@@ -7,6 +7,7 @@ import pino, { type Logger } from 'pino';
 import { buildApp } from './api/app.ts';
 import type { NodeConfig } from './config.ts';
 import { CONSOLE_DIST } from './console/paths.ts';
+import { MemoryTrimmer } from './memory-trim.ts';
 import { createMetrics } from './metrics.ts';
 import { readGenesisFile, readKeyFile } from './node/files.ts';
 import { LedgerNode } from './node/node.ts';
@@ -77,7 +78,25 @@ export async function startNode(
 export async function runServer(config: NodeConfig): Promise<void> {
   const logger = pino({ level: config.logLevel });
   const running = await startNode(config, logger);
+  // Memory is the process's, not a node's: the trimmer belongs to the process that runs one node.
+  const metrics = running.node.metrics;
+  const trimmer = new MemoryTrimmer({
+    onTrim: ({ rssBefore, rssAfter, ms }) => {
+      metrics.memoryTrims.inc();
+      metrics.memoryTrimmedBytes.inc(Math.max(0, rssBefore - rssAfter));
+      logger.info(
+        {
+          rss_before_mb: Math.round(rssBefore / 2 ** 20),
+          rss_after_mb: Math.round(rssAfter / 2 ** 20),
+          ms: Math.round(ms),
+        },
+        'memory trimmed: pooled heap pages given back',
+      );
+    },
+  });
+  trimmer.start();
   const shutdown = (signal: string) => {
+    trimmer.stop();
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();

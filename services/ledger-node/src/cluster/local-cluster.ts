@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { buildGenesis } from '@scriptorium/ledger-protocol';
 import { generateKeyPair, type KeyPair } from '@scriptorium/ledger-protocol/keys';
 import { Agent, request } from 'undici';
-import { NODE_RUNTIME_FLAGS } from '../runtime-flags.ts';
+import { NODE_RUNTIME_ENV, NODE_RUNTIME_FLAGS } from '../runtime-flags.ts';
 
 const MAIN = join(import.meta.dirname, '..', 'main.ts');
 
@@ -168,7 +168,7 @@ export class LocalCluster {
     if (node.process && node.process.exitCode === null && node.process.signalCode === null) return;
     const output = this.options.output ?? 'file';
     const child = spawn(process.execPath, [...NODE_RUNTIME_FLAGS, MAIN, 'start'], {
-      env: { ...this.envFor(node), ...extraEnv },
+      env: { ...NODE_RUNTIME_ENV, ...this.envFor(node), ...extraEnv },
       stdio: output === 'inherit' ? 'inherit' : ['ignore', 'pipe', 'pipe'],
     });
     if (output === 'file') {
