@@ -33,16 +33,16 @@ export interface MemoryTrimOptions {
   gc?: GcFunction | undefined;
   /** The process's memory (default: process.memoryUsage()). */
   read?: () => MemoryReading;
-  /** How far the gap may grow over its lowest value before a collection (default 32 MiB). */
+  /** How far the gap may grow over its lowest value before a collection (default 16 MiB). */
   slackBytes?: number;
-  /** How often start() checks (default 5 s). */
+  /** How often start() checks (default 2 s). */
   intervalMs?: number;
   /** Called after each collection. */
   onTrim?: (trim: MemoryTrim) => void;
 }
 
-export const DEFAULT_TRIM_SLACK_BYTES = 32 * 1024 * 1024;
-export const DEFAULT_TRIM_INTERVAL_MS = 5_000;
+export const DEFAULT_TRIM_SLACK_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_TRIM_INTERVAL_MS = 2_000;
 
 /** RSS beyond what the V8 heap and the Buffers hold: the binary, code, malloc, and the pooled pages. */
 export const unaccountedBytes = (m: MemoryReading): number => m.rss - m.heapTotal - m.external;
