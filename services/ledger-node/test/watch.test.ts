@@ -111,8 +111,8 @@ describe.each(['udp', 'tcp'] as const)(
         expect(records.every((x) => x.r.verdict === 'OK')).toBe(true);
         expect(new Set(records.map((x) => x.r.id)).size).toBe(expected);
       }
-      // The chain can hold every record before node 0 has finished its own first read (the other nodes'
-      // records reach it by gossip while its pass waits for mempool room): wait for its read, then judge it.
+      // The chain can hold every record (gossiped by the other nodes) before node 0 has finished its own first
+      // read, which starts only once it is synced: wait for that read, then judge it.
       const brokers = await until('node 0 to finish reading the three brokers', async () => {
         const watch = (await cluster.get(cluster.nodes[0] as LocalNode, '/watch')).body as {
           watcher: { brokers: Array<{ ok: boolean; entities?: number; reason?: string }> };

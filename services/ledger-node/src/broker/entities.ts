@@ -62,3 +62,9 @@ export class EntitySet {
     for (let i = 0; i < end; i++) if (this.bits[i]) yield i;
   }
 }
+
+/** Sets `a[i]`, filling the gap below with undefined (a dense array, never a sparse dictionary). */
+export function setAt<T>(a: Array<T | undefined>, i: number, value: T | undefined): void {
+  while (a.length < i) a.push(undefined);
+  a[i] = value;
+}

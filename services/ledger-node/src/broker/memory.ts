@@ -10,8 +10,7 @@
 // watcher skips an entity whose key is unchanged, and a newly applied record clears it.
 import { canonicalize } from '@scriptorium/ledger-protocol';
 import { digest64 } from './digest.ts';
-import { EntityTable } from './entities.ts';
-import { setAt } from './primary.ts';
+import { EntityTable, setAt } from './entities.ts';
 import { type ObservationRecord, type ObservationScope, scopeOfRecord } from './record.ts';
 import type { Verdict } from './verdict.ts';
 

@@ -4,7 +4,7 @@
 // costs one digest a page. Memory: ~100 bytes an entity of 10 attributes, plus a few numbers a page.
 import { ABSENT, digestBytes } from './digest.ts';
 import type { BrokerEndpoint } from './endpoint.ts';
-import { EntitySet, type EntityTable } from './entities.ts';
+import { EntitySet, type EntityTable, setAt } from './entities.ts';
 import { listedTwice, parsePage, type RawPage } from './listing.ts';
 import { asPrimary, type PrimaryEntity } from './verdict.ts';
 
@@ -95,10 +95,4 @@ export class PrimaryState {
     if (this.nameLists.size < MAX_NAME_LISTS) this.nameLists.set(key, names);
     return names;
   }
-}
-
-/** Sets `a[i]`, filling the gap below with undefined (a dense array, never a sparse dictionary). */
-export function setAt<T>(a: Array<T | undefined>, i: number, value: T | undefined): void {
-  while (a.length < i) a.push(undefined);
-  a[i] = value;
 }
