@@ -1,7 +1,7 @@
 // The app: finds out whether someone is signed in (GET /api/v1/me), then shows the landing page or the signed-in
 // layout (header with the organization switcher and sign-out, navigation, the screen for the current address).
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api/client.ts';
 import { me as fetchMe, signOut } from './api/endpoints.ts';
 import type { Me } from './api/types.ts';
@@ -76,9 +76,10 @@ function Shell({ session, children }: { session: Session; children: ComponentChi
   const path = useRoute();
   const [signingOut, setSigningOut] = useState(false);
   const main = useRef<HTMLElement>(null);
-  // A new screen: move focus to its main region, as a page load would, so a screen reader starts there.
+  // A new screen: move focus to its main region, as a page load would, so a screen reader starts there. In the
+  // commit that renders the screen (a layout effect), so the screen never shows with focus left behind.
   const first = useRef(true);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (first.current) first.current = false;
     else main.current?.focus();
   }, [path]);
