@@ -518,17 +518,36 @@ describe('Scriptorium on a real cluster', () => {
         await k.kubectl(['-n', ns, 'create', 'job', `e2e-${which}`, `--from=cronjob/translation-${which}`]);
       }
       for (const which of ['worker', 'retention']) {
-        await k.kubectl([
-          '-n',
-          ns,
-          'wait',
-          '--for=condition=Complete',
-          `job/e2e-${which}`,
-          `--timeout=${config.waitMs / 1000}s`,
-        ]);
-        const out = await k.kubectl(['-n', ns, 'logs', `job/e2e-${which}`]);
+        const job = `e2e-${which}`;
+        // Each attempt (pod) with its phase and output: what a failure shows, and where the answer is read.
+        const attempts = async () => {
+          const pods = await k.getJson<KubeList<Pod>>(['-n', ns, 'pods', '-l', `job-name=${job}`]);
+          return Promise.all(
+            pods.items.map(async (pod) => ({
+              name: pod.metadata.name,
+              phase: pod.status.phase,
+              log: await k.kubectl(['-n', ns, 'logs', pod.metadata.name]).catch((e: Error) => e.message),
+            })),
+          );
+        };
+        const done = await waitFor(
+          `Job ${job} Complete (or Failed)`,
+          async () => {
+            const obj = await k.getJson(['-n', ns, 'job', job]);
+            if (condition(obj, 'Complete')?.status === 'True') return 'Complete';
+            if (condition(obj, 'Failed')?.status === 'True') return 'Failed';
+            return undefined;
+          },
+          { ...wait, intervalMs: 1000 },
+        );
+        const tried = await attempts();
+        const shown = tried.map((a) => `${a.name} ${a.phase}: ${a.log.trim()}`).join('\n');
+        expect(done, `Job ${job}; its pods:\n${shown}`).toBe('Complete');
+        if (tried.length > 1) log(`Job ${job} needed ${tried.length} attempts:\n${shown}`);
         // `trigger` prints the JSON answer of /api/worker or /api/retention.
-        expect(() => JSON.parse(out.trim().split('\n').pop() ?? ''), `${which} printed ${out}`).not.toThrow();
+        const succeeded = tried.find((a) => a.phase === 'Succeeded');
+        const answer = succeeded?.log.trim().split('\n').pop() ?? '';
+        expect(() => JSON.parse(answer), `${job} printed:\n${shown}`).not.toThrow();
       }
     }));
 

@@ -2,7 +2,8 @@
 // The translation service's commands:
 //   serve                               HTTP API on PORT (3000): refuses to start when migrations are behind
 //   migrate                             apply pending migrations
-//   trigger worker|retention            POST to TRANSLATION_URL with WORKER_SECRET (CronJobs); exit code = result
+//   trigger worker|retention            POST to TRANSLATION_URL with WORKER_SECRET (CronJobs), retried through a
+//                                       rollout (src/trigger.ts); exit code = result
 //   keys create --user EMAIL [--org ID] issue an API key (operator); prints the secret once
 //   keys revoke --key-id ID             revoke an API key (every replica refuses it within API_KEY_REVOCATION_CHECK_MS)
 import { parseArgs } from 'node:util';
@@ -67,14 +68,15 @@ async function main(argv: string[]): Promise<void> {
       const which = rest[0];
       if (which !== 'worker' && which !== 'retention') fail(`trigger: expected worker or retention\n${USAGE}`, 2);
       if (!config.workerSecret) throw new ConfigError('WORKER_SECRET: required for trigger');
-      const url = new URL(`/api/${which}`, config.translationUrl);
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${config.workerSecret}` },
-        signal: AbortSignal.timeout(config.jobs.drainMaxMs + 60_000),
+      const { trigger } = await import('./trigger.ts');
+      const response = await trigger(which, {
+        baseUrl: config.translationUrl,
+        secret: config.workerSecret,
+        timeoutMs: config.jobs.drainMaxMs + 60_000,
+        onRetry: (reason, delayMs) =>
+          process.stderr.write(`trigger ${which}: ${reason}; trying again in ${delayMs / 1000} s\n`),
       });
-      const body = await response.text();
-      process.stdout.write(`${body}\n`);
+      process.stdout.write(`${response.body}\n`);
       if (!response.ok) fail(`trigger ${which}: HTTP ${response.status}`);
       return;
     }

@@ -1,5 +1,6 @@
 // The commands of src/main.ts as an operator runs them: migrate, keys create, serve (refusing a database that is
-// behind), probes, trigger worker|retention (exit code = result), a bad variable (one line naming it), SIGTERM.
+// behind), probes, trigger worker|retention (exit code = result; retried while the API is not answering), a bad
+// variable (one line naming it), SIGTERM.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -138,6 +139,34 @@ describe('main.ts commands', () => {
     const exited = new Promise<number | null>((resolve) => server!.on('exit', (code) => resolve(code)));
     server.kill('SIGTERM');
     expect(await exited).toBe(0);
+    server = null;
+  });
+
+  it('trigger rides out an API that is not answering yet, as in a rollout: refused, then the answer', async () => {
+    const port = await freePort();
+    const triggered = run(['trigger', 'retention'], {
+      TRANSLATION_URL: `http://127.0.0.1:${port}`,
+      WORKER_SECRET: SECRET,
+    });
+    // The API comes up on that port only after the first attempt was refused.
+    await new Promise((r) => setTimeout(r, 500));
+    server = spawn(process.execPath, [main, 'serve'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATABASE_URL: db.url,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        WORKER_SECRET: SECRET,
+        LOG_LEVEL: 'warn',
+      },
+      stdio: 'ignore',
+    });
+    const r = await triggered;
+    expect(r.stderr).toMatch(/^trigger retention: ECONNREFUSED; trying again in 1 s$/m);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).deleted).toBeDefined();
+    expect(r.stderr).not.toContain(SECRET);
+    server.kill('SIGKILL');
     server = null;
   });
 });
