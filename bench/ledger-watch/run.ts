@@ -35,7 +35,14 @@ function procStats(pid: number): { rssMb: number; peakRssMb: number; cpuSeconds:
 
 interface WatchStatus {
   passes: number;
-  lastPass?: { startedAt: number; durationMs: number; submitted: { ok: number; tampered: number }; waitedMs: number };
+  lastPass?: {
+    startedAt: number;
+    durationMs: number;
+    submitted: { ok: number; tampered: number };
+    waitedMs: number;
+    parsedPages: number;
+    parsedEntities: number;
+  };
 }
 
 async function watchStatus(cluster: LocalCluster, node: LocalNode): Promise<WatchStatus> {
@@ -208,7 +215,16 @@ try {
   const latencies: number[] = [];
   // Each node's first pass that started after the change: when it started and how long it took (a federated
   // broker's records are submitted once its whole listing is read, so these bound the detection).
-  const firstPassAfter = new Map<string, { started_after_change_ms: number; seconds: number; tampered: number }>();
+  const firstPassAfter = new Map<
+    string,
+    {
+      started_after_change_ms: number;
+      seconds: number;
+      tampered: number;
+      parsed_pages: number;
+      parsed_entities: number;
+    }
+  >();
   const trackPasses = async () => {
     for (const n of cluster.nodes) {
       if (firstPassAfter.has(n.nodeId)) continue;
@@ -218,6 +234,8 @@ try {
           started_after_change_ms: last.startedAt - changeDone,
           seconds: Math.round(last.durationMs / 100) / 10,
           tampered: last.submitted.tampered,
+          parsed_pages: last.parsedPages,
+          parsed_entities: last.parsedEntities,
         });
     }
   };

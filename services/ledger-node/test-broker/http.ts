@@ -35,6 +35,8 @@ export type Fault =
   | { kind: 'truncated' }
   | { kind: 'delay'; ms: number }
   | { kind: 'drop-header'; header: string }
+  /** The listing page as `rewrite` returns it (in-process tests: an entity made malformed, say). */
+  | { kind: 'rewrite'; rewrite: (body: string) => string }
   | { kind: 'reset' };
 
 export class BodyTooLarge extends Error {
@@ -98,6 +100,9 @@ export async function applyFault(fault: Fault, res: ServerResponse, reply: Reply
       send(res, { ...reply, headers });
       return true;
     }
+    case 'rewrite':
+      send(res, { ...reply, body: fault.rewrite(reply.body ?? '') });
+      return true;
     case 'reset':
       res.socket?.destroy();
       return true;

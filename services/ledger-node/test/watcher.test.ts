@@ -184,6 +184,34 @@ describe('broker watcher passes', () => {
     expect(h.watcher.status().brokers.find((s) => s.url === fed.url)?.ok).toBe(true);
   });
 
+  it('a changed page is split, not parsed: only the entity whose bytes changed is; one malformed entity in it records nothing for that broker', async () => {
+    await h.watcher.pass();
+    h.finalize();
+    const settling = await h.watcher.pass();
+    expect(settling.submitted).toEqual({ ok: 0, tampered: 0 });
+    expect((await h.watcher.pass()).parsedEntities).toBe(0);
+    const fed = h.fed[0] as TestBroker;
+    tamper(fed, 7, -5);
+    const t = await h.watcher.pass();
+    expect(t).toMatchObject({ parsedPages: 1, parsedEntities: 1, submitted: { ok: 0, tampered: 1 } });
+    h.finalize();
+    // Its record final, entity 7 is judged once more (the chain now holds what it sees) and settles.
+    expect(await h.watcher.pass()).toMatchObject({ parsedEntities: 1, submitted: { ok: 0, tampered: 0 } });
+    // Another tamper on the same page, and an entity of it whose bytes no longer parse: the broker's read fails.
+    tamper(fed, 8, -6);
+    const broken = `"id":"${entityId(3)}",`;
+    fed.faults.push({
+      kind: 'rewrite',
+      rewrite: (body) => body.replace(broken, `${broken}"x":{"type":"Text","value":},`),
+    });
+    const r = await h.watcher.pass();
+    expect(r.submitted).toEqual({ ok: 0, tampered: 0 });
+    expect(h.watcher.status().brokers.find((s) => s.url === fed.url)).toMatchObject({ ok: false, reason: 'malformed' });
+    const next = await h.watcher.pass();
+    expect(next).toMatchObject({ parsedEntities: 1, submitted: { ok: 0, tampered: 1 } });
+    expect(h.submitted.at(-1)).toMatchObject({ entity: entityId(8), verdict: 'TAMPERED' });
+  });
+
   it('the primary down: nothing recorded at all', async () => {
     await h.watcher.pass();
     h.finalize();
@@ -267,9 +295,12 @@ describe('a broker with more records than the buffer', () => {
   it('a change on the primary is seen on every federated broker', async () => {
     await h.watcher.pass();
     h.finalize();
+    await h.watcher.pass();
     tamper(h.primary, 12, 4242);
     const r = await h.watcher.pass();
     expect(r.submitted).toEqual({ ok: 0, tampered: 2 });
+    // The primary's page and each federated broker's page holding entity 12 (its primary counterpart changed).
+    expect(r).toMatchObject({ parsedPages: 3, parsedEntities: 3 });
     expect(new Set(h.submitted.slice(-2).map((x) => x.broker))).toEqual(new Set(h.fed.map((b) => b.url)));
   });
 });

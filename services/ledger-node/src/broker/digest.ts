@@ -12,6 +12,11 @@ export function digest64(text: string): string {
   return hash('sha256', KEY + text, 'binary').slice(0, 8);
 }
 
+/** 64 bits (8 characters) of SHA-256(key ‖ bytes[start, end)): one entity of a listing page, as received. */
+export function digest64Bytes(bytes: Buffer, start: number, end: number): string {
+  return hash('sha256', KEY + bytes.toString('latin1', start, end), 'binary').slice(0, 8);
+}
+
 /** 128 bits (16 characters) of SHA-256(key ‖ bytes): one page of a broker's listing. */
 export function digestBytes(bytes: Uint8Array): string {
   return createHash('sha256').update(KEY, 'latin1').update(bytes).digest('binary').slice(0, 16);

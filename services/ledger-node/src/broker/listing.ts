@@ -5,13 +5,16 @@
 // so a broker that is down or answers garbage is never mistaken for one whose entities were deleted.
 //
 // Two levels: `readRawPages` streams the pages as bytes with the count checks (the watcher digests each
-// page and parses only those that changed since its last pass), `parsePage` turns one page into entities
-// with the shape and length checks; `readBrokerPages` and `readBroker` put them together.
+// page and looks into only those that changed since its last pass), `parsePage` turns one page into entities
+// with the shape and length checks, and `scanPage` locates and digests a page's entities so that only the
+// ones whose bytes changed are parsed; `readBrokerPages` and `readBroker` put them together.
+import { digest64Bytes } from './digest.ts';
 import type { BrokerEndpoint, ListingProtocol } from './endpoint.ts';
 import type { BrokerHttp } from './http-client.ts';
 import { ngsiLdListing } from './ngsi-ld.ts';
 import { ngsiV2Listing } from './ngsi-v2.ts';
 import { entityKey, type ObservedEntity, ObserveError, observeEntity } from './observe.ts';
+import { splitObjects } from './page-elements.ts';
 import { BrokerReadError } from './read-error.ts';
 
 export interface ReadOptions {
@@ -131,6 +134,52 @@ export function parsePage(endpoint: BrokerEndpoint, page: RawPage): ObservedEnti
       `page at offset ${page.offset} has ${entities.length} entities, the count says ${page.expected}`,
     );
   return entities;
+}
+
+/** A page split into its entities' bytes (page-elements.ts), each digested as received, parsed one by one. */
+export interface ScannedPage {
+  /** Entities on the page (the count checks passed). */
+  readonly count: number;
+  /** 8 characters per entity, in listing order: a keyed digest of its bytes (digest.ts). */
+  readonly raws: string;
+  /** Entity k, parsed on its own; a BrokerReadError when malformed. */
+  parse(k: number): ObservedEntity;
+}
+
+/**
+ * The page's entities located and digested without parsing them, or the BrokerReadError `parsePage` gives for
+ * a page that is not an array of as many entities as it must hold.
+ */
+export function scanPage(endpoint: BrokerEndpoint, page: RawPage): ScannedPage {
+  const broker = endpoint.url;
+  const bounds = splitObjects(page.body);
+  const count = bounds ? bounds.length / 2 : -1;
+  if (!bounds || count !== page.expected) {
+    parsePage(endpoint, page); // throws the exact error
+    throw new BrokerReadError(broker, 'malformed', `page at offset ${page.offset} is not an array of entities`);
+  }
+  let raws = '';
+  for (let k = 0; k < bounds.length; k += 2)
+    raws += digest64Bytes(page.body, bounds[k] as number, bounds[k + 1] as number);
+  return {
+    count,
+    // Flattened: a concatenation is a tree of pieces in V8, and the watcher keeps this string.
+    raws: Buffer.from(raws, 'latin1').toString('latin1'),
+    parse(k) {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(page.body.toString('utf8', bounds[2 * k], bounds[2 * k + 1]));
+      } catch {
+        throw new BrokerReadError(broker, 'malformed', `page at offset ${page.offset} is not JSON`);
+      }
+      try {
+        return observeEntity(endpoint.api, raw);
+      } catch (err) {
+        if (err instanceof ObserveError) throw new BrokerReadError(broker, 'malformed', err.message);
+        throw err;
+      }
+    },
+  };
 }
 
 /** The error for an entity listed on two pages of one read (the listing moved under it). */

@@ -8,8 +8,9 @@
 //
 // Cheap when nothing changed: every page of every listing is digested as it arrives (digest.ts); a page whose
 // bytes are those of the last pass, listing entities that all still match the chain, is neither parsed nor
-// judged. A page that changed is parsed, and only its entities whose content or primary counterpart changed
-// are judged against the memory (memory.ts's settled keys).
+// judged. A page that changed is split into its entities' bytes (page-elements.ts), each digested: only an
+// entity whose bytes or primary counterpart changed is parsed and judged against the memory (memory.ts's
+// settled keys), so a tamper spread over every page costs a scan of each page, not a parse of it.
 //
 // Bounded while there is much to record (a first pass notarises every observation): the records of one broker
 // are kept until its read is complete (never recorded from a partial read) up to BUFFER_MAX; past that the
@@ -24,12 +25,12 @@ import { ABSENT, digestBytes } from './digest.ts';
 import type { BrokerEndpoint } from './endpoint.ts';
 import { EntitySet } from './entities.ts';
 import { type BrokerHttp, createBrokerHttp } from './http-client.ts';
-import { listedTwice, parsePage, type RawPage, readRawPages } from './listing.ts';
+import { listedTwice, type RawPage, readRawPages, type ScannedPage, scanPage } from './listing.ts';
 import { ObservationMemory, type ScopeMemory } from './memory.ts';
 import type { WatcherMetrics } from './metrics.ts';
 import { recordsFor } from './notary.ts';
 import type { ObservedEntity } from './observe.ts';
-import { type PageMemo, PrimaryState } from './primary.ts';
+import { type PageMemo, PrimaryState, rawAt } from './primary.ts';
 import { BrokerReadError, type BrokerReadReason } from './read-error.ts';
 import { isObservationRecord, type ObservationRecord, type ObservationScope } from './record.ts';
 import { allOk, entityDigest, judge } from './verdict.ts';
@@ -77,9 +78,10 @@ export interface PassResult {
   submitted: { ok: number; tampered: number };
   /** Time spent waiting for room in the mempool (backpressure). */
   waitedMs: number;
-  /** Listing pages read, and how many of them had changed and were parsed. */
+  /** Listing pages read, how many of them had changed and were looked into, and the entities parsed there. */
   pages: number;
   parsedPages: number;
+  parsedEntities: number;
 }
 
 export interface WatcherStatus {
@@ -103,8 +105,8 @@ export class Watcher {
   readonly config: WatcherConfig;
   readonly memory = new ObservationMemory();
   private readonly primary = new PrimaryState(this.memory.entities);
-  /** Per federated broker: its pages as last read, when every entity on them matched the chain. */
-  private readonly federatedPages = new Map<string, Map<number, PageMemo & { prints: string }>>();
+  /** Per federated broker: its pages as last read (whether their entities match the chain is the memory's). */
+  private readonly federatedPages = new Map<string, Map<number, PageMemo>>();
   private readonly ports: WatcherPorts;
   private readonly http: BrokerHttp;
   private readonly ownsHttp: boolean;
@@ -235,6 +237,7 @@ export class Watcher {
       waitedMs: 0,
       pages: 0,
       parsedPages: 0,
+      parsedEntities: 0,
     };
     if (this.ports.ready && !this.ports.ready()) return { ...result, skipped: 'not_synced' };
     result.primaryRead = await this.readPrimary(result);
@@ -261,7 +264,11 @@ export class Watcher {
         (page) => {
           total = page.total;
           result.pages++;
-          if (this.primary.page(endpoint, page)) result.parsedPages++;
+          const parsed = this.primary.page(endpoint, page);
+          if (parsed !== null) {
+            result.parsedPages++;
+            result.parsedEntities += parsed;
+          }
         },
         { pageSize: this.pageSize, onRestart: () => this.primary.beginRead() },
       );
@@ -279,7 +286,7 @@ export class Watcher {
    */
   private async compare(endpoint: BrokerEndpoint, result: PassResult): Promise<void> {
     const scope = this.memory.scope(this.scope(endpoint));
-    const memos = this.federatedPages.get(endpoint.url) ?? new Map<number, PageMemo & { prints: string }>();
+    const memos = this.federatedPages.get(endpoint.url) ?? new Map<number, PageMemo>();
     this.federatedPages.set(endpoint.url, memos);
     let listed = new EntitySet();
     let buffer: ObservationRecord[] = [];
@@ -300,18 +307,19 @@ export class Watcher {
         return;
       }
       result.parsedPages++;
-      const entities = parsePage(endpoint, page);
-      const numbers = this.number(endpoint, entities, listed);
-      if (overflowAt !== undefined) return; // validated; judged by the second read
+      const scan = scanPage(endpoint, page);
+      if (overflowAt !== undefined) {
+        this.lookInto(endpoint, scope, scan, memo, listed, result, null); // validated; judged by the second read
+        return;
+      }
       const before = buffer.length;
-      const judged = this.judgePage(scope, entities, numbers);
-      for (const r of judged.records) buffer.push(r);
+      const numbers = this.lookInto(endpoint, scope, scan, memo, listed, result, buffer);
       if (buffer.length > this.bufferMax) {
         buffer.length = before;
         overflowAt = page.offset;
         return;
       }
-      this.rememberPage(memos, page.offset, digest, numbers, judged.prints);
+      memos.set(page.offset, { digest, entities: numbers, raws: scan.raws });
     };
     try {
       await readRawPages(this.http, endpoint, onPage, {
@@ -353,7 +361,7 @@ export class Watcher {
   private async secondRead(
     endpoint: BrokerEndpoint,
     scope: ScopeMemory,
-    memos: Map<number, PageMemo & { prints: string }>,
+    memos: Map<number, PageMemo>,
     digests: Map<number, string>,
     from: number,
     result: PassResult,
@@ -368,11 +376,12 @@ export class Watcher {
           const digest = digestBytes(page.body);
           if (digests.get(page.offset) !== digest) return;
           result.parsedPages++;
-          const entities = parsePage(endpoint, page);
-          const numbers = this.number(endpoint, entities, new EntitySet());
-          const judged = this.judgePage(scope, entities, numbers);
-          this.rememberPage(memos, page.offset, digest, numbers, judged.prints);
-          await this.offer(judged.records, result);
+          const scan = scanPage(endpoint, page);
+          const records: ObservationRecord[] = [];
+          const memo = memos.get(page.offset);
+          const numbers = this.lookInto(endpoint, scope, scan, memo, new EntitySet(), result, records);
+          memos.set(page.offset, { digest, entities: numbers, raws: scan.raws });
+          await this.offer(tamperedFirst(records), result);
         },
         { from, attempts: 1, pageSize: this.pageSize },
       );
@@ -381,43 +390,50 @@ export class Watcher {
     }
   }
 
-  /** The entities' numbers; throws when one is listed twice in this read. */
-  private number(endpoint: BrokerEndpoint, entities: readonly ObservedEntity[], listed: EntitySet): Uint32Array {
-    const numbers = new Uint32Array(entities.length);
-    for (let k = 0; k < entities.length; k++) {
-      const e = entities[k] as ObservedEntity;
-      const i = this.memory.entities.intern(e.type, e.id);
-      if (!listed.add(i)) throw listedTwice(endpoint.url, e.id);
-      numbers[k] = i;
+  /**
+   * The entities of a page that changed: each numbered and listed (throws when one is listed twice in this
+   * read), and judged, its records pushed to `out` (null: validated only). An entity whose bytes are those
+   * listed at the same place last time needs no parse to be numbered, and no judging when it matched the chain
+   * then under the primary entity it has now (its settled key: its bytes' digest and the primary's).
+   */
+  private lookInto(
+    endpoint: BrokerEndpoint,
+    scope: ScopeMemory,
+    scan: ScannedPage,
+    memo: PageMemo | undefined,
+    listed: EntitySet,
+    result: PassResult,
+    out: ObservationRecord[] | null,
+  ): Uint32Array {
+    const numbers = new Uint32Array(scan.count);
+    for (let k = 0; k < scan.count; k++) {
+      const raw = rawAt(scan.raws, k);
+      let i = memo && k < memo.entities.length && rawAt(memo.raws, k) === raw ? (memo.entities[k] as number) : -1;
+      if (i >= 0) {
+        if (!listed.add(i)) throw listedTwice(endpoint.url, this.memory.entities.ref(i).id);
+        numbers[k] = i;
+        if (out === null || this.memory.settled(scope, i) === raw + this.primary.digestOf(i)) continue;
+      }
+      const e = scan.parse(k);
+      result.parsedEntities++;
+      if (i < 0) {
+        i = this.memory.entities.intern(e.type, e.id);
+        if (!listed.add(i)) throw listedTwice(endpoint.url, e.id);
+        numbers[k] = i;
+      }
+      if (out !== null) this.judge(scope, i, e, raw + this.primary.digestOf(i), out);
     }
     return numbers;
   }
 
-  /** Judges a page's entities; their records (TAMPERED first) and their content digests (null: not settled). */
-  private judgePage(
-    scope: ScopeMemory,
-    entities: readonly ObservedEntity[],
-    numbers: Uint32Array,
-  ): { records: ObservationRecord[]; prints: string | null } {
-    const tampered: ObservationRecord[] = [];
-    const ok: ObservationRecord[] = [];
-    let prints = '';
-    let settled = true;
-    for (let k = 0; k < entities.length; k++) {
-      const e = entities[k] as ObservedEntity;
-      const i = numbers[k] as number;
-      const digest = entityDigest(e);
-      prints += digest;
-      const key = digest + this.primary.digestOf(i);
-      if (this.memory.settled(scope, i) === key) continue;
-      const p = this.primary.entry(i);
-      const observations = p && p.digest === digest ? allOk(e) : judge(p, e);
-      const records = recordsFor(this.memory, scope, i, e, observations);
-      if (records.length === 0) this.memory.settle(scope, i, key);
-      else settled = false;
-      for (const r of records) (r.verdict === 'TAMPERED' ? tampered : ok).push(r);
-    }
-    return { records: tampered.length === 0 ? ok : [...tampered, ...ok], prints: settled ? prints : null };
+  /** Judges one federated entity against the primary and the memory; settles it when nothing is to record. */
+  private judge(scope: ScopeMemory, i: number, e: ObservedEntity, key: string, out: ObservationRecord[]): void {
+    if (this.memory.settled(scope, i) === key) return;
+    const p = this.primary.entry(i);
+    const observations = p && p.digest === entityDigest(e) ? allOk(e) : judge(p, e);
+    const records = recordsFor(this.memory, scope, i, e, observations);
+    if (records.length === 0) this.memory.settle(scope, i, key);
+    for (const r of records) out.push(r);
   }
 
   /** Records for a primary entity the federated broker does not list (TAMPERED, observed null). */
@@ -431,30 +447,11 @@ export class Watcher {
     return records;
   }
 
-  /** Remembers a page whose entities all match the chain (`prints` null: some do not, forget it). */
-  private rememberPage(
-    memos: Map<number, PageMemo & { prints: string }>,
-    offset: number,
-    digest: string,
-    entities: Uint32Array,
-    prints: string | null,
-  ): void {
-    if (prints === null) memos.delete(offset);
-    // Flattened: a concatenation is a tree of pieces in V8.
-    else memos.set(offset, { digest, entities, prints: Buffer.from(prints, 'latin1').toString('latin1') });
-  }
-
-  /** True when every entity of a remembered page still matches the chain under the same content and primary. */
-  private settled(scope: ScopeMemory, memo: PageMemo & { prints: string }): boolean {
+  /** True when every entity of a remembered page still matches the chain under the same bytes and primary. */
+  private settled(scope: ScopeMemory, memo: PageMemo): boolean {
     for (let k = 0; k < memo.entities.length; k++) {
       const i = memo.entities[k] as number;
-      const key = this.memory.settled(scope, i);
-      if (
-        key === undefined ||
-        !key.startsWith(memo.prints.slice(8 * k, 8 * k + 8)) ||
-        !key.endsWith(this.primary.digestOf(i))
-      )
-        return false;
+      if (this.memory.settled(scope, i) !== rawAt(memo.raws, k) + this.primary.digestOf(i)) return false;
     }
     return true;
   }
