@@ -11,13 +11,14 @@ afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => reso
 /** A server answering the scripted statuses in turn (the last one from then on); resolves its base URL. */
 async function scripted(statuses: number[], seen: string[]): Promise<string> {
   let i = 0;
-  server = createServer((req, res) => {
+  const listening = createServer((req, res) => {
     seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
     const status = statuses[Math.min(i++, statuses.length - 1)] as number;
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ status }));
   });
-  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server?.address() as AddressInfo).port}`;
+  server = listening;
+  await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
 }
 
 const options = (baseUrl: string, retries: string[]) => ({
