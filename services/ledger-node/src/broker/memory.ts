@@ -6,8 +6,9 @@
 // Compact by design, for 100k entities × 10 attributes × several federated brokers: entities are numbered
 // once (entities.ts) and each scope keeps, per entity, one Latin-1 string of 16 bytes an attribute —
 // attribute number (3 bytes), seq (5 bytes), keyed digest (8 bytes) — rather than objects or maps.
-// Beside it, per entity, the key of the observations last found to match the chain ("settled"): the
-// watcher skips an entity whose key is unchanged, and a newly applied record clears it.
+// Beside it, per entity, the key of the observations last found to match the chain ("settled"; 16 bytes in one
+// typed array per scope, not a string an entity): the watcher skips an entity whose key is unchanged, and a
+// newly applied record clears it.
 import { canonicalize } from '@scriptorium/ledger-protocol';
 import { digest64 } from './digest.ts';
 import { EntityTable, setAt } from './entities.ts';
@@ -27,11 +28,18 @@ const ENTRY = 16;
 const MAX_SEQ = 2 ** 40 - 1;
 const MAX_NAMES = 2 ** 24 - 1;
 
+/** Bytes of a settled key: two 64-bit digests (digest.ts), the entity's and its primary counterpart's. */
+export const SETTLED_KEY = 16;
+const HALF = SETTLED_KEY / 2;
+/** Per entity in `settledKeys`: a set flag, then the key. */
+const SETTLED_SLOT = 1 + SETTLED_KEY;
+
 /** One scope's memory: per entity number, the packed attributes and the settled key. */
 export class ScopeMemory {
   readonly scope: ObservationScope;
   readonly attrs: Array<string | undefined> = [];
-  readonly settledKeys: Array<string | undefined> = [];
+  /** SETTLED_SLOT bytes per entity number (grown on demand; a zero flag: not settled). */
+  settledKeys = new Uint8Array(0);
 
   constructor(scope: ObservationScope) {
     this.scope = scope;
@@ -69,14 +77,34 @@ export class ObservationMemory {
     return s;
   }
 
-  /** The key the entity's observations had when they last matched the chain, if they still do. */
-  settled(s: ScopeMemory, entity: number): string | undefined {
-    return s.settledKeys[entity];
+  /**
+   * Whether the entity's observations matched the chain under this key, and still do. The key is two 64-bit
+   * digests read in place: 8 characters of `digests` from `at` (the entity's), and the first 8 of `primary`.
+   */
+  isSettled(s: ScopeMemory, entity: number, digests: string, at: number, primary: string): boolean {
+    const slot = entity * SETTLED_SLOT;
+    const keys = s.settledKeys;
+    if (slot >= keys.length || keys[slot] === 0) return false;
+    for (let k = 0; k < HALF; k++) {
+      if (keys[slot + 1 + k] !== digests.charCodeAt(at + k)) return false;
+      if (keys[slot + 1 + HALF + k] !== primary.charCodeAt(k)) return false;
+    }
+    return true;
   }
 
-  /** Remembers that the entity's observations (under this key) all match the chain. */
-  settle(s: ScopeMemory, entity: number, key: string): void {
-    setAt(s.settledKeys, entity, key);
+  /** Remembers that the entity's observations (under this key, as `isSettled` reads it) all match the chain. */
+  settle(s: ScopeMemory, entity: number, digests: string, at: number, primary: string): void {
+    const slot = entity * SETTLED_SLOT;
+    if (slot >= s.settledKeys.length) {
+      const grown = new Uint8Array(Math.max(slot + SETTLED_SLOT, 2 * s.settledKeys.length, 1024 * SETTLED_SLOT));
+      grown.set(s.settledKeys);
+      s.settledKeys = grown;
+    }
+    s.settledKeys[slot] = 1;
+    for (let k = 0; k < HALF; k++) {
+      s.settledKeys[slot + 1 + k] = digests.charCodeAt(at + k);
+      s.settledKeys[slot + 1 + HALF + k] = primary.charCodeAt(k);
+    }
   }
 
   /** The last finalized record's seq and digest per attribute of an entity (key: attribute, null = whole entity). */
@@ -106,7 +134,8 @@ export class ObservationMemory {
     const bytes = at < current.length ? current : Buffer.concat([current, Buffer.alloc(ENTRY)]);
     writeEntry(bytes, at, nameId, record.seq, digest);
     setAt(s.attrs, entity, bytes.toString('latin1'));
-    if (s.settledKeys[entity] !== undefined) s.settledKeys[entity] = undefined;
+    const slot = entity * SETTLED_SLOT;
+    if (slot < s.settledKeys.length) s.settledKeys[slot] = 0;
   }
 
   private nameId(attribute: string | null): number {

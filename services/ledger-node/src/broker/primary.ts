@@ -2,7 +2,7 @@
 // (verdict.ts's PrimaryEntity), and per page of its listing a digest of the page's bytes and the entities it
 // listed with a digest of each one's bytes. A pass reads every page again but looks into only the pages whose
 // bytes changed, and parses only their entities whose bytes changed; an unchanged primary costs one digest a
-// page. Memory: ~100 bytes an entity of 10 attributes, plus 12 bytes an entity for the pages.
+// page. Memory: one string of ~100 bytes an entity of 10 attributes, plus 12 bytes an entity for the pages.
 import { ABSENT, digestBytes } from './digest.ts';
 import type { BrokerEndpoint } from './endpoint.ts';
 import { EntitySet, type EntityTable, setAt } from './entities.ts';
@@ -22,10 +22,15 @@ export const rawAt = (raws: string, k: number): string => raws.slice(8 * k, 8 * 
 
 /** Distinct lists of attribute names kept shared between entities (most entities of a type share one). */
 const MAX_NAME_LISTS = 10_000;
+/** Characters of an entity digest (digest.ts's digest64). */
+const DIGEST = 8;
 
 export class PrimaryState {
   private readonly table: EntityTable;
-  private entries: Array<PrimaryEntity | undefined> = [];
+  /** Per entity number: its digest and its attributes' prints in one flat string (verdict.ts's PrimaryEntity). */
+  private packed: Array<string | undefined> = [];
+  /** Per entity number: its attribute names (a list shared between entities). */
+  private names: Array<readonly string[] | undefined> = [];
   private readonly pages = new Map<number, PageMemo>();
   private readonly nameLists = new Map<string, readonly string[]>();
   private present = new EntitySet();
@@ -37,12 +42,17 @@ export class PrimaryState {
 
   /** The primary's side of entity `i`, when the last complete read listed it. */
   entry(i: number): PrimaryEntity | undefined {
-    return this.entries[i];
+    const packed = this.packed[i];
+    if (packed === undefined) return undefined;
+    return { names: this.names[i] ?? [], digest: packed.slice(0, DIGEST), prints: packed.slice(DIGEST) };
   }
 
-  /** The entity's digest, or ABSENT when the primary does not hold it. */
-  digestOf(i: number): string {
-    return this.entries[i]?.digest ?? ABSENT;
+  /**
+   * A string whose first 8 characters are the entity's digest, or ABSENT when the primary does not hold it
+   * (no copy is made: the watcher compares it in place).
+   */
+  keyOf(i: number): string {
+    return this.packed[i] ?? ABSENT;
   }
 
   /** The entities of the last complete read, in number order. */
@@ -69,7 +79,7 @@ export class PrimaryState {
       memo &&
       memo.digest === digest &&
       memo.entities.length === page.expected &&
-      memo.entities.every((i) => this.entries[i] !== undefined)
+      memo.entities.every((i) => this.packed[i] !== undefined)
     ) {
       for (const i of memo.entities) if (!this.present.add(i)) throw listedTwice(endpoint.url, this.table.ref(i).id);
       return null;
@@ -79,7 +89,7 @@ export class PrimaryState {
     let parsed = 0;
     for (let k = 0; k < scan.count; k++) {
       const known = memo && k < memo.entities.length ? (memo.entities[k] as number) : -1;
-      if (known >= 0 && this.entries[known] !== undefined && rawAt(memo!.raws, k) === rawAt(scan.raws, k)) {
+      if (known >= 0 && this.packed[known] !== undefined && rawAt(memo!.raws, k) === rawAt(scan.raws, k)) {
         if (!this.present.add(known)) throw listedTwice(endpoint.url, this.table.ref(known).id);
         numbers[k] = known;
         continue;
@@ -89,8 +99,11 @@ export class PrimaryState {
       const i = this.table.intern(e.type, e.id);
       if (!this.present.add(i)) throw listedTwice(endpoint.url, e.id);
       numbers[k] = i;
-      const next = asPrimary(e, this.sharedNames(e.names));
-      if (this.entries[i]?.digest !== next.digest) setAt(this.entries, i, next);
+      const next = asPrimary(e);
+      if (this.packed[i]?.startsWith(next.digest)) continue;
+      // Flattened: a concatenation is a tree of pieces in V8, and the primary holds 100k of these.
+      setAt(this.packed, i, Buffer.from(next.digest + next.prints, 'latin1').toString('latin1'));
+      setAt(this.names, i, this.sharedNames(e.names));
     }
     this.pages.set(page.offset, { digest, entities: numbers, raws: scan.raws });
     return parsed;
@@ -98,8 +111,11 @@ export class PrimaryState {
 
   /** The read is complete: entities it did not list are gone from the primary; pages past its end too. */
   endRead(): void {
-    for (let i = 0; i < this.entries.length; i++)
-      if (this.entries[i] !== undefined && !this.present.has(i)) this.entries[i] = undefined;
+    for (let i = 0; i < this.packed.length; i++)
+      if (this.packed[i] !== undefined && !this.present.has(i)) {
+        this.packed[i] = undefined;
+        this.names[i] = undefined;
+      }
     for (const offset of this.pages.keys()) if (offset > this.lastOffset) this.pages.delete(offset);
   }
 

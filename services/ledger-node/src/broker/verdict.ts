@@ -49,8 +49,7 @@ export function entityDigest(e: ObservedEntity): string {
 export function asPrimary(e: ObservedEntity, names: readonly string[] = e.names): PrimaryEntity {
   let prints = '';
   for (const form of e.forms) prints += digest64(form);
-  // Flattened (a concatenation is a tree of pieces in V8): the primary holds 100k of these.
-  return { names, prints: Buffer.from(prints, 'latin1').toString('latin1'), digest: entityDigest(e) };
+  return { names, prints, digest: entityDigest(e) };
 }
 
 const byAttribute = (a: Observation, b: Observation) =>

@@ -407,12 +407,14 @@ export class Watcher {
   ): Uint32Array {
     const numbers = new Uint32Array(scan.count);
     for (let k = 0; k < scan.count; k++) {
-      const raw = rawAt(scan.raws, k);
-      let i = memo && k < memo.entities.length && rawAt(memo.raws, k) === raw ? (memo.entities[k] as number) : -1;
+      let i =
+        memo && k < memo.entities.length && rawAt(memo.raws, k) === rawAt(scan.raws, k)
+          ? (memo.entities[k] as number)
+          : -1;
       if (i >= 0) {
         if (!listed.add(i)) throw listedTwice(endpoint.url, this.memory.entities.ref(i).id);
         numbers[k] = i;
-        if (out === null || this.memory.settled(scope, i) === raw + this.primary.digestOf(i)) continue;
+        if (out === null || this.memory.isSettled(scope, i, scan.raws, 8 * k, this.primary.keyOf(i))) continue;
       }
       const e = scan.parse(k);
       result.parsedEntities++;
@@ -421,29 +423,39 @@ export class Watcher {
         if (!listed.add(i)) throw listedTwice(endpoint.url, e.id);
         numbers[k] = i;
       }
-      if (out !== null) this.judge(scope, i, e, raw + this.primary.digestOf(i), out);
+      if (out !== null) this.judge(scope, i, e, scan.raws, 8 * k, out);
     }
     return numbers;
   }
 
-  /** Judges one federated entity against the primary and the memory; settles it when nothing is to record. */
-  private judge(scope: ScopeMemory, i: number, e: ObservedEntity, key: string, out: ObservationRecord[]): void {
-    if (this.memory.settled(scope, i) === key) return;
+  /**
+   * Judges one federated entity (its bytes' digest at `raws[at]`) against the primary and the memory; settles it
+   * when nothing is to record.
+   */
+  private judge(
+    scope: ScopeMemory,
+    i: number,
+    e: ObservedEntity,
+    raws: string,
+    at: number,
+    out: ObservationRecord[],
+  ): void {
+    const primaryKey = this.primary.keyOf(i);
+    if (this.memory.isSettled(scope, i, raws, at, primaryKey)) return;
     const p = this.primary.entry(i);
     const observations = p && p.digest === entityDigest(e) ? allOk(e) : judge(p, e);
     const records = recordsFor(this.memory, scope, i, e, observations);
-    if (records.length === 0) this.memory.settle(scope, i, key);
+    if (records.length === 0) this.memory.settle(scope, i, raws, at, primaryKey);
     for (const r of records) out.push(r);
   }
 
   /** Records for a primary entity the federated broker does not list (TAMPERED, observed null). */
   private judgeMissing(scope: ScopeMemory, i: number): ObservationRecord[] {
+    const primaryKey = this.primary.keyOf(i);
+    if (primaryKey === ABSENT || this.memory.isSettled(scope, i, ABSENT, 0, primaryKey)) return [];
     const p = this.primary.entry(i);
-    if (!p) return [];
-    const key = ABSENT + p.digest;
-    if (this.memory.settled(scope, i) === key) return [];
     const records = recordsFor(this.memory, scope, i, this.memory.entities.ref(i), judge(p, undefined));
-    if (records.length === 0) this.memory.settle(scope, i, key);
+    if (records.length === 0) this.memory.settle(scope, i, ABSENT, 0, primaryKey);
     return records;
   }
 
@@ -451,7 +463,7 @@ export class Watcher {
   private settled(scope: ScopeMemory, memo: PageMemo): boolean {
     for (let k = 0; k < memo.entities.length; k++) {
       const i = memo.entities[k] as number;
-      if (this.memory.settled(scope, i) !== rawAt(memo.raws, k) + this.primary.digestOf(i)) return false;
+      if (!this.memory.isSettled(scope, i, memo.raws, 8 * k, this.primary.keyOf(i))) return false;
     }
     return true;
   }
