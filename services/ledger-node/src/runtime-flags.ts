@@ -16,5 +16,5 @@ export const NODE_RUNTIME_FLAGS = ['--max-semi-space-size=8', '--expose-gc'] as 
 // the heap's top trimmed past 128 KiB): after a first pass over 20k entities, 91 → 45 MiB of malloc heap and a
 // node's steady RSS 228–249 → 175–188 MB (bench/README.md, ledger-watch).
 export const NODE_RUNTIME_ENV = {
-  GLIBC_TUNABLES: 'glibc.malloc.arena_max=2:glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072',
+  GLIBC_TUNABLES: 'glibc.malloc.arena_max=2:glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=32768',
 } as const;
