@@ -33,7 +33,7 @@ export interface MemoryTrimOptions {
   gc?: GcFunction | undefined;
   /** The process's memory (default: process.memoryUsage()). */
   read?: () => MemoryReading;
-  /** How far the gap may grow over its lowest value before a collection (default 16 MiB). */
+  /** How far the gap may grow over its lowest value before a collection (default 8 MiB). */
   slackBytes?: number;
   /** How often start() checks (default 2 s). */
   intervalMs?: number;
@@ -41,7 +41,7 @@ export interface MemoryTrimOptions {
   onTrim?: (trim: MemoryTrim) => void;
 }
 
-export const DEFAULT_TRIM_SLACK_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_TRIM_SLACK_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_TRIM_INTERVAL_MS = 2_000;
 
 /** RSS beyond what the V8 heap and the Buffers hold: the binary, code, malloc, and the pooled pages. */
