@@ -2,6 +2,7 @@
 // NGSI-v2 subset Orion serves, or NGSI-LD's (one API per instance), over an in-memory store.
 // Tests script it in-process (`inject`, `tamper`, faults); other processes use the ordinary
 // NGSI write API over HTTP, exactly as they would against Orion.
+import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -58,12 +59,43 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
     onList: undefined as TestBroker['onList'],
   };
 
+  // Listing pages as answered, until the next request that may write: a benchmark's validators read the same 300
+  // pages every poll interval, and these brokers share the machine's cores with them (a deployment's brokers run
+  // elsewhere), so each page is rendered once per change rather than once per read.
+  const pages = new Map<string, Reply>();
+  const MAX_PAGES = 1024;
+  const pageKey = (req: BrokerRequest) =>
+    [
+      req.query.toString(),
+      ...['fiware-service', 'fiware-servicepath', 'ngsild-tenant', 'accept', 'link'].map((h) =>
+        String(req.headers[h] ?? ''),
+      ),
+    ].join('\n');
+
   function answer(req: BrokerRequest): Reply {
     if (!handler.handles(req.path))
       return api === 'ngsi-v2'
         ? json(400, { error: 'BadRequest', description: 'service not found' })
         : json(404, { type: 'https://uri.etsi.org/ngsi-ld/errors/ResourceNotFound', title: 'Service not found' });
-    return handler.handle(req);
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      pages.clear();
+      return handler.handle(req);
+    }
+    if (req.path !== collection) return handler.handle(req);
+    const key = pageKey(req);
+    const page = pages.get(key);
+    if (page) {
+      // Orion echoes the request's correlator, or makes one up: never the one of an earlier answer.
+      if (page.headers?.['Fiware-Correlator'] === undefined) return page;
+      const correlator = String(req.headers['fiware-correlator'] ?? randomUUID());
+      return { ...page, headers: { ...page.headers, 'Fiware-Correlator': correlator } };
+    }
+    const reply = handler.handle(req);
+    if (reply.status === 200) {
+      if (pages.size >= MAX_PAGES) pages.clear();
+      pages.set(key, reply);
+    }
+    return reply;
   }
 
   async function onRequest(raw: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -9,7 +9,7 @@ import NGSI from 'ngsijs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrokerHttp, readBroker } from '../src/broker/index.ts';
 import { freePort } from '../src/cluster/local-cluster.ts';
-import { ENTITY_TYPE, entityId, seed } from '../test-broker/generate.ts';
+import { ENTITY_TYPE, entityId, seed, setAttribute } from '../test-broker/generate.ts';
 import { startTestBroker, type TestBroker } from '../test-broker/server.ts';
 import { sleep } from './helpers.ts';
 
@@ -214,6 +214,27 @@ describe('test broker at scale and as a process', () => {
     expect(entities[99_999]?.names).toHaveLength(10);
     expect(broker.listRequests).toBe(100);
     await http.close();
+    await broker.close();
+  });
+
+  it('a listing page read again is the same bytes until a write changes it; each answer has its own correlator', async () => {
+    const broker = await startTestBroker({ api: 'ngsi-v2' });
+    seed(broker, { count: 30, attrs: 2 });
+    const page = async (headers: Record<string, string> = {}) => {
+      const res = await fetch(`${broker.url}/v2/entities?limit=10&offset=10&options=count`, { headers });
+      return { body: await res.text(), correlator: res.headers.get('fiware-correlator') };
+    };
+    const a = await page();
+    const b = await page();
+    expect(b.body).toBe(a.body);
+    expect(b.correlator).not.toBe(a.correlator);
+    expect((await page({ 'fiware-correlator': 'c-1' })).correlator).toBe('c-1');
+    // Another tenant is another listing (empty here), not the cached one.
+    expect((await page({ 'fiware-service': 'other' })).body).toBe('[]');
+    setAttribute(broker, entityId(12), 'temperature', { type: 'Number', value: -1 });
+    const changed = await page();
+    expect(changed.body).not.toBe(a.body);
+    expect(JSON.parse(changed.body)[2].temperature.value).toBe(-1);
     await broker.close();
   });
 
