@@ -262,6 +262,36 @@ describe('broker watcher passes', () => {
   });
 });
 
+describe('a running watcher', () => {
+  it('starts its passes at its place in the poll interval (phase), whatever its start time', async () => {
+    await h.watcher.stop();
+    const poll = 1000;
+    const starts: number[] = [];
+    const watcher = new Watcher(
+      { ...h.config, pollIntervalMs: poll },
+      {
+        submit: (records) => records.length,
+        room: () => 100_000,
+        // Called as each pass begins.
+        ready: () => {
+          starts.push(Date.now());
+          return true;
+        },
+        phase: () => 0.5,
+      },
+      { http },
+    );
+    watcher.start();
+    while (starts.length < 4) await sleep(50);
+    await watcher.stop();
+    // The first pass at once; each later one at 500 ms past a whole second (timers may fire a little late).
+    for (const at of starts.slice(1)) expect(at % poll).toBeGreaterThanOrEqual(500);
+    for (const at of starts.slice(1)) expect(at % poll).toBeLessThan(900);
+    for (let k = 2; k < starts.length; k++)
+      expect(Math.round(((starts[k] as number) - (starts[k - 1] as number)) / poll)).toBe(1);
+  });
+});
+
 describe('a broker with more records than the buffer', () => {
   // 40 entities in pages of 7 (21 records each), at most 30 records buffered: the first read validates the whole listing, and a
   // second read hands the records over page by page from where the buffer filled.

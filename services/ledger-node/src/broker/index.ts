@@ -40,6 +40,7 @@ export {
 } from './verdict.ts';
 export {
   type BrokerStatus,
+  nextPassAt,
   type PassResult,
   Watcher,
   type WatcherOptions,

@@ -1,7 +1,9 @@
 // The broker watcher: every poll interval, one comparison pass — read the primary completely, then
 // each federated broker completely, judge every entity against the primary, and hand the records the
 // chain does not hold yet to the node (its mempool, which gossips them to the peers). One pass at a
-// time; a broker that could not be read completely records nothing for this pass.
+// time; a broker that could not be read completely records nothing for this pass. The validators spread their
+// passes over the interval (`phase`, `nextPassAt`): a change is found by whichever passes next, and its record,
+// whose id comes from its content, is the same whoever finds it.
 //
 // The node calls `applyFinalized` for every finalized block (also when it replays its chain on
 // start), which is how the memory of what is already recorded stays the chain's.
@@ -54,6 +56,25 @@ export interface WatcherPorts {
   roomChanged?(): Promise<void>;
   /** False while the node is catching up with its peers: a pass then waits (its memory would be stale). */
   ready?(): boolean;
+  /**
+   * Where in each poll interval this node's passes start, as a fraction in [0, 1): the validators spread their
+   * passes over the interval (nextPassAt), so one of them looks soon after any change. Default 0.
+   */
+  phase?(): number;
+}
+
+/**
+ * When the next pass starts: the first start of this node's slot (`phase` of the interval after each multiple of
+ * the poll interval on the clock) at or after `now`. The validators' passes thus keep their places in the interval
+ * whatever their start times and pass durations: with n of them at phases 0, 1/n, …, a change waits at most
+ * poll/n for a pass to begin, not up to a whole interval.
+ * @example nextPassAt(12_300, 10_000, 0.25) // 12_500
+ */
+export function nextPassAt(now: number, pollIntervalMs: number, phase: number): number {
+  const offset = Math.floor(Math.min(Math.max(phase, 0), 1) * pollIntervalMs) % pollIntervalMs;
+  const base = now - offset;
+  const slot = Math.ceil(base / pollIntervalMs) * pollIntervalMs;
+  return slot + offset;
 }
 
 export interface BrokerStatus {
@@ -143,7 +164,7 @@ export class Watcher {
     if (height > this.memory.height) this.memory.height = height;
   }
 
-  /** Starts passes every poll interval (the first at once). */
+  /** Starts passes every poll interval, each at this node's place in it (the first at once). */
   start(): void {
     this.stopped = false;
     this.stopping = false;
@@ -153,16 +174,22 @@ export class Watcher {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      const started = this.now();
+      const untilNextSlot = () => {
+        let phase = 0;
+        try {
+          phase = this.ports.phase?.() ?? 0;
+        } catch (err) {
+          this.logger?.warn({ err }, 'broker watcher: no phase; the next pass starts at the top of the interval');
+        }
+        const now = this.now();
+        return nextPassAt(now, this.config.pollIntervalMs, phase) - now;
+      };
       this.pass()
         .then(
-          (r) =>
-            r.skipped
-              ? Math.min(NOT_SYNCED_RETRY_MS, this.config.pollIntervalMs)
-              : Math.max(0, this.config.pollIntervalMs - (this.now() - started)),
+          (r) => (r.skipped ? Math.min(NOT_SYNCED_RETRY_MS, this.config.pollIntervalMs) : untilNextSlot()),
           (err: unknown) => {
             this.logger?.error({ err }, 'broker watcher: pass failed');
-            return Math.max(0, this.config.pollIntervalMs - (this.now() - started));
+            return untilNextSlot();
           },
         )
         .then((next) => this.schedule(next));

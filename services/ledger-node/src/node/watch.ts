@@ -54,6 +54,12 @@ export function attachWatch(node: LedgerNode, registry: Registry): NodeWatch {
           room: () => Math.max(0, window - node.mempool.size),
           roomChanged,
           ready: () => node.sync.readiness().ready,
+          // This node's place among the validators of the next block (sorted keys), as a fraction of the interval.
+          phase: () => {
+            const active = [...node.chain.activeSetAt(node.chain.height + 1)].sort();
+            const index = active.indexOf(node.keys.publicKey);
+            return index < 0 ? 0 : index / active.length;
+          },
         },
         { logger: log, metrics: createWatcherMetrics(registry) },
       )
