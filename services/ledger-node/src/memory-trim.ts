@@ -1,6 +1,6 @@
 // Gives the memory of an allocation burst back to the OS.
 //
-// The V8 of Node 24 keeps every heap page a garbage collection frees in a pool for later reuse, resident, and
+// Node 24's JavaScript engine keeps every heap page a garbage collection frees in a pool for later reuse, resident, and
 // releases the pool only on a "last resort" collection (or a memory-pressure notification, which Node does not
 // expose). A burst of allocation, such as a watcher's first pass over 100k entities (2M records built, gossiped
 // and applied), therefore leaves a node's RSS at its peak for good: measured at 20k entities, 65 MiB of heap

@@ -7,14 +7,17 @@ import { createHash, hash, randomBytes } from 'node:crypto';
 
 const KEY = randomBytes(32).toString('latin1');
 
+/** Characters of a 64-bit digest (one byte a character). */
+export const DIGEST64_CHARS = 8;
+
 /** 64 bits (8 characters) of SHA-256(key ‖ text): an attribute's form, an observation, an entity. */
 export function digest64(text: string): string {
-  return hash('sha256', KEY + text, 'binary').slice(0, 8);
+  return hash('sha256', KEY + text, 'binary').slice(0, DIGEST64_CHARS);
 }
 
 /** 64 bits (8 characters) of SHA-256(key ‖ bytes[start, end)): one entity of a listing page, as received. */
 export function digest64Bytes(bytes: Buffer, start: number, end: number): string {
-  return hash('sha256', KEY + bytes.toString('latin1', start, end), 'binary').slice(0, 8);
+  return hash('sha256', KEY + bytes.toString('latin1', start, end), 'binary').slice(0, DIGEST64_CHARS);
 }
 
 /** 128 bits (16 characters) of SHA-256(key ‖ bytes): one page of a broker's listing. */
@@ -23,4 +26,4 @@ export function digestBytes(bytes: Uint8Array): string {
 }
 
 /** What stands for "absent" where a 64-bit digest is expected. */
-export const ABSENT = '\u0000'.repeat(8);
+export const ABSENT = '\u0000'.repeat(DIGEST64_CHARS);

@@ -42,11 +42,7 @@ export class EntitySet {
 
   /** Adds `i`; false when it was there already. */
   add(i: number): boolean {
-    if (i >= this.bits.length) {
-      const grown = new Uint8Array(Math.max(i + 1, this.bits.length * 2));
-      grown.set(this.bits);
-      this.bits = grown;
-    }
+    if (i >= this.bits.length) this.bits = grownTo(this.bits, i + 1);
     if (this.bits[i]) return false;
     this.bits[i] = 1;
     return true;
@@ -61,6 +57,13 @@ export class EntitySet {
     const end = Math.min(limit, this.bits.length);
     for (let i = 0; i < end; i++) if (this.bits[i]) yield i;
   }
+}
+
+/** A copy of `bytes` at least `length` long (doubled at least, so that growing one entry at a time stays cheap). */
+export function grownTo(bytes: Uint8Array, length: number): Uint8Array<ArrayBuffer> {
+  const grown = new Uint8Array(Math.max(length, 2 * bytes.length));
+  grown.set(bytes);
+  return grown;
 }
 
 /** Sets `a[i]`, filling the gap below with undefined (a dense array, never a sparse dictionary). */

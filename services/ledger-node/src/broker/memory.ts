@@ -10,8 +10,8 @@
 // typed array per scope, not a string an entity): the watcher skips an entity whose key is unchanged, and a
 // newly applied record clears it.
 import { canonicalize } from '@scriptorium/ledger-protocol';
-import { digest64 } from './digest.ts';
-import { EntityTable, setAt } from './entities.ts';
+import { DIGEST64_CHARS, digest64 } from './digest.ts';
+import { EntityTable, grownTo, setAt } from './entities.ts';
 import { type ObservationRecord, type ObservationScope, scopeOfRecord } from './record.ts';
 import type { Verdict } from './verdict.ts';
 
@@ -29,8 +29,8 @@ const MAX_SEQ = 2 ** 40 - 1;
 const MAX_NAMES = 2 ** 24 - 1;
 
 /** Bytes of a settled key: two 64-bit digests (digest.ts), the entity's and its primary counterpart's. */
-export const SETTLED_KEY = 16;
-const HALF = SETTLED_KEY / 2;
+const HALF = DIGEST64_CHARS;
+export const SETTLED_KEY = 2 * HALF;
 /** Per entity in `settledKeys`: a set flag, then the key. */
 const SETTLED_SLOT = 1 + SETTLED_KEY;
 
@@ -95,11 +95,8 @@ export class ObservationMemory {
   /** Remembers that the entity's observations (under this key, as `isSettled` reads it) all match the chain. */
   settle(s: ScopeMemory, entity: number, digests: string, at: number, primary: string): void {
     const slot = entity * SETTLED_SLOT;
-    if (slot >= s.settledKeys.length) {
-      const grown = new Uint8Array(Math.max(slot + SETTLED_SLOT, 2 * s.settledKeys.length, 1024 * SETTLED_SLOT));
-      grown.set(s.settledKeys);
-      s.settledKeys = grown;
-    }
+    if (slot >= s.settledKeys.length)
+      s.settledKeys = grownTo(s.settledKeys, Math.max(slot + SETTLED_SLOT, 1024 * SETTLED_SLOT));
     s.settledKeys[slot] = 1;
     for (let k = 0; k < HALF; k++) {
       s.settledKeys[slot + 1 + k] = digests.charCodeAt(at + k);

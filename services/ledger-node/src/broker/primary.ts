@@ -3,7 +3,7 @@
 // listed with a digest of each one's bytes. A pass reads every page again but looks into only the pages whose
 // bytes changed, and parses only their entities whose bytes changed; an unchanged primary costs one digest a
 // page. Memory: one string of ~100 bytes an entity of 10 attributes, plus 12 bytes an entity for the pages.
-import { ABSENT, digestBytes } from './digest.ts';
+import { ABSENT, DIGEST64_CHARS, digestBytes } from './digest.ts';
 import type { BrokerEndpoint } from './endpoint.ts';
 import { EntitySet, type EntityTable, setAt } from './entities.ts';
 import { listedTwice, type RawPage, scanPage } from './listing.ts';
@@ -17,13 +17,19 @@ export interface PageMemo {
   raws: string;
 }
 
-/** Entity k's 8-character digest in a string of them. */
-export const rawAt = (raws: string, k: number): string => raws.slice(8 * k, 8 * k + 8);
+/**
+ * The entity listed at place k of a page last time (`memo`), when the bytes at place k now (`raws`) are the same;
+ * -1 otherwise. Compared in place: this runs for every entity of every changed page.
+ */
+export function knownAt(memo: PageMemo | undefined, raws: string, k: number): number {
+  if (!memo || k >= memo.entities.length) return -1;
+  const at = DIGEST64_CHARS * k;
+  for (let c = at; c < at + DIGEST64_CHARS; c++) if (memo.raws.charCodeAt(c) !== raws.charCodeAt(c)) return -1;
+  return memo.entities[k] as number;
+}
 
 /** Distinct lists of attribute names kept shared between entities (most entities of a type share one). */
 const MAX_NAME_LISTS = 10_000;
-/** Characters of an entity digest (digest.ts's digest64). */
-const DIGEST = 8;
 
 export class PrimaryState {
   private readonly table: EntityTable;
@@ -44,7 +50,11 @@ export class PrimaryState {
   entry(i: number): PrimaryEntity | undefined {
     const packed = this.packed[i];
     if (packed === undefined) return undefined;
-    return { names: this.names[i] ?? [], digest: packed.slice(0, DIGEST), prints: packed.slice(DIGEST) };
+    return {
+      names: this.names[i] ?? [],
+      digest: packed.slice(0, DIGEST64_CHARS),
+      prints: packed.slice(DIGEST64_CHARS),
+    };
   }
 
   /**
@@ -88,8 +98,8 @@ export class PrimaryState {
     const numbers = new Uint32Array(scan.count);
     let parsed = 0;
     for (let k = 0; k < scan.count; k++) {
-      const known = memo && k < memo.entities.length ? (memo.entities[k] as number) : -1;
-      if (known >= 0 && this.packed[known] !== undefined && rawAt(memo!.raws, k) === rawAt(scan.raws, k)) {
+      const known = knownAt(memo, scan.raws, k);
+      if (known >= 0 && this.packed[known] !== undefined) {
         if (!this.present.add(known)) throw listedTwice(endpoint.url, this.table.ref(known).id);
         numbers[k] = known;
         continue;

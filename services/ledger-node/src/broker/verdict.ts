@@ -46,10 +46,10 @@ export function entityDigest(e: ObservedEntity): string {
 }
 
 /** The primary's side of an entity read from a broker. */
-export function asPrimary(e: ObservedEntity, names: readonly string[] = e.names): PrimaryEntity {
+export function asPrimary(e: ObservedEntity): PrimaryEntity {
   let prints = '';
   for (const form of e.forms) prints += digest64(form);
-  return { names, prints, digest: entityDigest(e) };
+  return { names: e.names, prints, digest: entityDigest(e) };
 }
 
 const byAttribute = (a: Observation, b: Observation) =>

@@ -23,7 +23,7 @@
 import type { IntegrityRecord } from '@scriptorium/ledger-protocol';
 import type { Logger } from 'pino';
 import type { WatcherConfig } from './config.ts';
-import { ABSENT, digestBytes } from './digest.ts';
+import { ABSENT, DIGEST64_CHARS, digestBytes } from './digest.ts';
 import type { BrokerEndpoint } from './endpoint.ts';
 import { EntitySet } from './entities.ts';
 import { type BrokerHttp, createBrokerHttp } from './http-client.ts';
@@ -32,7 +32,7 @@ import { ObservationMemory, type ScopeMemory } from './memory.ts';
 import type { WatcherMetrics } from './metrics.ts';
 import { recordsFor } from './notary.ts';
 import type { ObservedEntity } from './observe.ts';
-import { type PageMemo, PrimaryState, rawAt } from './primary.ts';
+import { knownAt, type PageMemo, PrimaryState } from './primary.ts';
 import { BrokerReadError, type BrokerReadReason } from './read-error.ts';
 import { isObservationRecord, type ObservationRecord, type ObservationScope } from './record.ts';
 import { allOk, entityDigest, judge } from './verdict.ts';
@@ -434,14 +434,12 @@ export class Watcher {
   ): Uint32Array {
     const numbers = new Uint32Array(scan.count);
     for (let k = 0; k < scan.count; k++) {
-      let i =
-        memo && k < memo.entities.length && rawAt(memo.raws, k) === rawAt(scan.raws, k)
-          ? (memo.entities[k] as number)
-          : -1;
+      let i = knownAt(memo, scan.raws, k);
+      const at = DIGEST64_CHARS * k;
       if (i >= 0) {
         if (!listed.add(i)) throw listedTwice(endpoint.url, this.memory.entities.ref(i).id);
         numbers[k] = i;
-        if (out === null || this.memory.isSettled(scope, i, scan.raws, 8 * k, this.primary.keyOf(i))) continue;
+        if (out === null || this.memory.isSettled(scope, i, scan.raws, at, this.primary.keyOf(i))) continue;
       }
       const e = scan.parse(k);
       result.parsedEntities++;
@@ -450,7 +448,7 @@ export class Watcher {
         if (!listed.add(i)) throw listedTwice(endpoint.url, e.id);
         numbers[k] = i;
       }
-      if (out !== null) this.judge(scope, i, e, scan.raws, 8 * k, out);
+      if (out !== null) this.judge(scope, i, e, scan.raws, at, out);
     }
     return numbers;
   }
@@ -490,7 +488,7 @@ export class Watcher {
   private settled(scope: ScopeMemory, memo: PageMemo): boolean {
     for (let k = 0; k < memo.entities.length; k++) {
       const i = memo.entities[k] as number;
-      if (!this.memory.isSettled(scope, i, memo.raws, 8 * k, this.primary.keyOf(i))) return false;
+      if (!this.memory.isSettled(scope, i, memo.raws, DIGEST64_CHARS * k, this.primary.keyOf(i))) return false;
     }
     return true;
   }
