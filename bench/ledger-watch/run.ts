@@ -33,6 +33,28 @@ function procStats(pid: number): { rssMb: number; peakRssMb: number; cpuSeconds:
   return { rssMb: Math.round(kb('VmRSS') / 1024), peakRssMb: Math.round(kb('VmHWM') / 1024), cpuSeconds: ticks / 100 };
 }
 
+/**
+ * Where a node's resident memory is, at one moment: the JavaScript heap (used and reserved) and the Buffers
+ * (from its /metrics), and from /proc the resident anonymous memory and the resident pages of files (the node
+ * binary and libraries).
+ */
+async function memoryBreakdown(node: LocalNode): Promise<Record<string, number>> {
+  const text = await (await fetch(`${node.url}/metrics`)).text();
+  const metric = (name: string) =>
+    Number(new RegExp(`^scriptorium_ledger_${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+  const rollup = readFileSync(`/proc/${node.process?.pid}/smaps_rollup`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? 0);
+  const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+  return {
+    rss_mb: Math.round(kb('Rss') / 1024),
+    anonymous_mb: Math.round(kb('Anonymous') / 1024),
+    file_mb: Math.round((kb('Rss') - kb('Anonymous')) / 1024),
+    heap_used_mb: mb(metric('nodejs_heap_size_used_bytes')),
+    heap_total_mb: mb(metric('nodejs_heap_size_total_bytes')),
+    external_mb: mb(metric('nodejs_external_memory_bytes')),
+  };
+}
+
 interface WatchStatus {
   passes: number;
   lastPass?: {
@@ -182,7 +204,10 @@ try {
     await sleep(500);
   }
   clearInterval(sampler);
-  results.steady_pass = { per_node: steady, load_average: { before: loadSteady, after: load() } };
+  const memory = Object.fromEntries(
+    await Promise.all(cluster.nodes.map(async (n) => [n.nodeId, await memoryBreakdown(n)] as const)),
+  );
+  results.steady_pass = { per_node: steady, memory_after: memory, load_average: { before: loadSteady, after: load() } };
   console.log(`steady pass: ${JSON.stringify(results.steady_pass)}`);
 
   // ---- 3. 1% tampered on a federated broker --------------------------------------------------------------

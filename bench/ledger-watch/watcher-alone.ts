@@ -2,6 +2,7 @@
 // are "finalized" at once (applied to the watcher's memory as a finalized block would be), so the first pass
 // notarises everything and the next passes are steady. Prints each pass's duration and the process's heap
 // and RSS. For profiling: node --cpu-prof / --heap-prof bench/ledger-watch/watcher-alone.ts.
+// Also each pass's peak RSS and reserved heap, sampled every 100 ms.
 //   BENCH_WATCH_ENTITIES (default 100000), BENCH_WATCH_PASSES (default 3),
 //   BENCH_WATCH_PROFILE=FILE writes a CPU profile of the passes after the first (the steady ones) to FILE.
 import { writeFileSync } from 'node:fs';
@@ -54,7 +55,16 @@ try {
     }
     const t0 = performance.now();
     const before = submitted;
+    // The pass's peaks, sampled every 100 ms: what a steady pass costs on top of what it keeps.
+    const peak = { rss: 0, heapTotal: 0, external: 0 };
+    const sampler = setInterval(() => {
+      const m = process.memoryUsage();
+      peak.rss = Math.max(peak.rss, m.rss);
+      peak.heapTotal = Math.max(peak.heapTotal, m.heapTotal);
+      peak.external = Math.max(peak.external, m.external);
+    }, 100);
     await watcher.pass();
+    clearInterval(sampler);
     const ms = performance.now() - t0;
     globalThis.gc?.();
     const m = process.memoryUsage();
@@ -68,6 +78,9 @@ try {
         external_mb: mb(m.external),
         array_buffers_mb: mb(m.arrayBuffers),
         rss_mb: mb(m.rss),
+        peak_rss_mb: mb(peak.rss),
+        peak_heap_total_mb: mb(peak.heapTotal),
+        peak_external_mb: mb(peak.external),
         spaces: Object.fromEntries(
           getHeapSpaceStatistics().map((sp) => [sp.space_name, [mb(sp.space_used_size), mb(sp.space_size)]]),
         ),

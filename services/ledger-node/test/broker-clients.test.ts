@@ -7,10 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  BodyBuffer,
   type BrokerEndpoint,
   type BrokerHttp,
   BrokerReadError,
   createBrokerHttp,
+  listingFor,
   readBroker,
 } from '../src/broker/index.ts';
 import { attribute, entityId, seed } from '../test-broker/generate.ts';
@@ -76,6 +78,27 @@ describe.each(['ngsi-v2', 'ngsi-ld'] as const)('%s client against the test broke
     }
     const small = await readBroker(http, endpoint(), { pageSize: 300 });
     expect(small.map((e) => e.id)).toEqual(entities.map((e) => e.id));
+  });
+
+  it('a read reuses one body buffer: every page has exactly the bytes sent, however its size changes', async () => {
+    const e = endpoint();
+    const get = (offset: number, limit: number, into?: BodyBuffer) => {
+      const req = listingFor(e).pageRequest(e, offset, limit);
+      return http.get(e.url, req.url, req.headers, into);
+    };
+    const bodies = new BodyBuffer(1024);
+    // Small, large (the buffer grows past its 1 KiB), small again, large again: each as a fresh read gives it.
+    for (const [offset, limit] of [
+      [0, 2],
+      [0, 1000],
+      [5, 3],
+      [1000, 1000],
+    ] as const) {
+      const fresh = (await get(offset, limit)).body.toString('utf8');
+      const reused = (await get(offset, limit, bodies)).body.toString('utf8');
+      expect(reused).toBe(fresh);
+      expect(JSON.parse(reused)).toHaveLength(limit);
+    }
   });
 
   it('keeps tenants apart; the primary skips forwarding; the token goes in X-Auth-Token', async () => {

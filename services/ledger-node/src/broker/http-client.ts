@@ -28,9 +28,41 @@ export interface BrokerResponse {
   body: Buffer;
 }
 
+/**
+ * Where the bodies of one sequential read go, one after the other: a buffer that grows to the largest body and is
+ * reused. A body read into it is valid until the next one is. A read of a listing (300 pages of ~0.5 MB a pass at
+ * 100k entities) then allocates its page memory once instead of once a page, and the garbage the collector must
+ * find between two passes is the socket's chunks alone.
+ */
+export class BodyBuffer {
+  private bytes: Buffer;
+
+  constructor(initialBytes = 64 * 1024) {
+    this.bytes = Buffer.allocUnsafe(initialBytes);
+  }
+
+  /** Copies a body's chunks in, from the start; the body (a view of this buffer, valid until the next fill). */
+  async fill(chunks: AsyncIterable<Uint8Array>): Promise<Buffer> {
+    let length = 0;
+    for await (const chunk of chunks) {
+      if (length + chunk.length > this.bytes.length) {
+        const grown = Buffer.allocUnsafe(Math.max(2 * this.bytes.length, length + chunk.length));
+        this.bytes.copy(grown, 0, 0, length);
+        this.bytes = grown;
+      }
+      this.bytes.set(chunk, length);
+      length += chunk.length;
+    }
+    return this.bytes.subarray(0, length);
+  }
+}
+
 export interface BrokerHttp {
-  /** GETs `url`; resolves only with a 200 response, else throws BrokerReadError. */
-  get(broker: string, url: string, headers: Record<string, string>): Promise<BrokerResponse>;
+  /**
+   * GETs `url`; resolves only with a 200 response, else throws BrokerReadError. With `into`, the body is read into
+   * that buffer and is valid until its next use.
+   */
+  get(broker: string, url: string, headers: Record<string, string>, into?: BodyBuffer): Promise<BrokerResponse>;
   close(): Promise<void>;
 }
 
@@ -52,7 +84,12 @@ export function createBrokerHttp(options: BrokerHttpOptions = {}): BrokerHttp {
     connect: options.ca ? { ca: options.ca, rejectUnauthorized: true } : { rejectUnauthorized: true },
   });
 
-  async function once(broker: string, url: string, headers: Record<string, string>): Promise<BrokerResponse> {
+  async function once(
+    broker: string,
+    url: string,
+    headers: Record<string, string>,
+    into: BodyBuffer | undefined,
+  ): Promise<BrokerResponse> {
     try {
       const res = await request(url, {
         method: 'GET',
@@ -60,7 +97,7 @@ export function createBrokerHttp(options: BrokerHttpOptions = {}): BrokerHttp {
         dispatcher: agent,
         signal: AbortSignal.timeout(timeoutMs * 3),
       });
-      const body = Buffer.from(await res.body.arrayBuffer());
+      const body = into ? await into.fill(res.body) : Buffer.from(await res.body.arrayBuffer());
       return { status: res.statusCode, headers: res.headers, body };
     } catch (err) {
       const e = err as Error & { code?: string };
@@ -74,13 +111,13 @@ export function createBrokerHttp(options: BrokerHttpOptions = {}): BrokerHttp {
   }
 
   return {
-    async get(broker, url, headers) {
+    async get(broker, url, headers, into) {
       let last: BrokerReadError | undefined;
       for (let attempt = 0; attempt <= retries; attempt++) {
         if (attempt > 0) await sleep(backoffDelay(attempt - 1, base, cap, random));
         let res: BrokerResponse;
         try {
-          res = await once(broker, url, headers);
+          res = await once(broker, url, headers, into);
         } catch (err) {
           last = err as BrokerReadError;
           continue;

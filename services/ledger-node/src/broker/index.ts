@@ -6,7 +6,7 @@ export {
   NGSI_LD_CORE_CONTEXT,
   normalizeBrokerUrl,
 } from './endpoint.ts';
-export { type BrokerHttp, type BrokerHttpOptions, createBrokerHttp } from './http-client.ts';
+export { BodyBuffer, type BrokerHttp, type BrokerHttpOptions, createBrokerHttp } from './http-client.ts';
 export {
   listingFor,
   parsePage,

@@ -10,7 +10,7 @@
 // ones whose bytes changed are parsed; `readBrokerPages` and `readBroker` put them together.
 import { digest64Bytes } from './digest.ts';
 import type { BrokerEndpoint, ListingProtocol } from './endpoint.ts';
-import type { BrokerHttp } from './http-client.ts';
+import { BodyBuffer, type BrokerHttp } from './http-client.ts';
 import { ngsiLdListing } from './ngsi-ld.ts';
 import { ngsiV2Listing } from './ngsi-v2.ts';
 import { entityKey, type ObservedEntity, ObserveError, observeEntity } from './observe.ts';
@@ -32,6 +32,7 @@ export interface RawPage {
   total: number;
   /** Entities this page must hold: the page size, less on the last page. */
   expected: number;
+  /** The page's bytes: valid until the promise of the `onPage` that received them has settled (BodyBuffer). */
   body: Buffer;
 }
 
@@ -60,9 +61,11 @@ async function readOnce(
   const protocol = listingFor(endpoint);
   const broker = endpoint.url;
   let total: number | undefined;
+  // One buffer for every page of the read: a page's body is valid until its onPage has settled.
+  const bodies = new BodyBuffer();
   for (let offset = from; ; offset += pageSize) {
     const req = protocol.pageRequest(endpoint, offset, pageSize);
-    const res = await http.get(broker, req.url, req.headers);
+    const res = await http.get(broker, req.url, req.headers, bodies);
     const count = parseCount(broker, res.headers[protocol.countHeader], protocol.countHeader);
     if (total === undefined) total = count;
     else if (count !== total)

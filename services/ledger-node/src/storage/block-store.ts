@@ -28,12 +28,17 @@ export interface BlockStorage<B> {
 export interface BlockCacheLimits {
   /** Parsed blocks kept (default 32). */
   blocks?: number;
-  /** Their stored size, summed (default 8 MiB: a full 2000-record block is about 0.7 MiB). */
+  /**
+   * Their stored size, summed (default 2 MiB: three or four full 2000-record blocks of 0.5–0.7 MiB). A parsed
+   * block takes about 1.4 times its stored size of heap, and the cache keeps what it holds for as long as no new
+   * block comes: an idle node would carry the cache's whole size. What reads old blocks reads them once (a peer's
+   * sync, the console) or reads the newest (proofs of a just-finalized block, the chain's own tip).
+   */
   bytes?: number;
 }
 
 const DEFAULT_CACHE_BLOCKS = 32;
-const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024;
+const DEFAULT_CACHE_BYTES = 2 * 1024 * 1024;
 
 /** Every stored payload is `{"height":<h>,"block":<block>}`, written by JSON.stringify. */
 const payloadPrefix = (height: number) => `{"height":${height},"block":`;
