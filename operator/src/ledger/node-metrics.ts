@@ -1,14 +1,10 @@
 // The few gauges the operator reads from a ledger node's GET /metrics (Prometheus text exposition) to see whether
 // consensus makes progress: the round at the open height, the records waiting in the mempool, and how many rounds
 // the node has moved past round 0. The spec's /chain has no round and no pending work, so these come from the
-// node's metrics, whose names the node defines (services/ledger-node/src/metrics.ts).
+// node's metrics, under the names both sides import from ledger-protocol (metric-names.ts).
+import { MEMPOOL_METRIC, ROUND_CHANGES_METRIC, ROUND_METRIC } from '@scriptorium/ledger-protocol';
 
-/** Current consensus round at the open height (a gauge). */
-export const ROUND_METRIC = 'scriptorium_ledger_round';
-/** Records waiting in the node's mempool (a gauge). */
-export const MEMPOOL_METRIC = 'scriptorium_ledger_mempool_records';
-/** Rounds the node moved past a round 0 (a counter). */
-export const ROUND_CHANGES_METRIC = 'scriptorium_ledger_round_changes_total';
+export { MEMPOOL_METRIC, ROUND_CHANGES_METRIC, ROUND_METRIC };
 
 /** What the operator reads from a node's metrics. */
 export interface ConsensusView {

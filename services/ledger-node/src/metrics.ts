@@ -1,5 +1,6 @@
 // Prometheus metrics of one node (prefix scriptorium_ledger_), on their own registry so that
 // several nodes can live in one process (tests) without clashing.
+import { MEMPOOL_METRIC, ROUND_CHANGES_METRIC, ROUND_METRIC } from '@scriptorium/ledger-protocol';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface NodeMetrics {
@@ -28,7 +29,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): NodeM
     registry,
     height: new Gauge({ name: 'scriptorium_ledger_height', help: 'Height of the last finalized block', registers }),
     round: new Gauge({
-      name: 'scriptorium_ledger_round',
+      name: ROUND_METRIC,
       help: 'Current consensus round at the open height',
       registers,
     }),
@@ -61,7 +62,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): NodeM
       registers,
     }),
     roundChanges: new Counter({
-      name: 'scriptorium_ledger_round_changes_total',
+      name: ROUND_CHANGES_METRIC,
       help: 'Rounds this node moved past a round 0',
       registers,
     }),
@@ -77,7 +78,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): NodeM
       registers,
     }),
     mempoolSize: new Gauge({
-      name: 'scriptorium_ledger_mempool_records',
+      name: MEMPOOL_METRIC,
       help: 'Records waiting in the mempool',
       registers,
     }),
