@@ -1,15 +1,51 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * The kernel's ephemeral port range: where the OS picks a port for `listen(0)` and the local port of every
+ * outgoing connection. A port taken from it and released can be taken again by any connection, of this process
+ * or another, before its server binds it.
+ */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(low) && Number.isInteger(high)) return [low as number, high as number];
+  } catch {
+    // not Linux: the IANA range
+  }
+  return [49152, 65535];
+}
+
+/** True when a server could bind `port` on 127.0.0.1 a moment ago (0: the OS picks; the port it picked). */
+function bindable(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === 'object' && address ? address.port : undefined;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/** The lowest port `freePort` picks from: above the well-known and most registered service ports. */
+const LOWEST = 20_000;
+
+/**
+ * A TCP port on 127.0.0.1 that was free a moment ago, for a server a test starts next. It is picked at random
+ * below the ephemeral range, where no outgoing connection takes its local port, so only another `freePort`
+ * caller could take it first (1 in ~12,000 here). Without room below the range, the OS picks.
+ */
+export async function freePort(): Promise<number> {
+  const [ephemeralLow] = ephemeralRange();
+  if (ephemeralLow - LOWEST >= 1000)
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const port = LOWEST + Math.floor(Math.random() * (ephemeralLow - LOWEST));
+      if ((await bindable(port)) === port) return port;
+    }
+  const picked = await bindable(0);
+  if (picked === undefined) throw new Error('no free TCP port on 127.0.0.1');
+  return picked;
 }
