@@ -16,7 +16,7 @@ export const NODE_RUNTIME_FLAGS = ['--max-semi-space-size=8', '--expose-gc'] as 
 // blocks from 32 KiB up, the 64 KiB socket reads of a listing page among them, are mapped on their own and
 // unmapped on free instead of fragmenting the heap. With a 128 KiB mmap threshold, after a first pass over 20k
 // entities, 91 → 45 MiB of malloc heap and a node's steady RSS 228–249 → 175–188 MB; at 100k entities the steady
-// peak is 268–287 MB per node with 32 KiB and the watcher's denser memory (bench/README.md, ledger-watch).
+// peak is 236–249 MB per node with 32 KiB and everything since (bench/README.md, ledger-watch, runs N–P).
 export const NODE_RUNTIME_ENV = {
   GLIBC_TUNABLES: 'glibc.malloc.arena_max=2:glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=32768',
 } as const;
