@@ -4,14 +4,14 @@
 // releases the pool only on a "last resort" collection (or a memory-pressure notification, which Node does not
 // expose). A burst of allocation, such as a watcher's first pass over 100k entities (2M records built, gossiped
 // and applied), therefore leaves a node's RSS at its peak for good: measured at 20k entities, 65 MiB of heap
-// and 164 MiB of resident 256 KiB heap pages. The trimmer watches the gap between the RSS and what V8 and the
-// Buffers account for, and when it has grown by more than `slackBytes` over the lowest gap seen, runs one
+// and 164 MiB of resident 256 KiB heap pages. The trimmer watches the gap between the RSS and what the JavaScript
+// heap and the Buffers account for, and when it has grown by more than `slackBytes` over the lowest gap seen, runs one
 // last-resort collection (a pause of 0.1–0.3 s on a 100 MiB heap), which unmaps the pooled pages.
 //
-// The collection needs the `gc` function of --expose-gc (NODE_RUNTIME_FLAGS); without it (a node started in
-// another process's V8, as tests do) the trimmer does nothing.
+// The collection needs the `gc` function of --expose-gc (NODE_RUNTIME_FLAGS); without it (a node started inside
+// another process, as tests do) the trimmer does nothing.
 
-/** The options of V8's gc() of --expose-gc that the trimmer uses. */
+/** The options of the engine's gc() (--expose-gc) that the trimmer uses. */
 type GcFunction = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
 
 export interface MemoryReading {
@@ -29,7 +29,7 @@ export interface MemoryTrim {
 }
 
 export interface MemoryTrimOptions {
-  /** V8's gc() (default: the global of --expose-gc, if present). */
+  /** The engine's gc() (default: the global of --expose-gc, if present). */
   gc?: GcFunction | undefined;
   /** The process's memory (default: process.memoryUsage()). */
   read?: () => MemoryReading;
@@ -44,7 +44,7 @@ export interface MemoryTrimOptions {
 export const DEFAULT_TRIM_SLACK_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_TRIM_INTERVAL_MS = 2_000;
 
-/** RSS beyond what the V8 heap and the Buffers hold: the binary, code, malloc, and the pooled pages. */
+/** RSS beyond what the JavaScript heap and the Buffers hold: the binary, code, malloc, and the pooled pages. */
 export const unaccountedBytes = (m: MemoryReading): number => m.rss - m.heapTotal - m.external;
 
 export class MemoryTrimmer {
