@@ -24,13 +24,19 @@ const IDLE_SECONDS = Number(process.env.BENCH_WATCH_IDLE_SECONDS ?? 30);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 
+/** A field of a /proc file in kB (`VmRSS:`, `Rss:`, …), 0 when absent. */
+const procKb = (text: string, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0);
+
 /** RSS and its peak so far (MB), and CPU time (s) of a process, from /proc. */
 function procStats(pid: number): { rssMb: number; peakRssMb: number; cpuSeconds: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   const ticks = Number(stat[11]) + Number(stat[12]);
-  return { rssMb: Math.round(kb('VmRSS') / 1024), peakRssMb: Math.round(kb('VmHWM') / 1024), cpuSeconds: ticks / 100 };
+  return {
+    rssMb: Math.round(procKb(status, 'VmRSS') / 1024),
+    peakRssMb: Math.round(procKb(status, 'VmHWM') / 1024),
+    cpuSeconds: ticks / 100,
+  };
 }
 
 /**
@@ -38,17 +44,16 @@ function procStats(pid: number): { rssMb: number; peakRssMb: number; cpuSeconds:
  * (from its /metrics), and from /proc the resident anonymous memory and the resident pages of files (the node
  * binary and libraries).
  */
-async function memoryBreakdown(node: LocalNode): Promise<Record<string, number>> {
-  const text = await (await fetch(`${node.url}/metrics`)).text();
+async function memoryBreakdown(cluster: LocalCluster, node: LocalNode): Promise<Record<string, number>> {
+  const text = String((await cluster.get(node, '/metrics')).body);
   const metric = (name: string) =>
     Number(new RegExp(`^scriptorium_ledger_${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
   const rollup = readFileSync(`/proc/${node.process?.pid}/smaps_rollup`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? 0);
   const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
   return {
-    rss_mb: Math.round(kb('Rss') / 1024),
-    anonymous_mb: Math.round(kb('Anonymous') / 1024),
-    file_mb: Math.round((kb('Rss') - kb('Anonymous')) / 1024),
+    rss_mb: Math.round(procKb(rollup, 'Rss') / 1024),
+    anonymous_mb: Math.round(procKb(rollup, 'Anonymous') / 1024),
+    file_mb: Math.round((procKb(rollup, 'Rss') - procKb(rollup, 'Anonymous')) / 1024),
     heap_used_mb: mb(metric('nodejs_heap_size_used_bytes')),
     heap_total_mb: mb(metric('nodejs_heap_size_total_bytes')),
     external_mb: mb(metric('nodejs_external_memory_bytes')),
@@ -205,7 +210,7 @@ try {
   }
   clearInterval(sampler);
   const memory = Object.fromEntries(
-    await Promise.all(cluster.nodes.map(async (n) => [n.nodeId, await memoryBreakdown(n)] as const)),
+    await Promise.all(cluster.nodes.map(async (n) => [n.nodeId, await memoryBreakdown(cluster, n)] as const)),
   );
   results.steady_pass = { per_node: steady, memory_after: memory, load_average: { before: loadSteady, after: load() } };
   console.log(`steady pass: ${JSON.stringify(results.steady_pass)}`);

@@ -22,13 +22,7 @@ export {
   type PendingChange,
   planMembership,
 } from './membership.ts';
-export {
-  type ConsensusView,
-  MEMPOOL_METRIC,
-  parseConsensusMetrics,
-  ROUND_CHANGES_METRIC,
-  ROUND_METRIC,
-} from './node-metrics.ts';
+export { type ConsensusView, parseConsensusMetrics } from './node-metrics.ts';
 export {
   CLOCK_SKEW_MS,
   certificateNeedsRenewal,

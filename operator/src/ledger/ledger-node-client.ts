@@ -2,10 +2,10 @@
 // "Integrity Ledger Node", sections 2, 4 and 5). Every call is bounded in time and in body size; a body that
 // does not match the contract is a typed error, never a crash. The token is sent only as the bearer header
 // of POST /membership and never appears in an error message.
-import { AcceptedBody, ChainStatus, ValidatorChange } from '@scriptorium/ledger-protocol';
+import { AcceptedBody, ChainStatus, MEMPOOL_METRIC, ROUND_METRIC, ValidatorChange } from '@scriptorium/ledger-protocol';
 import type { Agent } from 'undici';
 import { OperatorError } from '../errors.ts';
-import { type ConsensusView, MEMPOOL_METRIC, parseConsensusMetrics, ROUND_METRIC } from './node-metrics.ts';
+import { type ConsensusView, parseConsensusMetrics } from './node-metrics.ts';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 /** A /chain answer of 100 validators is about 7 KB; anything near this bound is not a ledger node. */

@@ -1,7 +1,8 @@
+import { MEMPOOL_METRIC, ROUND_CHANGES_METRIC, ROUND_METRIC } from '@scriptorium/ledger-protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../../services/ledger-node/src/metrics.ts';
-import { MEMPOOL_METRIC, parseConsensusMetrics, ROUND_CHANGES_METRIC, ROUND_METRIC } from './node-metrics.ts';
+import { parseConsensusMetrics } from './node-metrics.ts';
 
 describe('parseConsensusMetrics', () => {
   it("reads a real node registry's exposition: the names the operator reads are the node's", async () => {

@@ -4,8 +4,6 @@
 // node's metrics, under the names both sides import from ledger-protocol (metric-names.ts).
 import { MEMPOOL_METRIC, ROUND_CHANGES_METRIC, ROUND_METRIC } from '@scriptorium/ledger-protocol';
 
-export { MEMPOOL_METRIC, ROUND_CHANGES_METRIC, ROUND_METRIC };
-
 /** What the operator reads from a node's metrics. */
 export interface ConsensusView {
   round: number;

@@ -2,18 +2,18 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /**
- * The kernel's ephemeral port range: where the OS picks a port for `listen(0)` and the local port of every
- * outgoing connection. A port taken from it and released can be taken again by any connection, of this process
- * or another, before its server binds it.
+ * The lowest port of the kernel's ephemeral range: where the OS picks a port for `listen(0)` and the local port of
+ * every outgoing connection. A port taken from that range and released can be taken again by any connection, of
+ * this process or another, before its server binds it.
  */
-function ephemeralRange(): [number, number] {
+function ephemeralLow(): number {
   try {
-    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-    if (Number.isInteger(low) && Number.isInteger(high)) return [low as number, high as number];
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low)) return low;
   } catch {
     // not Linux: the IANA range
   }
-  return [49152, 65535];
+  return 49152;
 }
 
 /** True when a server could bind `port` on 127.0.0.1 a moment ago (0: the OS picks; the port it picked). */
@@ -39,10 +39,10 @@ const LOWEST = 20_000;
  * caller could take it first (1 in ~12,000 here). Without room below the range, the OS picks.
  */
 export async function freePort(): Promise<number> {
-  const [ephemeralLow] = ephemeralRange();
-  if (ephemeralLow - LOWEST >= 1000)
+  const below = ephemeralLow() - LOWEST;
+  if (below >= 1000)
     for (let attempt = 0; attempt < 20; attempt++) {
-      const port = LOWEST + Math.floor(Math.random() * (ephemeralLow - LOWEST));
+      const port = LOWEST + Math.floor(Math.random() * below);
       if ((await bindable(port)) === port) return port;
     }
   const picked = await bindable(0);

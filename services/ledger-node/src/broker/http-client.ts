@@ -4,6 +4,7 @@
 // (no answer, timeouts, 5xx, 429). A 4xx other than 429 is final at once.
 import { Agent, errors, request } from 'undici';
 import { backoffDelay } from '../backoff.ts';
+import { grownTo } from './entities.ts';
 import { BrokerReadError } from './read-error.ts';
 
 export interface BrokerHttpOptions {
@@ -35,25 +36,21 @@ export interface BrokerResponse {
  * find between two passes is the socket's chunks alone.
  */
 export class BodyBuffer {
-  private bytes: Buffer;
+  private bytes: Uint8Array<ArrayBuffer>;
 
   constructor(initialBytes = 64 * 1024) {
-    this.bytes = Buffer.allocUnsafe(initialBytes);
+    this.bytes = new Uint8Array(initialBytes);
   }
 
   /** Copies a body's chunks in, from the start; the body (a view of this buffer, valid until the next fill). */
   async fill(chunks: AsyncIterable<Uint8Array>): Promise<Buffer> {
     let length = 0;
     for await (const chunk of chunks) {
-      if (length + chunk.length > this.bytes.length) {
-        const grown = Buffer.allocUnsafe(Math.max(2 * this.bytes.length, length + chunk.length));
-        this.bytes.copy(grown, 0, 0, length);
-        this.bytes = grown;
-      }
+      if (length + chunk.length > this.bytes.length) this.bytes = grownTo(this.bytes, length + chunk.length);
       this.bytes.set(chunk, length);
       length += chunk.length;
     }
-    return this.bytes.subarray(0, length);
+    return Buffer.from(this.bytes.buffer, 0, length);
   }
 }
 
