@@ -15,6 +15,7 @@ import {
   type ConsensusMessage,
   checkBody,
   createValidatorTimeline,
+  membershipPointerAfter,
   nobleSha256,
   proofFor,
   verifyProof,
@@ -34,6 +35,7 @@ function benchProofs(records: number) {
     chainId: 'bench',
     height: 1,
     parentHash: '0'.repeat(64),
+    prevMembershipHeight: 0,
     proposer: 'a'.repeat(64),
     timestamp: 0,
     records: Array.from({ length: records }, (_, i) => ({
@@ -109,6 +111,7 @@ function benchEngine(validators: number) {
           chainId: 'bench',
           height: a.height,
           parentHash: blockHash(node.tip.header),
+          prevMembershipHeight: membershipPointerAfter(node.tip.header),
           proposer: node.s.publicKey,
           timestamp: a.height,
           records: [{ id: `h${a.height}` }],

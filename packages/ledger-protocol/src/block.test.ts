@@ -3,20 +3,28 @@ import {
   applyChanges,
   Block,
   blockHash,
+  bodyRoot,
   buildBlock,
   buildGenesis,
+  canonicalBytes,
   checkBody,
   checkGenesis,
   checkLink,
   createValidatorTimeline,
   genesisFileContent,
+  membershipPointerAfter,
+  merkleRootBytes,
   nobleSha256,
   nobleVerify,
+  nodeHash,
   proofFor,
+  proofShape,
   quorumSize,
   roleAt,
   roleChange,
   sealBytes,
+  sha256,
+  toHex,
   verifyFinality,
   verifyProof,
 } from './index.ts';
@@ -66,6 +74,7 @@ describe('chain', () => {
       chainId: 'test-chain',
       height: 1,
       parentHash: blockHash(genesis.header),
+      prevMembershipHeight: 0,
       proposer: pub[0] as string,
       timestamp: 1000,
       records: [{ id: 'r1', value: 1 }],
@@ -76,6 +85,70 @@ describe('chain', () => {
     expect(checkLink(genesis, b)).toEqual({ ok: true });
     expect(checkLink(genesis, { ...b, header: { ...b.header, parent_hash: '1'.repeat(64) } }).ok).toBe(false);
     expect(checkBody({ ...b, records: [{ id: 'r1', value: 2 }] }).ok).toBe(false);
+  });
+
+  it('merkle_root joins the records tree and the changes tree under one node; proofs climb one, then cross', () => {
+    const records = Array.from({ length: 5 }, (_, i) => ({ id: `r${i}` }));
+    const changes = [
+      { action: 'ADD' as const, validator: pub[4] as string },
+      { action: 'REMOVE' as const, validator: pub[0] as string },
+    ];
+    const b = buildBlock({
+      chainId: 'test-chain',
+      height: 1,
+      parentHash: blockHash(genesis.header),
+      prevMembershipHeight: 0,
+      proposer: pub[1] as string,
+      timestamp: 1,
+      records,
+      changes,
+    });
+    const mth = (items: unknown[]) => merkleRootBytes(items.map(canonicalBytes));
+    expect(b.header.merkle_root).toBe(toHex(nodeHash(mth(records), mth(changes))));
+    // An empty side is SHA-256 of nothing (RFC 6962's empty tree).
+    expect(bodyRoot([], [])).toBe(toHex(nodeHash(sha256(new Uint8Array(0)), sha256(new Uint8Array(0)))));
+    for (let i = 0; i < records.length; i++) {
+      const p = proofFor(b, i) as NonNullable<ReturnType<typeof proofFor>>;
+      expect(p.proof.map((s) => s.right)).toEqual(proofShape(b.header, 'record', i));
+      expect(p.proof.at(-1)).toEqual({ sibling: toHex(mth(changes)), right: true });
+    }
+    for (let j = 0; j < changes.length; j++) {
+      const p = proofFor(b, j, 'validator_change') as NonNullable<ReturnType<typeof proofFor>>;
+      expect(p.proof).toHaveLength(2);
+      expect(p.proof.map((s) => s.right)).toEqual(proofShape(b.header, 'validator_change', j));
+      expect(verifyProof(p)).toBe(true);
+    }
+  });
+
+  it('prev_membership_height names the last earlier block with changes, and the link check enforces it', () => {
+    expect(genesis.header.prev_membership_height).toBe(0);
+    const child = (
+      parent: Block,
+      changes: Block['validator_changes'],
+      pointer = membershipPointerAfter(parent.header),
+    ) =>
+      buildBlock({
+        chainId: 'test-chain',
+        height: parent.header.height + 1,
+        parentHash: blockHash(parent.header),
+        prevMembershipHeight: pointer,
+        proposer: pub[1] as string,
+        timestamp: parent.header.height + 1,
+        records: [],
+        changes,
+      });
+    const b1 = child(genesis, []);
+    const b2 = child(b1, [{ action: 'ADD', validator: pub[4] as string }]);
+    const b3 = child(b2, []);
+    const b4 = child(b3, []);
+    expect([b1, b2, b3, b4].map((b) => b.header.prev_membership_height)).toEqual([0, 0, 2, 2]);
+    expect(checkLink(b3, b4)).toEqual({ ok: true });
+    const skipped = child(b3, [], 0);
+    expect(checkLink(b3, skipped)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/prev_membership_height/),
+    });
+    expect(checkGenesis({ ...genesis, header: { ...genesis.header, prev_membership_height: 1 } }).ok).toBe(false);
   });
 
   it('validator changes: discard ADD of present and REMOVE of absent keys', () => {
@@ -97,6 +170,7 @@ describe('chain', () => {
       chainId: 'test-chain',
       height: 1,
       parentHash: blockHash(genesis.header),
+      prevMembershipHeight: 0,
       proposer: pub[0] as string,
       timestamp: 1,
       records: [],
@@ -121,6 +195,7 @@ describe('chain', () => {
       chainId: 'test-chain',
       height: 1,
       parentHash: blockHash(genesis.header),
+      prevMembershipHeight: 0,
       proposer: pub[0] as string,
       timestamp: 5,
       records: [],
@@ -162,6 +237,7 @@ describe('chain', () => {
       chainId: 'test-chain',
       height: 1,
       parentHash: blockHash(genesis.header),
+      prevMembershipHeight: 0,
       proposer: pub[0] as string,
       timestamp: 1,
       records,

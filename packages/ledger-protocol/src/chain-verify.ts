@@ -6,73 +6,10 @@
  */
 import { verifySignature } from '#platform-crypto';
 import { blockHash, checkBody, checkGenesis, checkLink } from './block.ts';
-import type { Verify } from './finality.ts';
+import { type FinalityReport, finalityReport, type Verify } from './finality.ts';
 import type { Sha256 } from './merkle.ts';
 import type { Block } from './schemas.ts';
-import { sealBytes } from './signing.ts';
-import { createValidatorTimeline, quorumSize, type ValidatorTimeline } from './validators.ts';
-
-/** What one commit seal of a certificate is worth. */
-export type SealStatus = 'valid' | 'bad signature' | 'not an active validator' | 'duplicate' | 'other round';
-
-export interface FinalityReport {
-  ok: boolean;
-  /** Why the certificate does not hold (the first reason), when it does not. */
-  reason?: string;
-  /** The round the seals are of (the first seal's). */
-  round: number | null;
-  /** Size of the active set and its quorum, N − floor((N − 1) / 3). */
-  validators: number;
-  quorum: number;
-  /** Distinct valid seals from active validators. */
-  validSeals: number;
-  seals: Array<{ validator: string; round: number; status: SealStatus }>;
-}
-
-/**
- * Every seal of a block's finality certificate judged against `activeSet`: a certificate holds when all its seals
- * are valid, of one round, from distinct active validators, and they are at least a quorum. Same verdict as
- * `verifyFinality`, with the detail a person reading it needs.
- * @example finalityReport(block, verifier.activeSetAt(block.header.height)).validSeals
- */
-export function finalityReport(
-  block: Block,
-  activeSet: readonly string[],
-  verify: Verify = verifySignature,
-  sha?: Sha256,
-): FinalityReport {
-  const members = new Set(activeSet);
-  const quorum = quorumSize(members.size);
-  const first = block.commit_signatures[0];
-  const round = first?.round ?? null;
-  const hash = blockHash(block.header, sha);
-  const seen = new Set<string>();
-  let reason: string | undefined;
-  const seals = block.commit_signatures.map((seal) => {
-    let status: SealStatus = 'valid';
-    if (seal.round !== round) status = 'other round';
-    else if (!members.has(seal.validator)) status = 'not an active validator';
-    else if (seen.has(seal.validator)) status = 'duplicate';
-    else if (
-      !verify(seal.validator, sealBytes(block.header.chain_id, block.header.height, seal.round, hash), seal.signature)
-    )
-      status = 'bad signature';
-    if (status === 'valid') seen.add(seal.validator);
-    else reason ??= `a seal: ${status}`;
-    return { validator: seal.validator, round: seal.round, status };
-  });
-  if (seals.length === 0) reason = 'no commit seals';
-  else if (reason === undefined && seen.size < quorum) reason = `${seen.size} valid seals, quorum is ${quorum}`;
-  return {
-    ok: reason === undefined,
-    ...(reason !== undefined ? { reason } : {}),
-    round,
-    validators: members.size,
-    quorum,
-    validSeals: seen.size,
-    seals,
-  };
-}
+import { createValidatorTimeline, type ValidatorTimeline } from './validators.ts';
 
 export type ChainStep = { ok: true } | { ok: false; height: number; reason: string };
 

@@ -1,29 +1,30 @@
 /**
  * One verdict on what a reader holds, the same in every verifier (`ledger-node verify-proof`, the browser console,
- * the tests on the shared vectors): a Merkle proof (GET /proof), a chain (blocks 0..h), or both.
- * - a proof alone: the record hashes up to `merkle_root` (and, with `header`, to that header and `block_hash`);
- * - a chain: every block from 1 links to its parent, matches its body and carries a finality certificate from the
- *   set active at its height, derived from block 0 and the changes of the blocks before it;
+ * the kubectl plugin, the tests on the shared vectors):
+ * - light evidence (GET /evidence): judged by `verifyLightEvidence` against the pinned genesis, which it requires;
+ * - a Merkle proof (GET /proof) alone: the record hashes up to `merkle_root` (and, with `header`, to that header
+ *   and `block_hash`); nothing says the block is final;
+ * - a chain (blocks 0..h): every block from 1 links to its parent, matches its body and carries a finality
+ *   certificate from the set active at its height, derived from block 0 and the changes of the blocks before it;
  * - both: the chain holds, the proof's block is in it (same hash), and the record proves against it.
- * Block 0 is trusted as given: compare `genesisHash` with the cluster's genesis.
+ * With a pinned genesis, a chain's block 0 must be it; without one, block 0 is taken as given (compare
+ * `genesisHash` with the cluster's genesis).
  */
 import { verifySignature } from '#platform-crypto';
 import { blockHash } from './block.ts';
 import { MerkleProofBody } from './bodies.ts';
-import { ChainVerifier, type FinalityReport } from './chain-verify.ts';
+import { ChainVerifier } from './chain-verify.ts';
 import type { Verify } from './finality.ts';
+import { type EvidenceReport, LIGHT_EVIDENCE_FORMAT, verifyLightEvidence } from './light-evidence.ts';
 import type { Sha256 } from './merkle.ts';
 import { verifyProof } from './proof.ts';
 import { Block } from './schemas.ts';
 
-export interface EvidenceReport {
-  ok: boolean;
-  /** What was checked, one line each, in order; the failing check last. */
-  lines: string[];
-  /** Hash of block 0, when a chain was given. */
-  genesisHash?: string;
-  /** The certificate of the chain's last block, seal by seal, when a chain was given. */
-  finality?: FinalityReport & { height: number };
+export interface VerifyEvidenceOptions {
+  /** The chain's block 0 as the reader knows it (the cluster's genesis file): required for light evidence. */
+  genesis?: Block;
+  verify?: Verify;
+  sha?: Sha256;
 }
 
 type Evidence = { proof?: MerkleProofBody & { header?: unknown }; chain?: Block[] };
@@ -66,11 +67,24 @@ export function parseEvidence(input: unknown): Evidence | string {
   return typeof proof === 'string' ? proof : { proof };
 }
 
+/** True when `input` claims to be light evidence (its `format`), whatever else it holds. */
+export function isLightEvidence(input: unknown): boolean {
+  return (
+    typeof input === 'object' && input !== null && (input as { format?: unknown }).format === LIGHT_EVIDENCE_FORMAT
+  );
+}
+
 /**
  * Verifies evidence (see the file's comment). Never throws on bad input: a shape it cannot read is a failed report.
- * @example verifyEvidence(JSON.parse(text)).ok
+ * @example verifyEvidence(JSON.parse(text), { genesis }).ok
  */
-export function verifyEvidence(input: unknown, verify: Verify = verifySignature, sha?: Sha256): EvidenceReport {
+export function verifyEvidence(input: unknown, options: VerifyEvidenceOptions = {}): EvidenceReport {
+  const { genesis: pinned, verify = verifySignature, sha } = options;
+  if (isLightEvidence(input)) {
+    if (pinned === undefined)
+      return { ok: false, lines: ['light evidence is verified against a pinned genesis block: give the genesis file'] };
+    return verifyLightEvidence(input, pinned, verify, sha);
+  }
   const evidence = parseEvidence(input);
   if (typeof evidence === 'string') return { ok: false, lines: [`unreadable: ${evidence}`] };
   const lines: string[] = [];
@@ -87,7 +101,15 @@ export function verifyEvidence(input: unknown, verify: Verify = verifySignature,
       return report;
     }
     report.genesisHash = verifier.genesisHash;
-    lines.push(`block 0 (genesis, taken as given): chain ${genesis.header.chain_id}, hash ${verifier.genesisHash}`);
+    if (pinned !== undefined) {
+      const pinnedHash = blockHash(pinned.header, sha);
+      if (pinnedHash !== verifier.genesisHash) {
+        lines.push(`block 0 hashes to ${verifier.genesisHash}, the pinned genesis to ${pinnedHash}`);
+        return report;
+      }
+      lines.push(`block 0 (the pinned genesis): chain ${genesis.header.chain_id}, hash ${verifier.genesisHash}`);
+    } else
+      lines.push(`block 0 (genesis, taken as given): chain ${genesis.header.chain_id}, hash ${verifier.genesisHash}`);
     const last = rest.at(-1);
     for (const block of rest) {
       const verdict = verifier.add(block);

@@ -7,7 +7,6 @@ export {
   type BodyCheck,
   type BuildBlockInput,
   blockHash,
-  blockLeaves,
   bodyRoot,
   buildBlock,
   buildGenesis,
@@ -15,7 +14,9 @@ export {
   checkGenesis,
   checkLink,
   genesisFileContent,
+  membershipPointerAfter,
   proofFor,
+  proofShape,
 } from './block.ts';
 export {
   AcceptedBody,
@@ -33,17 +34,29 @@ export {
   ProofStepSchema,
 } from './bodies.ts';
 export { canonicalBytes, canonicalize } from './canonical-json.ts';
+export { type ChainStep, ChainVerifier, verifyChain } from './chain-verify.ts';
+export { isLightEvidence, parseEvidence, type VerifyEvidenceOptions, verifyEvidence } from './evidence.ts';
 export {
-  type ChainStep,
-  ChainVerifier,
+  type FinalityCheck,
   type FinalityReport,
   finalityReport,
   type SealStatus,
-  verifyChain,
-} from './chain-verify.ts';
-export { type EvidenceReport, parseEvidence, verifyEvidence } from './evidence.ts';
-export { type FinalityCheck, type Verify, verifyFinality } from './finality.ts';
+  type Verify,
+  verifyFinality,
+} from './finality.ts';
 export { concatBytes, fromHex, toHex } from './hex.ts';
+export {
+  type EvidenceReport,
+  LIGHT_EVIDENCE_FORMAT,
+  LightEvidence,
+  lightEvidence,
+  MembershipEvidence,
+  membershipBelow,
+  membershipEvidence,
+  SealedHeader,
+  verifyLightEvidence,
+  verifyLightFinality,
+} from './light-evidence.ts';
 export {
   leafHash,
   merkleProof,
@@ -51,6 +64,7 @@ export {
   merkleRootBytes,
   nodeHash,
   type ProofStep,
+  pathShape,
   rootFromPath,
   type Sha256,
   splitPoint,

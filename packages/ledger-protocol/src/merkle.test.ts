@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sha256 } from './crypto-node.ts';
 import { fromHex } from './hex.ts';
-import { leafHash, merkleProof, merkleRoot, rootFromPath } from './merkle.ts';
+import { leafHash, merkleProof, merkleRoot, pathShape, rootFromPath } from './merkle.ts';
 import { nobleSha256 } from './noble.ts';
 import { verifyProof } from './proof.ts';
 
@@ -87,6 +87,21 @@ describe('RFC 6962 Merkle tree', () => {
   it('does not duplicate the last leaf (CVE-2012-2459): [a,b,c] and [a,b,c,c] differ', () => {
     const abc = LEAVES.slice(1, 4);
     expect(merkleRoot(abc)).not.toBe(merkleRoot([...abc, abc[2] as Uint8Array]));
+  });
+
+  it('pathShape is the side pattern of every audit path, and tells every position of a tree apart', () => {
+    for (let size = 1; size <= 70; size++) {
+      const leaves = Array.from({ length: size }, (_, i) => Uint8Array.of(i));
+      const shapes = new Set<string>();
+      for (let i = 0; i < size; i++) {
+        const shape = pathShape(i, size);
+        expect(merkleProof(leaves, i).map((s) => s.right)).toEqual(shape);
+        shapes.add(shape.join());
+      }
+      expect(shapes.size).toBe(size);
+    }
+    expect(() => pathShape(3, 3)).toThrow(RangeError);
+    expect(() => pathShape(-1, 3)).toThrow(RangeError);
   });
 
   it('rejects an out-of-range index', () => {

@@ -87,6 +87,30 @@ export function merkleProof(leaves: readonly Uint8Array[], index: number, sha: S
   return out;
 }
 
+/**
+ * The `right` flags of RFC 6962 PATH(index, D[size]), leaf upwards: the shape every audit path of that leaf has.
+ * A proof whose flags differ proves some other position (or none).
+ * @example pathShape(2, 5) // [true, false, true]
+ */
+export function pathShape(index: number, size: number): boolean[] {
+  if (!Number.isInteger(index) || !Number.isInteger(size) || index < 0 || index >= size)
+    throw new RangeError('leaf index out of range');
+  let lo = 0;
+  let hi = size;
+  const topDown: boolean[] = [];
+  while (hi - lo > 1) {
+    const k = splitPoint(hi - lo);
+    if (index - lo < k) {
+      topDown.push(true);
+      hi = lo + k;
+    } else {
+      topDown.push(false);
+      lo += k;
+    }
+  }
+  return topDown.reverse();
+}
+
 /** The root (hex) implied by a leaf hash and its audit path, or null when the path is malformed. */
 export function rootFromPath(
   leaf: Uint8Array,

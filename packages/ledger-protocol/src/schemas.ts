@@ -31,7 +31,11 @@ export const BlockHeader = z.strictObject({
   chain_id: ChainId,
   height: Height,
   parent_hash: HashHex,
-  /** RFC 6962 root over the records followed by the validator changes, each leaf its canonical form. */
+  /**
+   * SHA-256(0x01 ‖ MTH(records) ‖ MTH(validator changes)): an interior node over the RFC 6962 tree of the records
+   * and the RFC 6962 tree of the changes, each leaf its canonical form (`bodyRoot`). A change proves against it in
+   * log2(changes) + 1 steps, without the block's records.
+   */
   merkle_root: HashHex,
   /** Proposer's public key; '' for genesis. */
   proposer: z.union([PublicKeyHex, z.literal('')]),
@@ -39,6 +43,12 @@ export const BlockHeader = z.strictObject({
   timestamp: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   record_count: z.number().int().min(0),
   change_count: z.number().int().min(0),
+  /**
+   * Height of the most recent earlier block that carried validator changes (0 for genesis and while no later
+   * block has). Each such block's header names the one before it, so a sealed header commits to the whole
+   * back-chain of membership blocks below it: a light client finds every validator-set change from one header.
+   */
+  prev_membership_height: Height,
 });
 export type BlockHeader = z.infer<typeof BlockHeader>;
 

@@ -35,6 +35,7 @@ export function mutate(msg: ConsensusMessage, rng: Prng, signer: Signer): Consen
           chainId: b.header.chain_id,
           height: b.header.height,
           parentHash: b.header.parent_hash,
+          prevMembershipHeight: b.header.prev_membership_height,
           proposer: b.header.proposer,
           timestamp: b.header.timestamp + rng.int(1, 1000),
           records: b.records.slice(0, rng.int(0, b.records.length)),

@@ -2,6 +2,8 @@
 // a temp folder, debug API on), one primary and two federated test brokers with a few hundred entities,
 // a local webhook receiver that prints what it gets, and a scripted tamper on a federated broker about
 // every 30 s. Ctrl-C stops everything.
+import { readFileSync } from 'node:fs';
+import type { Block } from '@scriptorium/ledger-protocol';
 import {
   attribute,
   attributeName,
@@ -24,8 +26,10 @@ const primary = await startTestBroker();
 const federated = [await startTestBroker(), await startTestBroker()];
 for (const b of [primary, ...federated]) seed(b, { count: ENTITIES, attrs: ATTRS });
 
+let genesis: Block | undefined;
 const receiver = await startWebhookReceiver({
   secret: WEBHOOK_SECRET,
+  genesis: () => genesis,
   print: (line) => console.log(`[webhook] ${line}`),
 });
 
@@ -44,6 +48,7 @@ const cluster = await LocalCluster.create({
     NODE_NOTIFY__TAKEOVER_GRACE_MS: '5000',
   },
 });
+genesis = JSON.parse(readFileSync(cluster.genesisFile, 'utf8')) as Block;
 await cluster.startAll();
 const first = cluster.nodes[0];
 const nodeUrl = first?.url ?? '';

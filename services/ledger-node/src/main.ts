@@ -2,7 +2,7 @@
 // The ledger-node CLI: `start` (default), `keygen`, `genesis`, `verify-proof`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { genesisFileContent, verifyEvidence } from '@scriptorium/ledger-protocol';
+import { Block, blockHash, genesisFileContent, verifyEvidence } from '@scriptorium/ledger-protocol';
 import { loadConfig } from './config.ts';
 import { NodeError } from './errors.ts';
 import { writeNewKeyFile } from './node/files.ts';
@@ -11,8 +11,10 @@ const usage = `usage: ledger-node <command>
   start                                   run the node (configured by NODE_* variables)
   keygen [--out FILE]                     write a new key file (default $NODE_KEY_FILE or node-key.json); prints the public key
   genesis --chain-id ID [--timestamp MS] [--out FILE] KEY...   genesis block JSON from validator public keys ('-' reads keys from stdin)
-  verify-proof [FILE|-]                   verify offline a GET /proof JSON, a chain (JSON array of blocks from 0), or
-                                          {proof, chain}; exit 0 when valid, 1 otherwise`;
+  verify-proof --genesis FILE [FILE|-]    verify offline a GET /evidence JSON (light evidence) against the genesis file;
+                                          also a GET /proof JSON, a chain (JSON array of blocks from 0) or {proof, chain}
+                                          (without --genesis, a chain's block 0 is taken as given); exit 0 when valid,
+                                          1 otherwise`;
 
 function fail(line: string, code = 2): never {
   process.stderr.write(`${line}\n`);
@@ -73,18 +75,43 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'verify-proof': {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { genesis: { type: 'string' } },
+      });
+      if (positionals.length > 1) fail(`verify-proof: one input at most\n${usage}`);
+      let genesis: Block | undefined;
+      if (values.genesis !== undefined) {
+        let text: string;
+        try {
+          text = readFileSync(values.genesis, 'utf8');
+        } catch (err) {
+          fail(`verify-proof: cannot read --genesis ${values.genesis}: ${(err as NodeJS.ErrnoException).code ?? ''}`);
+        }
+        let parsed: ReturnType<typeof Block.safeParse>;
+        try {
+          parsed = Block.safeParse(JSON.parse(text));
+        } catch {
+          fail(`verify-proof: --genesis ${values.genesis} is not JSON`);
+        }
+        if (!parsed.success) fail(`verify-proof: --genesis ${values.genesis} is not a block`);
+        genesis = parsed.data;
+      }
       let data: unknown;
       try {
-        data = JSON.parse(await readInput(rest[0]));
+        data = JSON.parse(await readInput(positionals[0]));
       } catch (err) {
         fail(`invalid: cannot read JSON (${(err as Error).message.split('\n')[0]})`, 1);
       }
-      // A GET /proof body (with `header` also bound to that block), a chain (blocks from 0: each block's link,
-      // body and finality certificate from the set its predecessors make active), or {proof, chain}: the same
-      // verdict the browser console gives (@scriptorium/ledger-protocol's verifyEvidence).
-      const report = verifyEvidence(data);
+      // Light evidence (GET /evidence) against the pinned genesis; a GET /proof body (with `header` also bound to
+      // that block), a chain (blocks from 0: each block's link, body and finality certificate from the set its
+      // predecessors make active) or {proof, chain}: the same verdict the browser console and the kubectl plugin
+      // give (@scriptorium/ledger-protocol's verifyEvidence).
+      const report = verifyEvidence(data, genesis ? { genesis } : {});
       if (!report.ok) fail(`invalid: ${report.lines.at(-1) ?? 'unreadable'}`, 1);
-      process.stdout.write(`valid: ${report.lines.join('; ')}\n`);
+      const pinned = genesis ? ` (genesis ${blockHash(genesis.header)})` : '';
+      process.stdout.write(`valid${pinned}: ${report.lines.join('; ')}\n`);
       return;
     }
     case 'help':

@@ -1,7 +1,9 @@
 // A tamper event with a fixed record, for tests of the notification channels.
+import type { LightEvidence } from '@scriptorium/ledger-protocol';
+import vectors from '@scriptorium/ledger-protocol/test-vectors' with { type: 'json' };
 import { type TamperEvent, tamperEvent } from '../src/notify/event.ts';
 
-/** A TAMPERED record's event (the proof is well-formed, not a real one). */
+/** A TAMPERED record's event; its evidence is the shared vectors' (well-formed and real, for another record). */
 export function sampleEvent(id = 'a'.repeat(64), entity = 'urn:ngsi-ld:Sensor:000001'): TamperEvent {
   const record = {
     id,
@@ -13,17 +15,6 @@ export function sampleEvent(id = 'a'.repeat(64), entity = 'urn:ngsi-ld:Sensor:00
     verdict: 'TAMPERED',
     seq: 1,
   };
-  return tamperEvent({
-    chainId: 'dev',
-    blockTime: 1_764_000_000_000,
-    record,
-    proof: {
-      height: 7,
-      index: 0,
-      merkle_root: 'b'.repeat(64),
-      block_hash: 'c'.repeat(64),
-      record,
-      proof: [{ sibling: 'd'.repeat(64), right: true }],
-    },
-  });
+  const evidence = (vectors.light.find((v) => v.valid) as { evidence: unknown }).evidence as LightEvidence;
+  return tamperEvent({ chainId: 'dev', blockTime: 1_764_000_000_000, record, evidence });
 }

@@ -1,8 +1,10 @@
 // A real local webhook receiver for tests and `make dev`: an HTTP server that keeps (and can print)
 // every delivery, verifies its signature the way a receiver should (signature.ts, 300 s tolerance),
-// and can be told to fail the next N requests to exercise retries.
+// and can be told to fail the next N requests to exercise retries. Given the chain's genesis block, it also
+// verifies each event's light evidence, as a receiver that keeps evidence should.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type Block, verifyLightEvidence } from '@scriptorium/ledger-protocol';
 import type { TamperEvent } from '../src/notify/event.ts';
 import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../src/notify/signature.ts';
 
@@ -13,6 +15,8 @@ export interface ReceivedWebhook {
   body: TamperEvent;
   /** Signature verified with the receiver's secret (false when it has none). */
   verified: boolean;
+  /** The light evidence's verdict against the genesis the receiver was given (undefined without one). */
+  evidence: { ok: boolean; reason: string } | undefined;
   idempotencyKey: string | undefined;
 }
 
@@ -27,7 +31,14 @@ export interface WebhookReceiver {
 }
 
 export async function startWebhookReceiver(
-  options: { secret?: string; port?: number; host?: string; print?: (line: string) => void } = {},
+  options: {
+    secret?: string;
+    port?: number;
+    host?: string;
+    /** The chain's block 0, once known (a cluster's genesis is written after its receiver's URL is needed). */
+    genesis?: () => Block | undefined;
+    print?: (line: string) => void;
+  } = {},
 ): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   let failures = 0;
@@ -59,18 +70,23 @@ export async function startWebhookReceiver(
           Math.floor(Date.now() / 1000),
         ).ok;
       const key = req.headers[IDEMPOTENCY_HEADER.toLowerCase()];
+      const genesis = options.genesis?.();
+      const report = genesis ? verifyLightEvidence(body.evidence, genesis) : undefined;
+      const evidence = report && { ok: report.ok, reason: report.lines.at(-1) ?? '' };
       received.push({
         at: Date.now(),
         headers: req.headers,
         raw,
         body,
         verified,
+        evidence,
         idempotencyKey: typeof key === 'string' ? key : undefined,
       });
       options.print?.(
-        `${body.type} record ${body.id.slice(0, 12)}… in block ${body.height} at index ${body.proof?.index} ` +
-          `(/blocks/${body.height}, /proof/${body.height}/${body.proof?.index}), signature ${verified ? 'ok' : 'NOT VERIFIED'}: ` +
-          JSON.stringify(body.record),
+        `${body.type} record ${body.id.slice(0, 12)}… in block ${body.height} at index ${body.index} ` +
+          `(/evidence/${body.height}/${body.index}), signature ${verified ? 'ok' : 'NOT VERIFIED'}` +
+          (evidence ? `, evidence ${evidence.ok ? 'VALID from genesis' : `INVALID: ${evidence.reason}`}` : '') +
+          `: ${JSON.stringify(body.record)}`,
       );
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     });

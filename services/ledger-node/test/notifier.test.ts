@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Block, blockHash, buildBlock, verifyProof } from '@scriptorium/ledger-protocol';
+import { type Block, blockHash, buildBlock, lightEvidence, verifyProof } from '@scriptorium/ledger-protocol';
 import { generateKeyPair } from '@scriptorium/ledger-protocol/keys';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildRecord } from '../src/broker/index.ts';
@@ -18,6 +18,7 @@ const keys = [0, 1, 2, 3].map(() => generateKeyPair().publicKey).sort();
 const SECRET = 'whsec_notifier_test_secret';
 const dirs: string[] = [];
 let receiver: WebhookReceiver | undefined;
+const GENESIS_HASH = 'e'.repeat(64);
 const notifiers: Notifier[] = [];
 
 afterEach(async () => {
@@ -43,6 +44,7 @@ function block(height: number, proposer: string, verdicts: Array<'OK' | 'TAMPERE
     chainId: 'notify-test',
     height,
     parentHash: '0'.repeat(64),
+    prevMembershipHeight: 0,
     proposer,
     timestamp: 1_764_000_000_000 + height,
     records,
@@ -70,6 +72,9 @@ function cluster(url: string, graceMs: number, down: Set<string> = new Set()): M
       backoffMaxMs: 100,
       ports: {
         activeSetAt: () => keys,
+        // These blocks are not a sealed chain: the evidence is only checked for the record's Merkle proof here
+        // (the real cluster's evidence is verified from its genesis in watch.test.ts).
+        evidenceFor: (block, index) => lightEvidence(GENESIS_HASH, [], block, index),
         askDelivered: async (validator, eventId, sink) =>
           down.has(validator) ? undefined : byKey.get(validator)?.deliveredBy(eventId, sink),
       },
@@ -113,9 +118,12 @@ describe('notifier: once per cluster, after finality', () => {
         block_hash: blockHash(b.header),
       });
       expect(got.body.record.verdict).toBe('TAMPERED');
-      expect(
-        verifyProof({ record: got.body.record, proof: got.body.proof.proof, merkle_root: b.header.merkle_root }),
-      ).toBe(true);
+      const proof = got.body.evidence.proof;
+      expect(proof.record).toEqual(got.body.record);
+      expect(verifyProof({ record: got.body.record, proof: proof.proof, merkle_root: b.header.merkle_root })).toBe(
+        true,
+      );
+      expect(got.body.index).toBe(proof.index);
     }
     expect(nodes.get(keys[2] as string)?.deliveredBy(b.records[1]?.id as string, `webhook:${receiver.url}`)).toBe(true);
     // The same block again (a restart replaying the chain) queues nothing.

@@ -5,7 +5,8 @@
 // block is final (the event names a block that carries its finality certificate), with a signature that
 // verifies; a receiver that fails for a while still gets it; kill -9 of the block's proposer → another
 // validator delivers.
-import { type Block, blockHash, quorumSize, verifyProof } from '@scriptorium/ledger-protocol';
+import { readFileSync } from 'node:fs';
+import { type Block, blockHash, quorumSize, verifyLightEvidence, verifyProof } from '@scriptorium/ledger-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
 import { attribute, entityId, seed, setAttribute, startTestBroker, type TestBroker } from '../test-broker/index.ts';
@@ -162,9 +163,14 @@ describe.each(['udp', 'tcp'] as const)(
       expect(got.body).toMatchObject({ type: 'tamper', height: t.h, block_hash: blockHash(t.block.header) });
       // The block it names is final: it carries a quorum of commit seals.
       expect(t.block.commit_signatures.length).toBeGreaterThanOrEqual(quorumSize(4));
-      expect(
-        verifyProof({ record: got.body.record, proof: got.body.proof.proof, merkle_root: t.block.header.merkle_root }),
-      ).toBe(true);
+      // It carries the record's light evidence, which verifies from the genesis file alone, as GET /evidence serves it.
+      const genesis = JSON.parse(readFileSync(cluster.genesisFile, 'utf8')) as Block;
+      const kept = verifyLightEvidence(got.body.evidence, genesis);
+      expect(kept.ok, kept.lines.join('; ')).toBe(true);
+      expect(got.body.evidence.proof).toMatchObject({ height: t.h, index: t.i, record: got.body.record });
+      expect(got.body.evidence).toEqual(
+        (await cluster.get(cluster.nodes[1] as LocalNode, `/evidence/${t.h}/${t.i}`)).body,
+      );
       const msg = await until('the syslog message', async () =>
         syslog.messages.find((m) => m.structuredData['tamper@32473']?.record_id === t.r.id),
       );
@@ -173,6 +179,9 @@ describe.each(['udp', 'tcp'] as const)(
         verdict: 'TAMPERED',
         entity: entityId(7),
       });
+      // Syslog carries the same evidence (the tamper fits one UDP datagram here).
+      const carried = JSON.parse(msg.structuredData['tamper@32473']?.evidence ?? 'null');
+      expect(verifyLightEvidence(carried, genesis).ok).toBe(true);
       expect(syslog.errors).toEqual([]);
       await sleep(4000); // past every backup's grace period
       expect(webhook.received.filter((w) => w.body.id === t.r.id)).toHaveLength(1);

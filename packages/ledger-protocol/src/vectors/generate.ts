@@ -7,15 +7,30 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Block, blockHash, buildBlock, buildGenesis, proofFor, sealBytes } from '../index.ts';
+import {
+  type Block,
+  blockHash,
+  buildBlock,
+  buildGenesis,
+  type LightEvidence,
+  lightEvidence,
+  membershipBelow,
+  membershipEvidence,
+  membershipPointerAfter,
+  proofFor,
+  sealBytes,
+} from '../index.ts';
 import { createSigner, keyPairFromSeed, type Signer } from '../keys.ts';
 
 export const VECTORS_FILE = join(import.meta.dirname, 'ledger-vectors.json');
 
 const CHAIN = 'vectors';
 const signer = (i: number) => createSigner(keyPairFromSeed(new Uint8Array(32).fill(0xa0 + i)).privateKey);
-/** Validators 0–3 at genesis; 4 joins through block 2's ADD (active from height 3); 5 is never a validator. */
-const keys: Signer[] = Array.from({ length: 6 }, (_, i) => signer(i));
+/**
+ * Validators 0–3 at genesis; 4 joins through block 2's ADD (active from height 3); 0 leaves through block 4's REMOVE
+ * (not active from height 5); 5 is never a validator; 6–9 are an attacker's keys.
+ */
+const keys: Signer[] = Array.from({ length: 10 }, (_, i) => signer(i));
 
 function sealed(block: Block, by: Signer[], round = 0): Block {
   const hash = blockHash(block.header);
@@ -34,6 +49,7 @@ function next(parent: Block, records: Block['records'], changes: Block['validato
     chainId: CHAIN,
     height: parent.header.height + 1,
     parentHash: blockHash(parent.header),
+    prevMembershipHeight: membershipPointerAfter(parent.header),
     proposer: (sealers[0] as Signer).publicKey,
     timestamp: 1_767_225_600_000 + parent.header.height * 1000,
     records,
@@ -69,7 +85,11 @@ export function buildVectors() {
     [],
     [keys[4] as Signer, ...four.slice(0, 3)],
   );
-  const chain = [genesis, b1, b2, b3];
+  const k = (i: number) => keys[i] as Signer;
+  // Height 4: the five seal; it removes validator 0. Height 5: validators 1–4, quorum 3.
+  const b4 = next(b3, [record(10, 'OK')], [{ action: 'REMOVE', validator: k(0).publicKey }], [k(1), k(2), k(3), k(4)]);
+  const b5 = next(b4, [record(11, 'TAMPERED'), record(12, 'OK'), record(13, 'OK')], [], [k(1), k(2), k(4)]);
+  const chain = [genesis, b1, b2, b3, b4, b5];
 
   const proof = (block: Block, index: number) => proofFor(block, index) as NonNullable<ReturnType<typeof proofFor>>;
   const p = proof(b3, 3);
@@ -135,7 +155,178 @@ export function buildVectors() {
       valid: false,
     },
   ];
-  return { chain_id: CHAIN, genesis_hash: blockHash(genesis.header), chain, proofs, finality };
+  return {
+    chain_id: CHAIN,
+    genesis_hash: blockHash(genesis.header),
+    chain,
+    proofs,
+    finality,
+    light: lightVectors(chain, (i, block, round) => sealed(block, [k(i)], round).commit_signatures[0] as Seal),
+  };
+}
+
+type Seal = Block['commit_signatures'][0];
+/** One case of light evidence: what a node serves, and the verdict against the chain's real genesis. */
+export interface LightVector {
+  name: string;
+  height: number;
+  index: number;
+  evidence: LightEvidence;
+  /** Block 0 as a hostile node serves it, when it differs from the real one (header kept, body swapped). */
+  served_genesis?: Block;
+  valid: boolean;
+  /** Words the refusal must contain: it is refused for this reason, not another. */
+  refusal?: string;
+}
+
+/**
+ * Light evidence from the vector chain, real and forged every way we know: what GET /evidence serves, what each
+ * verifier must accept (positive controls) and refuse (with the reason named in `refusal`).
+ */
+function lightVectors(chain: Block[], sealBy: (key: number, block: Block, round: number) => Seal): LightVector[] {
+  const [genesis, b1, , b3, , b5] = chain as [Block, Block, Block, Block, Block, Block];
+  const genesisHash = blockHash(genesis.header);
+  const entryAt = (h: number) => membershipEvidence(chain[h] as Block);
+  const real = (block: Block, index: number) =>
+    lightEvidence(genesisHash, membershipBelow(block.header, entryAt), block, index) as LightEvidence;
+  const e5 = real(b5, 1);
+  const [m2, m4] = e5.membership as [LightEvidence['membership'][0], LightEvidence['membership'][0]];
+  const withSeals = (seals: Seal[]): LightEvidence => ({ ...e5, block: { ...e5.block, commit_signatures: seals } });
+  const seals5 = e5.block.commit_signatures;
+
+  // The attack on a verifier that takes block 0 as served: block 0's real header (so its hash is the cluster's)
+  // with the attacker's four keys as its body, then a block sealed by them.
+  const attackerGenesis: Block = {
+    ...genesis,
+    validator_changes: [6, 7, 8, 9].map((i) => ({ action: 'ADD' as const, validator: (keys[i] as Signer).publicKey })),
+  };
+  const forgedRecord = { ...b1.records[0], id: 'invented', verdict: 'OK' } as Block['records'][0];
+  const forgedBlock = next(
+    { ...genesis },
+    [forgedRecord],
+    [],
+    [6, 7, 8, 9].map((i) => keys[i] as Signer),
+  );
+  const forged = lightEvidence(genesisHash, [], forgedBlock, 0) as LightEvidence;
+
+  const skipHeader = { ...e5.block.header, prev_membership_height: 2 };
+  const otherChangeProof = (m2.validator_changes[0] as (typeof m2.validator_changes)[0]).proof;
+  return [
+    { name: 'a record of block 5, after an ADD and a REMOVE', height: 5, index: 1, evidence: e5, valid: true },
+    {
+      name: 'the first record of block 1 (no membership block below)',
+      height: 1,
+      index: 0,
+      evidence: real(b1, 0),
+      valid: true,
+    },
+    { name: 'a record of block 3, after the ADD', height: 3, index: 2, evidence: real(b3, 2), valid: true },
+    {
+      name: "block 0's real header with a swapped body, then a block sealed by the keys it names",
+      height: 1,
+      index: 0,
+      evidence: forged,
+      served_genesis: attackerGenesis,
+      valid: false,
+      refusal: 'not an active validator',
+    },
+    {
+      name: 'a membership block omitted',
+      height: 5,
+      index: 1,
+      evidence: { ...e5, membership: [m4] },
+      valid: false,
+      refusal: 'one is missing',
+    },
+    {
+      name: 'two membership blocks swapped',
+      height: 5,
+      index: 1,
+      evidence: { ...e5, membership: [m4, m2] },
+      valid: false,
+      refusal: 'out of order',
+    },
+    {
+      name: 'a seal from a removed validator',
+      height: 5,
+      index: 1,
+      evidence: withSeals([...seals5.slice(1), sealBy(0, b5, 0)]),
+      valid: false,
+      refusal: 'not an active validator',
+    },
+    {
+      name: 'a seal of another round',
+      height: 5,
+      index: 1,
+      evidence: withSeals([...seals5.slice(0, 2), sealBy(3, b5, 1)]),
+      valid: false,
+      refusal: 'other round',
+    },
+    {
+      name: 'a header whose membership pointer skips a change',
+      height: 5,
+      index: 1,
+      evidence: {
+        ...e5,
+        membership: [m2],
+        block: { ...e5.block, header: skipHeader },
+        proof: { ...e5.proof, block_hash: blockHash(skipHeader) },
+      },
+      valid: false,
+      refusal: 'bad signature',
+    },
+    {
+      name: 'a record not in the block',
+      height: 5,
+      index: 1,
+      evidence: { ...e5, proof: { ...e5.proof, record: forgedRecord } },
+      valid: false,
+      refusal: 'does not hash up',
+    },
+    {
+      name: 'a changed validator change with a valid-looking proof',
+      height: 5,
+      index: 1,
+      evidence: {
+        ...e5,
+        membership: [
+          m2,
+          {
+            ...m4,
+            validator_changes: [
+              { change: { action: 'REMOVE', validator: (keys[1] as Signer).publicKey }, proof: otherChangeProof },
+            ],
+          },
+        ],
+      },
+      valid: false,
+      refusal: 'does not hash up',
+    },
+    {
+      name: 'a validator change left out of its membership block',
+      height: 5,
+      index: 1,
+      evidence: { ...e5, membership: [m2, { ...m4, validator_changes: [] }] },
+      valid: false,
+      refusal: 'counts 1 changes',
+    },
+    {
+      name: 'another position claimed for the record',
+      height: 5,
+      index: 0,
+      evidence: { ...e5, proof: { ...e5.proof, index: 0 } },
+      valid: false,
+      refusal: 'not the path',
+    },
+    {
+      name: 'evidence for another chain',
+      height: 5,
+      index: 1,
+      evidence: { ...e5, genesis_hash: 'e'.repeat(64) },
+      valid: false,
+      refusal: 'not the pinned',
+    },
+  ];
 }
 
 export function vectorsJson(): string {

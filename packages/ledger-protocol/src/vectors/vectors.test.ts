@@ -3,7 +3,15 @@
 // and the browser console are tested on the same file.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type Block, finalityReport, nobleSha256, nobleVerify, verifyChain, verifyEvidence } from '../index.ts';
+import {
+  type Block,
+  finalityReport,
+  nobleSha256,
+  nobleVerify,
+  verifyChain,
+  verifyEvidence,
+  verifyLightEvidence,
+} from '../index.ts';
 import { VECTORS_FILE, vectorsJson } from './generate.ts';
 
 const vectors = JSON.parse(readFileSync(VECTORS_FILE, 'utf8')) as ReturnType<
@@ -22,7 +30,7 @@ describe('shared test vectors', () => {
 
   it.each(vectors.proofs.map((v) => [v.name, v] as const))('proof: %s', (_name, v) => {
     expect(verifyEvidence(v.proof).ok).toBe(v.valid);
-    expect(verifyEvidence(v.proof, nobleVerify, nobleSha256).ok).toBe(v.valid);
+    expect(verifyEvidence(v.proof, { verify: nobleVerify, sha: nobleSha256 }).ok).toBe(v.valid);
     // With the chain below and including its block: the same verdict.
     const withChain = verifyEvidence({ proof: v.proof, chain: vectors.chain.slice(0, v.proof.height + 1) });
     expect(withChain.ok, withChain.lines.join('; ')).toBe(v.valid);
@@ -32,7 +40,7 @@ describe('shared test vectors', () => {
     const evidence = [...vectors.chain.slice(0, v.height), v.block];
     const report = verifyEvidence(evidence);
     expect(report.ok, report.lines.join('; ')).toBe(v.valid);
-    expect(verifyEvidence(evidence, nobleVerify, nobleSha256).ok).toBe(v.valid);
+    expect(verifyEvidence(evidence, { verify: nobleVerify, sha: nobleSha256 }).ok).toBe(v.valid);
     expect(report.genesisHash).toBe(vectors.genesis_hash);
   });
 
@@ -59,6 +67,38 @@ describe('shared test vectors', () => {
     expect(new Set(edited.seals.map((s) => s.status))).toEqual(new Set(['bad signature']));
   });
 
+  const genesis = vectors.chain[0] as Block;
+
+  it.each(vectors.light.map((v) => [v.name, v] as const))('light evidence: %s', (_name, v) => {
+    for (const report of [
+      verifyLightEvidence(v.evidence, genesis),
+      verifyLightEvidence(v.evidence, genesis, nobleVerify, nobleSha256),
+      verifyEvidence(v.evidence, { genesis }),
+    ]) {
+      expect(report.ok, report.lines.join('; ')).toBe(v.valid);
+      expect(report.genesisHash).toBe(vectors.genesis_hash);
+      if (v.refusal) expect(report.lines.at(-1)).toContain(v.refusal);
+    }
+    // A verifier that takes the served block 0 as the genesis it pins is what the forged body is for: the body does
+    // not match the real header, so that block 0 is refused before any evidence is read.
+    if (v.served_genesis) {
+      const served = verifyLightEvidence(v.evidence, v.served_genesis as Block);
+      expect(served.ok).toBe(false);
+      expect(served.lines.at(-1)).toContain('merkle_root mismatch');
+    }
+  });
+
+  it('light evidence needs a pinned genesis; a chain must start with the pinned one', () => {
+    const valid = vectors.light.find((v) => v.valid) as (typeof vectors.light)[0];
+    expect(verifyEvidence(valid.evidence).lines.at(-1)).toMatch(/pinned genesis/);
+    const attacker = vectors.light.find((v) => v.served_genesis) as (typeof vectors.light)[0];
+    const swapped = [attacker.served_genesis as Block, ...vectors.chain.slice(1)];
+    expect(verifyEvidence(swapped).ok).toBe(false);
+    expect(verifyEvidence(vectors.chain, { genesis }).ok).toBe(true);
+    const otherGenesis = { ...genesis, header: { ...genesis.header, timestamp: 1 } };
+    expect(verifyEvidence(vectors.chain, { genesis: otherGenesis }).lines.at(-1)).toMatch(/pinned genesis/);
+  });
+
   it('unreadable evidence is a failed report, never an exception', () => {
     for (const input of [
       null,
@@ -69,7 +109,12 @@ describe('shared test vectors', () => {
       { chain: 'x' },
       { proof: {} },
       { proof: vectors.proofs[0]?.proof, chain: [] },
-    ])
+      { format: 'scriptorium-ledger-evidence/1' },
+      { ...vectors.light[0]?.evidence, membership: 'x' },
+      { ...vectors.light[0]?.evidence, block: null },
+    ]) {
       expect(verifyEvidence(input).ok).toBe(false);
+      expect(verifyEvidence(input, { genesis }).ok).toBe(false);
+    }
   });
 });

@@ -19,6 +19,8 @@ export interface LedgerService {
   /** The block's JSON text as stored, when the node can answer without serializing it (else use getBlock). */
   getBlockJson?(height: number): string | undefined;
   getProof(height: number, index: number): unknown | undefined;
+  /** GET /evidence: the record's light evidence (LightEvidence), undefined when the block or record does not exist. */
+  getEvidence(height: number, index: number): unknown | undefined;
   readiness(): { ready: boolean; height: number; best_peer_height: number };
   adminSubmit(count: number): { accepted: number };
   /** GET /ui/peers: this node, its round, and its registry's peers (read-only, for the console's board). */

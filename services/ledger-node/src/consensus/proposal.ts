@@ -85,6 +85,7 @@ export function onProposalReady(h: Height, height: number, round: number, block:
     hdr.chain_id !== h.cfg.chainId ||
     hdr.height !== h.ctx.height ||
     hdr.parent_hash !== h.ctx.parentHash ||
+    hdr.prev_membership_height !== h.ctx.prevMembershipHeight ||
     hdr.proposer !== h.cfg.self ||
     block.commit_signatures.length !== 0 ||
     !checkBody(block).ok

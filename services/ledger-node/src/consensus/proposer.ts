@@ -1,5 +1,5 @@
 import type { Block, ValidatorTimeline } from '@scriptorium/ledger-protocol';
-import { blockHash } from '@scriptorium/ledger-protocol';
+import { blockHash, membershipPointerAfter } from '@scriptorium/ledger-protocol';
 import type { HeightContext } from './types.ts';
 
 /**
@@ -24,6 +24,7 @@ export function heightContextAfter(tip: Block, timeline: ValidatorTimeline): Hei
   return {
     height: h + 1,
     parentHash: blockHash(tip.header),
+    prevMembershipHeight: membershipPointerAfter(tip.header),
     validators: timeline.at(h + 1),
     prevProposerIndex: h === 0 ? -1 : timeline.at(h).indexOf(tip.header.proposer),
   };

@@ -24,6 +24,8 @@ export interface HeightContext {
   height: number;
   /** Hash of the block at height − 1 (the parent every proposal must name). */
   parentHash: string;
+  /** The `prev_membership_height` every proposal must carry (`membershipPointerAfter` of the parent). */
+  prevMembershipHeight: number;
   /** The set active at `height`, sorted (ValidatorTimeline.at(height)). */
   validators: readonly string[];
   /**

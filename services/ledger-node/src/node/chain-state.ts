@@ -2,13 +2,19 @@
 // the simulator), the validator timeline and the compact set of committed record ids. Blocks from the network
 // are verified here before they are stored: schema, link to the parent, Merkle root and counts, and the finality
 // certificate against the set active at that block's height. What it keeps in memory besides the storage's own
-// cache is the tip block, the timeline and the id set (8 bytes a slot): no block or record beyond those.
+// cache is the tip block, the timeline, the id set (8 bytes a slot) and the light-evidence form of the blocks that
+// changed the validator set (a few KB each, built when first asked for): no block or record beyond those.
 import {
   Block,
   blockHash,
   checkBody,
   checkLink,
   createValidatorTimeline,
+  type LightEvidence,
+  lightEvidence,
+  type MembershipEvidence,
+  membershipBelow,
+  membershipEvidence,
   proofFor,
   type ValidatorTimeline,
   type Verify,
@@ -29,6 +35,9 @@ export class ChainState {
   private tipBlock: Block;
   private tipHashCache: string;
   private readonly chainIdValue: string;
+  readonly genesisHash: string;
+  /** Light-evidence entries of membership blocks, by height: immutable once final, so built once. */
+  private readonly membership = new Map<number, MembershipEvidence>();
 
   private constructor(store: BlockStorage<Block>, timeline: ValidatorTimeline, verify: Verify) {
     this.store = store;
@@ -36,7 +45,9 @@ export class ChainState {
     this.verify = verify;
     this.tipBlock = store.get(store.length - 1) as Block;
     this.tipHashCache = blockHash(this.tipBlock.header);
-    this.chainIdValue = (store.get(0) as Block).header.chain_id;
+    const genesis = store.get(0) as Block;
+    this.chainIdValue = genesis.header.chain_id;
+    this.genesisHash = blockHash(genesis.header);
     this.committed = new CommittedIds((id, height) => this.get(height)?.records.some((r) => r.id === id) === true);
   }
 
@@ -155,6 +166,34 @@ export class ChainState {
     const block = this.get(height);
     if (!block) return undefined;
     return proofFor(block, index) ?? undefined;
+  }
+
+  /**
+   * GET /evidence: record `index` of block `height` with everything a light client needs to verify it from the
+   * genesis block alone; undefined when the block or the record does not exist.
+   */
+  evidence(height: number, index: number): LightEvidence | undefined {
+    const block = this.get(height);
+    if (!block) return undefined;
+    return this.evidenceFor(block, index) ?? undefined;
+  }
+
+  /** Light evidence of a record of `block` (a finalized block at or below the tip, or the one being appended). */
+  evidenceFor(block: Block, index: number): LightEvidence | null {
+    return lightEvidence(this.genesisHash, this.membershipBelow(block), block, index);
+  }
+
+  private membershipBelow(block: Block): MembershipEvidence[] {
+    return membershipBelow(block.header, (h) => {
+      let entry = this.membership.get(h);
+      if (entry === undefined) {
+        const found = this.get(h);
+        if (!found) throw new NodeError('storage_corrupt', `membership block ${h} is not stored`);
+        entry = membershipEvidence(found);
+        this.membership.set(h, entry);
+      }
+      return entry;
+    });
   }
 
   close(): void {

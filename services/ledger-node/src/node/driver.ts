@@ -19,6 +19,7 @@ import {
   buildBlock,
   type ConsensusMessage,
   MAX_CHANGES_PER_BLOCK,
+  membershipPointerAfter,
   sha256Hex,
   type Verify,
 } from '@scriptorium/ledger-protocol';
@@ -420,6 +421,7 @@ export function createDriver(deps: DriverDeps): ConsensusDriver {
       chainId: chain.chainId,
       height: p.height,
       parentHash: chain.tipHash,
+      prevMembershipHeight: membershipPointerAfter(parent.header),
       proposer: self,
       timestamp: Math.max(clock.now(), parent.header.timestamp),
       records: mempool.take(settings.maxBlockRecords, settings.maxBlockBytes),

@@ -31,6 +31,7 @@ export function ledgerService(node: LedgerNode): LedgerService {
     getBlock: (height) => node.chain.get(height),
     getBlockJson: (height) => node.chain.getJson(height),
     getProof: (height, index) => node.chain.proof(height, index),
+    getEvidence: (height, index) => node.chain.evidence(height, index),
     readiness: () => node.sync.readiness(),
     adminSubmit: (count) => node.intake.addSynthetic(count),
     adminValidator: (change) => node.intake.addChanges([change]),

@@ -73,6 +73,7 @@ export function attachWatch(node: LedgerNode, registry: Registry): NodeWatch {
     registry,
     ports: {
       activeSetAt: (height) => node.chain.activeSetAt(height),
+      evidenceFor: (block, index) => node.chain.evidenceFor(block, index),
       askDelivered: async (validator, eventId, sink) => {
         const peer = node.peers.get(validator);
         if (!peer) return undefined;

@@ -1,11 +1,11 @@
 // The tamper notification: what a webhook receives as its JSON body and what a syslog message
 // carries as structured data. It is built only from a finalized block: the block's chain id,
-// height and hash, the TAMPERED record and its Merkle proof (the same body as GET /proof).
-import type { IntegrityRecord, MerkleProofBody } from '@scriptorium/ledger-protocol';
+// height and hash, the TAMPERED record and its light evidence (the same body as GET /evidence: the
+// record's Merkle proof, its block's finality certificate and every membership block below it), so a
+// receiver can keep it and verify it, years later, from the genesis block alone.
+import type { IntegrityRecord, LightEvidence } from '@scriptorium/ledger-protocol';
 
 export const TAMPER_EVENT = 'tamper';
-
-export type { MerkleProofBody };
 
 export interface TamperEvent {
   /** Event type, `tamper`. */
@@ -14,28 +14,32 @@ export interface TamperEvent {
   id: string;
   chain_id: string;
   height: number;
+  /** The record's index in its block (GET /evidence/{height}/{index}). */
+  index: number;
   block_hash: string;
   /** Block timestamp (ms since the epoch, chosen by its proposer). */
   block_time: number;
   record: IntegrityRecord;
-  proof: MerkleProofBody;
+  evidence: LightEvidence;
 }
 
-/** The event of a record's proof (the record is the proof's record, as GET /proof serves it). */
+/** The event of a record's light evidence (the record is the evidence's proven record). */
 export function tamperEvent(input: {
   chainId: string;
   blockTime: number;
   record: IntegrityRecord;
-  proof: MerkleProofBody;
+  evidence: LightEvidence;
 }): TamperEvent {
+  const proof = input.evidence.proof;
   return {
     type: TAMPER_EVENT,
     id: input.record.id,
     chain_id: input.chainId,
-    height: input.proof.height,
-    block_hash: input.proof.block_hash,
+    height: proof.height,
+    index: proof.index,
+    block_hash: proof.block_hash,
     block_time: input.blockTime,
     record: input.record,
-    proof: input.proof,
+    evidence: input.evidence,
   };
 }

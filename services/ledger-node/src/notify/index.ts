@@ -1,6 +1,6 @@
 export { type NotifyConfig, notifyConfig } from './config.ts';
 export { Dispatcher, type DispatcherOptions } from './dispatcher.ts';
-export { type MerkleProofBody, TAMPER_EVENT, type TamperEvent, tamperEvent } from './event.ts';
+export { TAMPER_EVENT, type TamperEvent, tamperEvent } from './event.ts';
 export { Notifier, type NotifierOptions, type NotifierPorts, sinksOf } from './notifier.ts';
 export { DeliveryQueue, deliveryKey, type QueueItem } from './queue.ts';
 export { deliverAt, deliveryRank, lowerRanked } from './responsibility.ts';

@@ -4,7 +4,7 @@
 // asking the lower-ranked validators first. Nothing is ever queued for a block that is not final.
 // The queue's cursor is the last height turned into deliveries, so a restart neither repeats nor
 // skips a block.
-import { type Block, type IntegrityRecord, proofFor } from '@scriptorium/ledger-protocol';
+import type { Block, IntegrityRecord, LightEvidence } from '@scriptorium/ledger-protocol';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { Counter, Gauge } from 'prom-client';
@@ -21,6 +21,8 @@ import { createWebhookSink } from './webhook.ts';
 export interface NotifierPorts {
   /** The validator set active at a height (in the chain's order). */
   activeSetAt(height: number): readonly string[];
+  /** Light evidence of record `index` of a finalized block (what GET /evidence serves); null when there is none. */
+  evidenceFor(block: Block, index: number): LightEvidence | null;
   /** Asks a validator whether it delivered the event to the sink; undefined when it does not answer. */
   askDelivered(validator: string, eventId: string, sink: string): Promise<boolean | undefined>;
 }
@@ -163,13 +165,13 @@ export class Notifier {
         const askFirst = lowerRanked(active, block.header.proposer, rank);
         const notBefore = deliverAt(finalizedAt, rank, this.options.config.takeoverGraceMs);
         for (const [index, record] of tampered) {
-          const proof = proofFor(block, index);
-          if (!proof) continue;
+          const evidence = this.options.ports.evidenceFor(block, index);
+          if (!evidence) continue;
           const event = tamperEvent({
             chainId: this.options.chainId,
             blockTime: block.header.timestamp,
             record,
-            proof,
+            evidence,
           });
           for (const sink of this.sinks)
             items.push({ key: deliveryKey(sink.name, event.id), sink: sink.name, event, notBefore, askFirst });

@@ -3,6 +3,8 @@
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Block, verifyLightEvidence } from '@scriptorium/ledger-protocol';
+import vectors from '@scriptorium/ledger-protocol/test-vectors' with { type: 'json' };
 import { afterEach, describe, expect, it } from 'vitest';
 import { sampleEvent } from '../../test-receivers/sample-event.ts';
 import { deframe, parseRfc5424 } from '../../test-receivers/syslog-receiver.ts';
@@ -63,20 +65,36 @@ describe('syslog format', () => {
       procId: '42',
       msgId: 'TAMPER',
     });
-    expect(m.structuredData['tamper@32473']).toEqual({
+    const sd = m.structuredData['tamper@32473'] as Record<string, string>;
+    expect(sd).toEqual({
       record_id: 'e'.repeat(64),
       chain_id: 'dev',
-      height: '7',
-      block_hash: 'c'.repeat(64),
+      height: String(event.height),
+      index: String(event.index),
+      block_hash: event.block_hash,
       verdict: 'TAMPERED',
       broker: 'https://fed1.example:1026',
       entity: 'urn:x:"quoted]\\back',
       entity_type: 'Sensor',
       attribute: 'temperature',
-      merkle_root: 'b'.repeat(64),
+      merkle_root: event.evidence.proof.merkle_root,
+      evidence: JSON.stringify(event.evidence),
     });
+    // The evidence survives the escaping and verifies from the genesis alone.
+    expect(verifyLightEvidence(JSON.parse(sd.evidence as string), vectors.chain[0] as Block).ok).toBe(true);
     expect(m.msg).toContain('TAMPERED urn:x:"quoted]\\back temperature');
     expect(raw).toContain('\ufeff');
+  });
+
+  it('a message that would not fit the limit (one UDP datagram) names the evidence by path instead', () => {
+    const event = sampleEvent();
+    const time = Date.UTC(2026, 10, 27);
+    const full = formatTamperSyslog(event, { time });
+    const cut = formatTamperSyslog(event, { time, maxBytes: Buffer.byteLength(full) - 1 });
+    const sd = parseRfc5424(cut).structuredData['tamper@32473'] as Record<string, string>;
+    expect(sd.evidence).toBeUndefined();
+    expect(sd.evidence_path).toBe(`/evidence/${event.height}/${event.index}`);
+    expect(formatTamperSyslog(event, { time, maxBytes: Buffer.byteLength(full) })).toBe(full);
   });
 
   it('header fields stay printable ASCII; an empty one is the NILVALUE', () => {

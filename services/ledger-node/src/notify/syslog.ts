@@ -2,7 +2,10 @@
 // counting framing (RFC 6587 §3.4.1: "<length> <message>"). A tamper event is facility 10
 // (security/authorization), severity 2 (critical), MSGID TAMPER, with the same ids as the webhook in
 // structured data under the SD-ID `tamper@32473` (32473: the example enterprise number of RFC 5424
-// §7.2.2; a site that owns a number may change it in one place, SD_ID).
+// §7.2.2; a site that owns a number may change it in one place, SD_ID). The record's light evidence (GET
+// /evidence) is the `evidence` parameter, as JSON, so a SIEM can keep it and verify it later with
+// `ledger-node verify-proof --genesis`; where the message would not fit one UDP datagram, `evidence_path`
+// names the node path that serves the same evidence instead.
 // Syslog has no acknowledgement: a UDP datagram or a TCP write into a connection the receiver is
 // just dropping can be lost without an error. Webhooks are the channel with end-to-end delivery.
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
@@ -15,6 +18,8 @@ export const FACILITY_SECURITY = 10;
 export const SEVERITY_CRITICAL = 2;
 export const SD_ID = 'tamper@32473';
 export const APP_NAME = 'scriptorium-ledger';
+/** The largest message a UDP sink sends: below the 65,507-byte IPv4 datagram payload (RFC 5426 §3.2). */
+export const MAX_UDP_MESSAGE_BYTES = 65_000;
 const NIL = '-';
 
 /** A header field: printable US-ASCII (33–126), at most `max` characters, NILVALUE when empty. */
@@ -31,6 +36,8 @@ export interface SyslogFormatOptions {
   procId?: string;
   /** Time of the message (ms); defaults to now. */
   time?: number;
+  /** The most bytes the message may take: beyond it the evidence is named by path, not carried. */
+  maxBytes?: number;
 }
 
 /**
@@ -51,21 +58,25 @@ export function formatTamperSyslog(event: TamperEvent, options: SyslogFormatOpti
     ['entity', str(r.entity)],
     ['entity_type', str(r.entity_type)],
     ['attribute', str(r.attribute)],
-    ['merkle_root', event.proof.merkle_root],
+    ['index', String(event.index)],
+    ['merkle_root', event.evidence.proof.merkle_root],
   ];
-  const sd = `[${SD_ID} ${params.map(([k, v]) => `${k}="${paramValue(v)}"`).join(' ')}]`;
   const msg = `TAMPERED ${str(r.entity)} ${str(r.attribute) || '(entity)'} on ${str(r.broker)}, block ${event.height}`;
-  return [
-    `<${pri}>1`,
-    time,
-    headerField(options.hostname ?? hostname(), 255),
-    APP_NAME,
-    headerField(options.procId ?? String(process.pid), 128),
-    'TAMPER',
-    sd,
-    // BOM: the MSG is UTF-8 (RFC 5424 §6.4).
-    `\ufeff${msg}`,
-  ].join(' ');
+  const message = (evidence: [string, string]) =>
+    [
+      `<${pri}>1`,
+      time,
+      headerField(options.hostname ?? hostname(), 255),
+      APP_NAME,
+      headerField(options.procId ?? String(process.pid), 128),
+      'TAMPER',
+      `[${SD_ID} ${[...params, evidence].map(([k, v]) => `${k}="${paramValue(v)}"`).join(' ')}]`,
+      // BOM: the MSG is UTF-8 (RFC 5424 §6.4).
+      `\ufeff${msg}`,
+    ].join(' ');
+  const full = message(['evidence', JSON.stringify(event.evidence)]);
+  if (options.maxBytes === undefined || Buffer.byteLength(full) <= options.maxBytes) return full;
+  return message(['evidence_path', `/evidence/${event.height}/${event.index}`]);
 }
 
 export interface SyslogTarget {
@@ -123,7 +134,7 @@ export function createSyslogSink(target: SyslogTarget, options: { timeoutMs?: nu
   return {
     name,
     async deliver(event) {
-      const message = formatTamperSyslog(event);
+      const message = formatTamperSyslog(event, target.protocol === 'udp' ? { maxBytes: MAX_UDP_MESSAGE_BYTES } : {});
       try {
         if (target.protocol === 'udp') {
           udp ??= createSocket(target.host.includes(':') ? 'udp6' : 'udp4');

@@ -1,4 +1,5 @@
-// Open read endpoints: /health, /ready, /chain, /blocks/{index}, /proof/{height}/{index}, /metrics.
+// Open read endpoints: /health, /ready, /chain, /blocks/{index}, /proof/{height}/{index},
+// /evidence/{height}/{index}, /metrics.
 import type { FastifyPluginAsync } from 'fastify';
 import { notFound } from '../../errors.ts';
 import type { NodeMetrics } from '../../metrics.ts';
@@ -37,6 +38,15 @@ export const readRoutes: FastifyPluginAsync<{ service: LedgerService; metrics: N
     const proof = service.getProof(height, index);
     if (proof === undefined) throw notFound(`no record ${index} in block ${height}`);
     return proof;
+  });
+
+  // Light evidence: the record final, verifiable offline from the genesis block alone (ledger-protocol's
+  // verifyLightEvidence); 404 exactly where /proof answers 404.
+  app.get('/evidence/:height/:index', cors, async (request) => {
+    const { height, index } = parseOr400(proofParams, request.params);
+    const evidence = service.getEvidence(height, index);
+    if (evidence === undefined) throw notFound(`no record ${index} in block ${height}`);
+    return evidence;
   });
 
   app.get('/metrics', async (_request, reply) => {

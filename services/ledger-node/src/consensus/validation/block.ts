@@ -13,6 +13,7 @@ export function checkProposedBlock(v: ValidationContext, block: Block, expectedH
   if (h.chain_id !== v.chainId) return fail('block: wrong chain id');
   if (h.height !== v.ctx.height) return fail('block: wrong height');
   if (h.parent_hash !== v.ctx.parentHash) return fail('block: wrong parent hash');
+  if (h.prev_membership_height !== v.ctx.prevMembershipHeight) return fail('block: wrong prev_membership_height');
   if (block.commit_signatures.length !== 0) return fail('block: a proposal carries no seals');
   if (blockHash(h) !== expectedHash) return fail('block: hash mismatch');
   const body = checkBody(block);

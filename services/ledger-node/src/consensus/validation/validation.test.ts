@@ -49,6 +49,7 @@ const block = (proposer: string, ts: number) =>
     chainId: CHAIN,
     height: 1,
     parentHash: ctx.parentHash,
+    prevMembershipHeight: ctx.prevMembershipHeight,
     proposer,
     timestamp: ts,
     records: [],

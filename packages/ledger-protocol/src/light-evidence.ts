@@ -1,0 +1,315 @@
+/**
+ * Light evidence (GET /evidence/{height}/{index}): one self-contained document that proves a record final, verified
+ * offline from the genesis block alone, whose size grows with the number of validator-set changes, not with the
+ * chain.
+ *
+ * Why it is sound. A header commits, through `prev_membership_height`, to the most recent earlier block that carried
+ * validator changes, and that block's header to the one before it, down to genesis (0): the back-chain of membership
+ * blocks. The verifier starts from the pinned genesis set and takes the membership blocks in order. Each must name
+ * the previous one (so none is left out, added or reordered), prove every one of its changes at its own position
+ * under its `merkle_root` (so none is altered, dropped or moved), and carry a quorum of seals from the set the
+ * earlier ones make active (spec section 3); its changes then give the next set. The record's block must name the
+ * last of them and be sealed by the set they leave. Forging any of it takes a quorum of some active set signing a
+ * block that is not the chain's: what breaks the ledger's fault assumption and would fool a full chain walk too.
+ *
+ * Browser-safe: the console, `ledger-node verify-proof`, the kubectl plugin and the tests judge with this code.
+ */
+
+import { z } from 'zod';
+import { sha256 as platformSha256, verifySignature } from '#platform-crypto';
+import { blockHash, checkGenesis, proofFor, proofShape } from './block.ts';
+import { MerkleProofBody, ProofStepSchema } from './bodies.ts';
+import { type FinalityReport, finalityReport, type Verify } from './finality.ts';
+import { toHex } from './hex.ts';
+import { merkleProof, merkleRootBytes, type Sha256 } from './merkle.ts';
+import { leafData, verifyProof } from './proof.ts';
+import {
+  type Block,
+  BlockHeader,
+  CommitSignature,
+  HashHex,
+  MAX_CHANGES_PER_BLOCK,
+  ValidatorChange,
+} from './schemas.ts';
+import { applyChanges } from './validators.ts';
+
+/** The `format` of light evidence: names this shape and its version. */
+export const LIGHT_EVIDENCE_FORMAT = 'scriptorium-ledger-evidence/1';
+
+/** A header with its finality certificate: all a light client needs of a block besides proven items. */
+export const SealedHeader = z.strictObject({
+  header: BlockHeader,
+  commit_signatures: z.array(CommitSignature).max(1024),
+});
+export type SealedHeader = z.infer<typeof SealedHeader>;
+
+/** A block that carried validator changes: its sealed header and each change with its proof to `merkle_root`. */
+export const MembershipEvidence = z.strictObject({
+  header: BlockHeader,
+  commit_signatures: z.array(CommitSignature).max(1024),
+  validator_changes: z
+    .array(z.strictObject({ change: ValidatorChange, proof: z.array(ProofStepSchema).max(64) }))
+    .max(MAX_CHANGES_PER_BLOCK),
+});
+export type MembershipEvidence = z.infer<typeof MembershipEvidence>;
+
+/** GET /evidence/{height}/{index}: a record proven final, verifiable from the genesis block alone. */
+export const LightEvidence = z.strictObject({
+  format: z.literal(LIGHT_EVIDENCE_FORMAT),
+  /** Hash of the chain's block 0; the verifier compares it with the genesis it pins. */
+  genesis_hash: HashHex,
+  /** Every block below `block` that carried validator changes, oldest first (genesis excluded). */
+  membership: z.array(MembershipEvidence),
+  /** The record's block: header and finality certificate. */
+  block: SealedHeader,
+  /** The record and its Merkle proof: the GET /proof body. */
+  proof: MerkleProofBody,
+});
+export type LightEvidence = z.infer<typeof LightEvidence>;
+
+/**
+ * The light-evidence form of a block that carried validator changes.
+ * @example membershipEvidence(await store.get(12))
+ */
+export function membershipEvidence(block: Block, sha?: Sha256): MembershipEvidence {
+  if (block.validator_changes.length === 0)
+    throw new RangeError(`block ${block.header.height} carries no validator changes`);
+  const hash = sha ?? platformSha256;
+  // One pass over the records for the sibling every change's proof ends with (proofFor would redo it per change).
+  const recordsRoot = toHex(merkleRootBytes(block.records.map(leafData), hash));
+  const changes = block.validator_changes.map(leafData);
+  return {
+    header: block.header,
+    commit_signatures: block.commit_signatures,
+    validator_changes: block.validator_changes.map((change, j) => ({
+      change,
+      proof: [...merkleProof(changes, j, hash), { sibling: recordsRoot, right: false }],
+    })),
+  };
+}
+
+/**
+ * The membership blocks below `header`, oldest first, found by following `prev_membership_height` from it;
+ * `entryAt(h)` gives the membership evidence of block h (a node caches them: they never change).
+ * @example membershipBelow(block.header, (h) => membershipEvidence(store.get(h)))
+ */
+export function membershipBelow(
+  header: BlockHeader,
+  entryAt: (height: number) => MembershipEvidence,
+): MembershipEvidence[] {
+  const out: MembershipEvidence[] = [];
+  let next = header.prev_membership_height;
+  let above = header.height;
+  while (next > 0) {
+    if (next >= above) throw new RangeError(`block ${above} points up to membership block ${next}`);
+    const entry = entryAt(next);
+    out.push(entry);
+    above = next;
+    next = entry.header.prev_membership_height;
+  }
+  return out.reverse();
+}
+
+/**
+ * Light evidence of record `index` of `block`; null when the block has no such record.
+ * @example lightEvidence(genesisHash, membershipBelow(block.header, entryAt), block, 3)
+ */
+export function lightEvidence(
+  genesisHash: string,
+  membership: readonly MembershipEvidence[],
+  block: Block,
+  index: number,
+  sha?: Sha256,
+): LightEvidence | null {
+  const proof = proofFor(block, index, 'record', sha);
+  if (proof === null) return null;
+  return {
+    format: LIGHT_EVIDENCE_FORMAT,
+    genesis_hash: genesisHash,
+    membership: [...membership],
+    block: { header: block.header, commit_signatures: block.commit_signatures },
+    proof,
+  };
+}
+
+/** A verifier's verdict, the same shape from every form of evidence. */
+export interface EvidenceReport {
+  ok: boolean;
+  /** What was checked, one line each, in order; the failing check last. */
+  lines: string[];
+  /** Hash of block 0: the pinned genesis, or the chain's as given. */
+  genesisHash?: string;
+  /** The certificate of the last block judged, seal by seal, once it was reached. */
+  finality?: FinalityReport & { height: number };
+}
+
+const short = (hex: string) => `${hex.slice(0, 12)}…`;
+
+/** Checks shared by both light verifiers: the pinned genesis, then the membership blocks below `target`. */
+function walkMembership(
+  genesis: Block,
+  membership: readonly MembershipEvidence[],
+  target: BlockHeader,
+  report: EvidenceReport,
+  verify: Verify,
+  sha: Sha256 | undefined,
+): readonly string[] | null {
+  const { lines } = report;
+  const chainId = genesis.header.chain_id;
+  let active = applyChanges([], genesis.validator_changes).validators;
+  lines.push(`block 0 (pinned genesis): chain ${chainId}, hash ${report.genesisHash}, ${active.length} validators`);
+  const T = target.height;
+  const refuse = (line: string) => {
+    lines.push(line);
+    return null;
+  };
+  let previous = 0;
+  for (const m of membership) {
+    const h = m.header.height;
+    const where = `membership block ${h}`;
+    if (m.header.chain_id !== chainId) return refuse(`${where}: chain ${m.header.chain_id}, not ${chainId}`);
+    if (h <= previous) return refuse(`${where}: out of order (after membership block ${previous})`);
+    if (h >= T) return refuse(`${where}: not below block ${T}`);
+    if (m.header.prev_membership_height !== previous)
+      return refuse(
+        `${where} names ${m.header.prev_membership_height} as the membership block before it, the evidence gives ${previous}: one is missing, added or out of order`,
+      );
+    if (m.header.change_count === 0) return refuse(`${where}: its header says it carries no validator changes`);
+    if (m.validator_changes.length !== m.header.change_count)
+      return refuse(
+        `${where}: its header counts ${m.header.change_count} changes, the evidence gives ${m.validator_changes.length}`,
+      );
+    for (const [j, { change, proof }] of m.validator_changes.entries()) {
+      if (!sameShape(proof, proofShape(m.header, 'validator_change', j)))
+        return refuse(`${where}: change ${j}'s proof is not the path of change ${j} of ${m.header.change_count}`);
+      if (!verifyProof({ record: change, proof, merkle_root: m.header.merkle_root, ...(sha ? { sha256: sha } : {}) }))
+        return refuse(
+          `${where}: change ${j} (${change.action} ${short(change.validator)}) does not hash up to its merkle_root`,
+        );
+    }
+    const finality = finalityReport(m, active, verify, sha);
+    if (!finality.ok)
+      return refuse(
+        `${where}: finality certificate against the ${active.length} validators active there: ${finality.reason}`,
+      );
+    const changes = m.validator_changes.map((c) => c.change);
+    active = applyChanges(active, changes).validators;
+    lines.push(
+      `${where}: ${changes.map((c) => `${c.action} ${short(c.validator)}`).join(', ')}; final by ${finality.validSeals} of ${finality.validators} (quorum ${finality.quorum}); ${active.length} validators from ${h + 1}`,
+    );
+    previous = h;
+  }
+  if (target.chain_id !== chainId) return refuse(`block ${T}: chain ${target.chain_id}, not ${chainId}`);
+  if (T < 1) return refuse('block 0 is the genesis: it has no certificate');
+  if (target.prev_membership_height !== previous)
+    return refuse(
+      `block ${T} names ${target.prev_membership_height} as the last membership block before it, the evidence's last is ${previous}: one is missing, added or out of order`,
+    );
+  return active;
+}
+
+/** The sealed block's certificate against the set the membership walk left; sets `report.finality`. */
+function judgeFinality(
+  sealed: SealedHeader,
+  active: readonly string[],
+  report: EvidenceReport,
+  verify: Verify,
+  sha: Sha256 | undefined,
+): boolean {
+  const T = sealed.header.height;
+  const finality = finalityReport(sealed, active, verify, sha);
+  report.finality = { ...finality, height: T };
+  if (!finality.ok) {
+    report.lines.push(
+      `block ${T}: finality certificate against the ${active.length} validators active there: ${finality.reason}`,
+    );
+    return false;
+  }
+  report.lines.push(
+    `block ${T} (hash ${short(blockHash(sealed.header, sha))}): final by ${finality.validSeals} valid seals of round ${finality.round} from the ${finality.validators} validators active there (quorum ${finality.quorum})`,
+  );
+  return true;
+}
+
+/** A report that has checked the pinned genesis: `genesisHash` is set only when it is a valid block 0. */
+function startReport(genesis: Block, sha: Sha256 | undefined): EvidenceReport {
+  const report: EvidenceReport = { ok: false, lines: [] };
+  const g = checkGenesis(genesis, sha);
+  if (!g.ok) report.lines.push(`the pinned genesis is not a valid block 0: ${g.reason}`);
+  else report.genesisHash = blockHash(genesis.header, sha);
+  return report;
+}
+
+/**
+ * Verifies that a block (its sealed header) is final, from the pinned genesis and the membership blocks below it:
+ * what a light client needs to judge a block's certificate without the chain (the console's finality check).
+ * @example verifyLightFinality(genesis, evidence.membership, { header, commit_signatures }).ok
+ */
+export function verifyLightFinality(
+  genesis: Block,
+  membership: readonly MembershipEvidence[],
+  sealed: SealedHeader,
+  verify: Verify = verifySignature,
+  sha?: Sha256,
+): EvidenceReport {
+  const report = startReport(genesis, sha);
+  if (report.genesisHash === undefined) return report;
+  const active = walkMembership(genesis, membership, sealed.header, report, verify, sha);
+  if (active !== null) report.ok = judgeFinality(sealed, active, report, verify, sha);
+  return report;
+}
+
+/**
+ * Verifies light evidence against the pinned genesis block (see the file's comment). Never throws on bad input: a
+ * shape it cannot read is a failed report whose last line says why.
+ * @example verifyLightEvidence(await (await fetch(`${node}/evidence/12/0`)).json(), genesis).ok
+ */
+export function verifyLightEvidence(
+  input: unknown,
+  genesis: Block,
+  verify: Verify = verifySignature,
+  sha?: Sha256,
+): EvidenceReport {
+  const report = startReport(genesis, sha);
+  const { lines } = report;
+  const fail = (line: string): EvidenceReport => {
+    lines.push(line);
+    return report;
+  };
+  if (report.genesisHash === undefined) return report;
+  const parsed = LightEvidence.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return fail(`unreadable evidence: ${issue?.path.join('.') || '(top)'} ${issue?.message ?? ''}`.trimEnd());
+  }
+  const ev = parsed.data;
+  if (ev.genesis_hash !== report.genesisHash)
+    return fail(
+      `the evidence is for the chain whose block 0 hashes to ${ev.genesis_hash}, not the pinned ${report.genesisHash}`,
+    );
+  const target = ev.block.header;
+  const active = walkMembership(genesis, ev.membership, target, report, verify, sha);
+  if (active === null) return report;
+  const where = `block ${target.height}`;
+  const p = ev.proof;
+  const hash = blockHash(target, sha);
+  if (p.height !== target.height || p.block_hash !== hash || p.merkle_root !== target.merkle_root)
+    return fail(`the proof is for block ${p.height} (hash ${short(p.block_hash)}), not ${where} (hash ${short(hash)})`);
+  if (p.index >= target.record_count)
+    return fail(`${where} holds ${target.record_count} records, no record ${p.index}`);
+  if (!sameShape(p.proof, proofShape(target, 'record', p.index)))
+    return fail(`record ${p.index}'s proof is not the path of record ${p.index} of ${target.record_count}`);
+  if (
+    !verifyProof({ record: p.record, proof: p.proof, merkle_root: target.merkle_root, ...(sha ? { sha256: sha } : {}) })
+  )
+    return fail(`record ${p.index} does not hash up to ${where}'s merkle_root through the proof`);
+  lines.push(
+    `record ${p.index} of ${where}: ${p.proof.length} proof steps up to merkle_root ${short(target.merkle_root)}`,
+  );
+  report.ok = judgeFinality(ev.block, active, report, verify, sha);
+  return report;
+}
+
+function sameShape(proof: readonly { right: boolean }[], shape: readonly boolean[]): boolean {
+  return proof.length === shape.length && proof.every((step, i) => step.right === shape[i]);
+}
