@@ -1,5 +1,5 @@
 // The operator's HTTP(S) client to ledger nodes: GET /chain, GET /ready, POST /membership and GET /metrics (spec
-// "Integrity Ledger Node", sections 2, 4 and 5). Every call is bounded in time and in body size; a body that
+// "Integrity Ledger Node", sections 2, 4 and 5), and for the kubectl plugin GET /blocks and GET /evidence. Every call is bounded in time and in body size; a body that
 // does not match the contract is a typed error, never a crash. The token is sent only as the bearer header
 // of POST /membership and never appears in an error message.
 import { AcceptedBody, ChainStatus, MEMPOOL_METRIC, ROUND_METRIC, ValidatorChange } from '@scriptorium/ledger-protocol';
@@ -10,6 +10,11 @@ import { type ConsensusView, parseConsensusMetrics } from './node-metrics.ts';
 export const DEFAULT_TIMEOUT_MS = 5000;
 /** A /chain answer of 100 validators is about 7 KB; anything near this bound is not a ledger node. */
 export const MAX_RESPONSE_BYTES = 256 * 1024;
+/**
+ * GET /blocks and GET /evidence answers: a full block of 10,000 records is a few MB; light evidence grows by about
+ * 2 KB per membership block, so this bound holds thousands of validator-set changes.
+ */
+export const MAX_DOCUMENT_BYTES = 32 * 1024 * 1024;
 
 /** What the operator reads from a node's GET /chain. `validators` are the active set's public keys. */
 export interface ChainView {
@@ -176,13 +181,38 @@ export class LedgerNodeClient {
     return view;
   }
 
+  /**
+   * GET /evidence/{height}/{index}: the record's light evidence, as served (verify it with ledger-protocol's
+   * verifyLightEvidence; nothing here trusts it). A 404 is a `LedgerNodeError('http')` with status 404.
+   */
+  async evidence(baseUrl: string, height: number, index: number): Promise<unknown> {
+    return this.document(endpoint(baseUrl, `/evidence/${whole(height)}/${whole(index)}`));
+  }
+
+  /** GET /blocks/{height}: the block as served (unverified). */
+  async block(baseUrl: string, height: number): Promise<unknown> {
+    return this.document(endpoint(baseUrl, `/blocks/${whole(height)}`));
+  }
+
+  private async document(url: string): Promise<unknown> {
+    const answer = await this.call('GET', url, undefined, MAX_DOCUMENT_BYTES);
+    if (answer.status !== 200) throw httpError('GET', url, answer);
+    if (answer.json === undefined) throw new LedgerNodeError('bad-body', url, `GET ${url}: not JSON`, { status: 200 });
+    return answer.json;
+  }
+
   async close(): Promise<void> {
     const pool = this.agent;
     this.agent = undefined;
     if (pool) await (await pool).agent.close();
   }
 
-  private async call(method: 'GET' | 'POST', url: string, body?: string): Promise<Answer> {
+  private async call(
+    method: 'GET' | 'POST',
+    url: string,
+    body?: string,
+    maxBytes = MAX_RESPONSE_BYTES,
+  ): Promise<Answer> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) {
       headers['content-type'] = 'application/json';
@@ -201,7 +231,7 @@ export class LedgerNodeClient {
       });
       status = res.statusCode;
       const declared = Number(res.headers['content-length']);
-      if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) {
+      if (Number.isFinite(declared) && declared > maxBytes) {
         res.body.destroy();
         throw new LedgerNodeError('bad-body', url, `${method} ${url}: body of ${declared} bytes is too large`, {
           status,
@@ -211,9 +241,9 @@ export class LedgerNodeClient {
       let size = 0;
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
         size += chunk.length;
-        if (size > MAX_RESPONSE_BYTES) {
+        if (size > maxBytes) {
           res.body.destroy();
-          throw new LedgerNodeError('bad-body', url, `${method} ${url}: body larger than ${MAX_RESPONSE_BYTES} bytes`, {
+          throw new LedgerNodeError('bad-body', url, `${method} ${url}: body larger than ${maxBytes} bytes`, {
             status,
           });
         }
@@ -235,6 +265,13 @@ export class LedgerNodeClient {
     }
     return { status, json, text };
   }
+}
+
+/** A height or index in a path: a whole number, or the request is refused before it is made. */
+function whole(n: number): number {
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new LedgerNodeError('invalid-request', String(n), 'heights and indexes are whole numbers');
+  return n;
 }
 
 function endpoint(baseUrl: string, path: string): string {

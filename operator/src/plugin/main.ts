@@ -8,19 +8,22 @@ import type { LedgerCluster } from '../api/index.ts';
 import { KubeClient } from '../kube/client.ts';
 import { RESOURCES, resourcePath } from '../kube/resources.ts';
 import type { KubeObject } from '../kube/types.ts';
+import { LedgerNodeClient } from '../ledger/index.ts';
+import { clusterNames, GENESIS_FILE } from '../specs/ledger-cluster/index.ts';
 import { keysCreateArgs } from './keys.ts';
 import { PluginError, retire } from './retire.ts';
 import { renderStatus } from './status.ts';
-import { httpGetJson, verifyRecordProof } from './verify-proof.ts';
+import { pinGenesis, verifyRecordEvidence } from './verify-proof.ts';
 
 const usage = `usage: kubectl scriptorium <command> [-n NAMESPACE] [--context NAME] [--kubeconfig FILE]
   status CLUSTER                        a LedgerCluster on one screen: validators, roles, heights, quorum,
                                         round, pending change, conditions, recent warnings
   retire CLUSTER VALIDATOR              add VALIDATOR to spec.retire (guarded by resourceVersion) and follow the
                                         operator until it has left the chain [--timeout 10m] [--no-wait] [--force]
-  verify-proof URL HEIGHT INDEX         fetch record INDEX of block HEIGHT's proof and the chain up to it from a
-                                        node, and verify proof, block hash and every finality certificate locally
-                                        [--ca FILE] (exit 0 valid, 1 invalid)
+  verify-proof URL HEIGHT INDEX         fetch record INDEX of block HEIGHT's light evidence (GET /evidence) from a
+                                        node and verify it locally against the genesis pinned from the
+                                        LedgerCluster's genesis ConfigMap ([--cluster NAME] when the namespace holds
+                                        several) or from --genesis FILE [--ca FILE] (exit 0 valid, 1 invalid)
   keys create TRANSLATIONSERVICE [ARGS] an API key from the translation image's CLI in one of the service's pods
                                         (ARGS go to its 'keys create', e.g. --user someone@example.com)`;
 
@@ -73,11 +76,66 @@ function parseCommand(args: string[]) {
         'no-wait': { type: 'boolean' },
         force: { type: 'boolean' },
         ca: { type: 'string' },
+        genesis: { type: 'string' },
+        cluster: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (err) {
     throw new PluginError(`${(err as Error).message}\n${usage}`, 2);
+  }
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new PluginError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 2);
+  }
+}
+
+/**
+ * The genesis a LedgerCluster's validators were started from: its genesis ConfigMap. The cluster is `name`, or the
+ * namespace's only LedgerCluster.
+ */
+async function clusterGenesis(kube: { client: KubeClient; namespace: string }, name: string | undefined) {
+  const { client, namespace } = kube;
+  try {
+    let cluster = name;
+    if (cluster === undefined) {
+      const list = await client.request<{ items: KubeObject[] }>(
+        'GET',
+        resourcePath(RESOURCES.LedgerCluster, namespace),
+      );
+      const names = list.items.map((lc) => lc.metadata.name);
+      if (names.length !== 1)
+        throw new PluginError(
+          names.length === 0
+            ? `no LedgerCluster in namespace ${namespace}: give --genesis FILE (or -n NAMESPACE)`
+            : `namespace ${namespace} holds ${names.length} LedgerClusters (${names.join(', ')}): name one with --cluster`,
+          2,
+        );
+      cluster = names[0] as string;
+    }
+    const cmName = clusterNames({ metadata: { name: cluster } } as LedgerCluster).genesisConfigMap;
+    const cm = await client
+      .request<KubeObject & { data?: Record<string, string> }>(
+        'GET',
+        resourcePath(RESOURCES.ConfigMap, namespace, cmName),
+      )
+      .catch((err) => {
+        if ((err as { status?: number }).status === 404)
+          throw new PluginError(
+            `ConfigMap ${namespace}/${cmName} (the genesis of LedgerCluster ${cluster}) not found`,
+            2,
+          );
+        throw err;
+      });
+    const text = cm.data?.[GENESIS_FILE];
+    if (text === undefined) throw new PluginError(`ConfigMap ${namespace}/${cmName} holds no ${GENESIS_FILE}`, 2);
+    return pinGenesis(text, `ConfigMap ${namespace}/${cmName}`);
+  } finally {
+    client.close();
   }
 }
 
@@ -148,14 +206,25 @@ async function main(argv: string[]): Promise<number> {
       const index = Number(i);
       if (!url || args.length !== 3 || !Number.isInteger(height) || height < 0 || !Number.isInteger(index) || index < 0)
         throw new PluginError('usage: kubectl scriptorium verify-proof URL HEIGHT INDEX', 2);
+      const genesisFile = str(values.genesis);
+      const genesis = genesisFile
+        ? pinGenesis(readText(genesisFile), genesisFile)
+        : await clusterGenesis(await kube(), str(values.cluster));
       const ca = str(values.ca);
-      const http = await httpGetJson(url, { ca: ca ? readFileSync(ca, 'utf8') : undefined });
+      const node = new LedgerNodeClient({ timeoutMs: 30_000, ...(ca ? { caPem: readText(ca) } : {}) });
       try {
-        const verdict = await verifyRecordProof(http.get, height, index);
+        const verdict = await verifyRecordEvidence(
+          { evidence: (h, i) => node.evidence(url, h, i), block: (h) => node.block(url, h) },
+          genesis,
+          height,
+          index,
+        );
         for (const line of verdict.lines) print(line);
         return verdict.valid ? 0 : 1;
+      } catch (err) {
+        throw new PluginError((err as Error).message, 2);
       } finally {
-        await http.close();
+        await node.close();
       }
     }
     case 'keys': {

@@ -6,4 +6,5 @@ export {
   type SyslogReceiver,
   startSyslogReceiver,
 } from './syslog-receiver.ts';
+export { type HostileCase, type HostileNode, startHostileNode } from './hostile-node.ts';
 export { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';

@@ -1,9 +1,10 @@
 // The CLI and configuration as an operator meets them: keygen, genesis, a bad variable exits with
 // one line naming it.
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Block } from '@scriptorium/ledger-protocol';
+import vectors from '@scriptorium/ledger-protocol/test-vectors' with { type: 'json' };
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers.ts';
 
@@ -55,5 +56,29 @@ describe('cli', () => {
     const res = runCli(['verify-proof', '-'], 'not json');
     expect(res.status).toBe(1);
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it.each(vectors.light.map((v) => [v.name, v] as const))('verify-proof --genesis, light evidence: %s', (_name, v) => {
+    const genesis = join(dir, 'vectors-genesis.json');
+    writeFileSync(genesis, JSON.stringify(vectors.chain[0]));
+    const res = runCli(['verify-proof', '--genesis', genesis, '-'], JSON.stringify(v.evidence));
+    expect(res.status, `${res.stdout}${res.stderr}`).toBe(v.valid ? 0 : 1);
+    if (v.refusal) expect(res.stderr).toContain(v.refusal);
+    else expect(res.stdout).toContain(`valid (genesis ${vectors.genesis_hash})`);
+    // The genesis a hostile node serves (the real header, another body) is refused as a pin.
+    if (v.served_genesis) {
+      writeFileSync(genesis, JSON.stringify(v.served_genesis));
+      const pinned = runCli(['verify-proof', '--genesis', genesis, '-'], JSON.stringify(v.evidence));
+      expect(pinned.status).toBe(1);
+      expect(pinned.stderr).toContain('merkle_root mismatch');
+    }
+  });
+
+  it('verify-proof: light evidence without --genesis is refused and says what is missing; a bad --genesis exits 2', () => {
+    const valid = vectors.light.find((v) => v.valid) as (typeof vectors.light)[0];
+    const res = runCli(['verify-proof', '-'], JSON.stringify(valid.evidence));
+    expect(res.status).toBe(1);
+    expect(res.stderr).toMatch(/pinned genesis/);
+    expect(runCli(['verify-proof', '--genesis', join(dir, 'missing.json'), '-'], '{}').status).toBe(2);
   });
 });

@@ -1,8 +1,13 @@
 // Membership through the API: a 5th node that starts as a passive follower becomes a validator after
-// an ADD submitted via POST /membership; a removed validator becomes a follower and keeps following.
+// an ADD submitted via POST /membership; a removed validator becomes a follower and keeps following. Then light
+// evidence across both changes: every node, the late joiner included, serves the same GET /evidence for old and new
+// blocks, and it verifies from the genesis file alone with the protocol's verifier and `ledger-node verify-proof`.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Block, type LightEvidence, verifyLightEvidence } from '@scriptorium/ledger-protocol';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
-import { assertSameChain, records, waitForRecords } from './helpers.ts';
+import { assertSameChain, locate, records, runCli, waitForRecords } from './helpers.ts';
 
 // Real processes on a shared 2-core machine: generous limits (and never timed assertions).
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
@@ -127,5 +132,48 @@ describe('membership', () => {
       batch.map((r) => r.id),
     );
     await assertSameChain(cluster, cluster.nodes);
+  });
+
+  it('light evidence after the ADD and the REMOVE: the same from every node, valid from genesis alone', async () => {
+    const n0 = cluster.nodes[0] as LocalNode;
+    const genesis = JSON.parse(readFileSync(cluster.genesisFile, 'utf8')) as Block;
+    // Records from before the ADD (m1), between the ADD and the REMOVE (m2) and after the REMOVE (m3).
+    const where = await locate(cluster, n0, ['m1-0', 'm2-0', 'm3-0']);
+    const places = ['m1-0', 'm2-0', 'm3-0'].map((id) => where.get(id) as [number, number]);
+    const membershipCounts: number[] = [];
+    for (const [h, i] of places) {
+      const served = await Promise.all(cluster.nodes.map((n) => cluster.get(n, `/evidence/${h}/${i}`)));
+      expect(served.map((r) => r.status)).toEqual(cluster.nodes.map(() => 200));
+      // The late joiner (the 5th node) serves what the genesis validators serve, for old blocks too: the same record,
+      // proof, headers and membership blocks. Only the certificates may differ: each node keeps the quorum of commit
+      // seals it collected (or synced), and each of them is valid.
+      const unsealed = (e: LightEvidence) => ({
+        ...e,
+        membership: e.membership.map((m) => ({ ...m, commit_signatures: [] })),
+        block: { ...e.block, commit_signatures: [] },
+      });
+      for (const r of served) {
+        expect(unsealed(r.body as LightEvidence)).toEqual(unsealed(served[0]?.body as LightEvidence));
+        const report = verifyLightEvidence(r.body, genesis);
+        expect(report.ok, report.lines.join('; ')).toBe(true);
+      }
+      const evidence = served[0]?.body as LightEvidence;
+      membershipCounts.push(evidence.membership.length);
+      const file = join(cluster.dir, `evidence-${h}-${i}.json`);
+      writeFileSync(file, JSON.stringify(evidence));
+      const cli = runCli(['verify-proof', '--genesis', cluster.genesisFile, file]);
+      expect(cli.status, cli.stderr).toBe(0);
+      expect(cli.stdout).toMatch(/^valid \(genesis [0-9a-f]{64}\): /);
+      // The same evidence with the record changed is refused by both.
+      const forged = { ...evidence, proof: { ...evidence.proof, record: { ...evidence.proof.record, value: -1 } } };
+      expect(verifyLightEvidence(forged, genesis).ok).toBe(false);
+      writeFileSync(file, JSON.stringify(forged));
+      expect(runCli(['verify-proof', '--genesis', cluster.genesisFile, file]).status).toBe(1);
+    }
+    // Before the ADD no membership block; between them the ADD's; after both, the ADD's and the REMOVE's.
+    expect(membershipCounts).toEqual([0, 1, 2]);
+    expect((await cluster.get(n0, `/evidence/${places[2]?.[0]}/100000`)).status).toBe(404);
+    expect((await cluster.get(n0, '/evidence/999999/0')).status).toBe(404);
+    expect((await cluster.get(n0, '/evidence/x/0')).status).toBe(400);
   });
 });
