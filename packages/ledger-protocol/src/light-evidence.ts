@@ -157,7 +157,7 @@ function walkMembership(
   const { lines } = report;
   const chainId = genesis.header.chain_id;
   let active = applyChanges([], genesis.validator_changes).validators;
-  lines.push(`block 0 (pinned genesis): chain ${chainId}, hash ${report.genesisHash}, ${active.length} validators`);
+  lines.push(`block 0 (the genesis given): chain ${chainId}, hash ${report.genesisHash}, ${active.length} validators`);
   const T = target.height;
   const refuse = (line: string) => {
     lines.push(line);
@@ -304,7 +304,7 @@ export function verifyLightEvidence(
   )
     return fail(`record ${p.index} does not hash up to ${where}'s merkle_root through the proof`);
   lines.push(
-    `record ${p.index} of ${where}: ${p.proof.length} proof steps up to merkle_root ${short(target.merkle_root)}`,
+    `record ${p.index} of ${where}: ${p.proof.length} proof step${p.proof.length === 1 ? '' : 's'} up to merkle_root ${short(target.merkle_root)}`,
   );
   report.ok = judgeFinality(ev.block, active, report, verify, sha);
   return report;

@@ -1,3 +1,4 @@
+export { type HostileCase, type HostileNode, startHostileNode } from './hostile-node.ts';
 export { sampleEvent } from './sample-event.ts';
 export {
   deframe,
@@ -6,5 +7,4 @@ export {
   type SyslogReceiver,
   startSyslogReceiver,
 } from './syslog-receiver.ts';
-export { type HostileCase, type HostileNode, startHostileNode } from './hostile-node.ts';
 export { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';

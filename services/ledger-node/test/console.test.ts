@@ -1,11 +1,14 @@
 // The /ui console in headless Debian Chromium against a running 4-node cluster: the board reads every node across
-// origins, a block opens, proofs and finality certificates are verified in the browser (valid ones as valid, a
-// tampered proof, a certificate below quorum and a seal from a non-validator as not valid), the tamper feed shows a
-// TAMPERED record the nodes' own watcher produced from a tamper on a test broker, and the page's CSP blocks an
-// injected inline script. The shared
-// test vectors get the same verdicts in the page as from `ledger-node verify-proof`. Screenshots are saved under
+// origins, a block opens, records are verified in the browser from their light evidence and finality certificates
+// from the membership blocks below them (valid ones as valid, a tampered record, a certificate below quorum and a seal
+// from a non-validator as not valid; a pinned genesis that is not the node's refuses everything), the whole chain is
+// verified on request, the tamper feed shows a TAMPERED record the nodes' own watcher produced from a tamper on a
+// test broker, and the page's CSP blocks an injected inline script. The shared test vectors get the same verdicts in
+// the page as from `ledger-node verify-proof`, and every forged evidence of the vectors, served by a node that lies
+// (the real console passed through it), is refused in the page. Screenshots are saved under
 // .test-results/ledger-console/.
-import { type Block, blockHash, type MerkleProofBody, type ProofStep, sealBytes } from '@scriptorium/ledger-protocol';
+import { readFileSync } from 'node:fs';
+import { type Block, blockHash, type LightEvidence, sealBytes } from '@scriptorium/ledger-protocol';
 import { createSigner, generateKeyPair } from '@scriptorium/ledger-protocol/keys';
 import vectors from '@scriptorium/ledger-protocol/test-vectors' with { type: 'json' };
 import {
@@ -23,6 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
 import { buildConsole } from '../src/console/build.ts';
 import { attribute, entityId, seed, setAttribute, startTestBroker, type TestBroker } from '../test-broker/index.ts';
+import { type HostileNode, startHostileNode } from '../test-receivers/index.ts';
 import { runCli } from './helpers.ts';
 
 const SCREENS = screenshotDir('ledger-console');
@@ -55,11 +59,11 @@ async function findRecord(match: (r: Record<string, unknown>) => boolean): Promi
   return undefined;
 }
 
-async function open(path: string): Promise<{ page: Page; seen: Awaited<ReturnType<typeof watchPage>> }> {
+async function open(path: string, base = n0.url): Promise<{ page: Page; seen: Awaited<ReturnType<typeof watchPage>> }> {
   const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
   const page = await context.newPage();
   const seen = await watchPage(page);
-  const res = await page.goto(`${n0.url}/ui${path}`);
+  const res = await page.goto(`${base}/ui${path}`);
   expect(res?.status()).toBe(200);
   await page.getByRole('heading', { level: 1, name: 'Ledger console' }).waitFor();
   return { page, seen };
@@ -67,7 +71,7 @@ async function open(path: string): Promise<{ page: Page; seen: Awaited<ReturnTyp
 
 /** Pastes JSON into the verifier and returns the verdict it shows. */
 async function pasteAndVerify(page: Page, json: unknown): Promise<'valid' | 'invalid'> {
-  await page.getByLabel(/A GET \/proof body, a block/).fill(JSON.stringify(json));
+  await page.getByLabel(/Evidence \(GET \/evidence\), a GET \/proof body/).fill(JSON.stringify(json));
   // Editing the JSON clears the previous verdict; the next one is for this input.
   await page.locator('[data-verdict]').waitFor({ state: 'detached' });
   await page.getByRole('button', { name: 'Verify pasted JSON' }).click();
@@ -160,22 +164,42 @@ describe.skipIf(!hasChromium)('the /ui console in a browser', () => {
     await page.context().close();
   });
 
-  it('verifies a proof in the browser: the real one as valid, a tampered one as invalid', async () => {
+  it('verifies a record from its light evidence: the real one as valid, a tampered one as invalid', async () => {
     const { height, index } = tampered;
+    const genesisHash = blockHash((JSON.parse(readFileSync(cluster.genesisFile, 'utf8')) as Block).header);
     const { page, seen } = await open(`#/verify/proof/${height}/${index}`);
     expect(await verdict(page)).toBe('valid');
-    expect(await page.locator('[data-verdict]').textContent()).toMatch(/merkle_root/);
+    expect(await page.locator('[data-verdict]').textContent()).toMatch(/proof steps? up to merkle_root/);
+    // Unpinned, the page shows the genesis it used, to compare.
+    expect(await page.locator('[data-genesis]').getAttribute('data-genesis')).toBe(genesisHash);
     await shot(page, 'verify-proof');
-    const proof = (await cluster.get(n0, `/proof/${height}/${index}`)).body as MerkleProofBody;
-    expect(await pasteAndVerify(page, proof)).toBe('valid');
-    const forged = { ...proof, record: { ...proof.record, observed: { type: 'Number', value: 21 } } };
+    const evidence = (await cluster.get(n0, `/evidence/${height}/${index}`)).body as LightEvidence;
+    expect(await pasteAndVerify(page, evidence)).toBe('valid');
+    const forged = {
+      ...evidence,
+      proof: { ...evidence.proof, record: { ...evidence.proof.record, observed: { type: 'Number', value: 21 } } },
+    };
     expect(await pasteAndVerify(page, forged)).toBe('invalid');
-    const steps = proof.proof as ProofStep[];
-    if (steps.length > 0) {
-      const flipped = { ...proof, proof: steps.map((s, i) => (i === 0 ? { ...s, right: !s.right } : s)) };
-      expect(await pasteAndVerify(page, flipped)).toBe('invalid');
-    }
     expect(seen.violations).toEqual([]);
+    await page.context().close();
+
+    // Pinned in the address: the cluster's genesis → valid, said to be pinned; another hash → nothing is believed.
+    const pinned = await open(`#/verify/proof/${height}/${index}?genesis=${genesisHash}`);
+    expect(await verdict(pinned.page)).toBe('valid');
+    expect(await pinned.page.locator('[data-verdict]').textContent()).toContain('Verified against the pinned genesis');
+    await pinned.page.context().close();
+    const other = await open(`#/verify/proof/${height}/${index}?genesis=${'0'.repeat(64)}`);
+    expect(await verdict(other.page)).toBe('invalid');
+    expect(await other.page.locator('[data-verdict]').textContent()).toContain('not the pinned genesis');
+    await other.page.context().close();
+  });
+
+  it('verifies the whole chain on request, block by block', async () => {
+    const { page, seen } = await open('#/verify');
+    await page.getByRole('button', { name: 'Verify the whole chain' }).click();
+    expect(await verdict(page)).toBe('valid');
+    expect(await page.locator('[data-verdict]').textContent()).toMatch(/each linked to its parent/);
+    expect(seen.errors).toEqual([]);
     await page.context().close();
   });
 
@@ -238,8 +262,31 @@ describe.skipIf(!hasChromium)('the /ui console in a browser', () => {
     await page.context().close();
   });
 
+  it('a node that lies: every forged evidence of the vectors is refused in the page, the real ones accepted', async () => {
+    const hostile: HostileNode = await startHostileNode({ genesis: vectors.chain[0] as Block, upstream: n0.url });
+    try {
+      for (const v of vectors.light) {
+        hostile.serve(v);
+        const { page } = await open(
+          `#/verify/proof/${v.height}/${v.index}?genesis=${vectors.genesis_hash}`,
+          hostile.url,
+        );
+        expect(await verdict(page), v.name).toBe(v.valid ? 'valid' : 'invalid');
+        const text = (await page.locator('[data-verdict]').textContent()) ?? '';
+        // Served with a swapped body, block 0 itself is refused (its body does not match its header).
+        if (v.served_genesis) expect(text, v.name).toContain('merkle_root mismatch');
+        else if (v.refusal) expect(text, v.name).toContain(v.refusal);
+        await page.context().close();
+      }
+    } finally {
+      await hostile.close();
+    }
+  });
+
   it('the shared test vectors: the page and verify-proof give every vector its verdict', async () => {
-    const { page } = await open('#/verify');
+    // Through a node whose block 0 is the vectors' genesis (the page verifies against the node's block 0 unpinned).
+    const hostile = await startHostileNode({ genesis: vectors.chain[0] as Block, upstream: n0.url });
+    const { page } = await open('#/verify', hostile.url);
     const cases = [
       ...vectors.proofs.map((v) => ({ name: `proof: ${v.name}`, input: v.proof as unknown, valid: v.valid })),
       ...vectors.finality.map((v) => ({
@@ -253,6 +300,10 @@ describe.skipIf(!hasChromium)('the /ui console in a browser', () => {
       expect(cli.status, `${c.name}: ${cli.stdout}${cli.stderr}`).toBe(c.valid ? 0 : 1);
       expect(await pasteAndVerify(page, c.input), c.name).toBe(c.valid ? 'valid' : 'invalid');
     }
+    // Light evidence pasted: judged against that block 0, as verify-proof --genesis does.
+    for (const v of vectors.light.filter((l) => !l.served_genesis))
+      expect(await pasteAndVerify(page, v.evidence), v.name).toBe(v.valid ? 'valid' : 'invalid');
     await page.context().close();
+    await hostile.close();
   });
 });

@@ -2,7 +2,7 @@
 // (across origins; their read endpoints send CORS headers). Every answer is checked against the protocol's schemas:
 // a node is a source of bytes, never of verdicts.
 import { Block, ChainStatus, ConsolePeersBody, MerkleProofBody } from '@scriptorium/ledger-protocol';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 export class FetchError extends Error {}
 
@@ -42,6 +42,11 @@ export class NodeApi {
 
   proof(height: number, index: number) {
     return this.get(`/proof/${height}/${index}`, MerkleProofBody);
+  }
+
+  /** GET /evidence as served: its shape is judged by the verifier, which says what is wrong with it. */
+  evidence(height: number, index: number) {
+    return this.get(`/evidence/${height}/${index}`, z.unknown());
   }
 }
 

@@ -14,11 +14,12 @@ type Route =
   | { view: 'block'; height: number }
   | { view: 'record'; height: number; index: number }
   | { view: 'tamper' }
-  | { view: 'verify'; proof?: [number, number]; block?: number };
+  | { view: 'verify'; proof?: [number, number]; block?: number; genesis?: string };
 
-/** `#/blocks/12/records/3` → the route; anything unknown is the board. */
+/** `#/blocks/12/records/3` → the route; anything unknown is the board. `?genesis=<hash>` pins the verify page. */
 export function parseRoute(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean);
+  const [path = '', query] = hash.split('?');
+  const parts = path.replace(/^#\/?/, '').split('/').filter(Boolean);
   const n = (s: string | undefined) => (s !== undefined && /^\d{1,15}$/.test(s) ? Number(s) : undefined);
   const [a, b, c, d] = parts;
   if (a === 'blocks') {
@@ -31,9 +32,11 @@ export function parseRoute(hash: string): Route {
   if (a === 'verify') {
     const h = n(c);
     const i = n(d);
-    if (b === 'proof' && h !== undefined && i !== undefined) return { view: 'verify', proof: [h, i] };
-    if (b === 'block' && h !== undefined) return { view: 'verify', block: h };
-    return { view: 'verify' };
+    const pin = query ? new URLSearchParams(query).get('genesis') : null;
+    const genesis = pin !== null ? { genesis: pin } : {};
+    if (b === 'proof' && h !== undefined && i !== undefined) return { view: 'verify', proof: [h, i], ...genesis };
+    if (b === 'block' && h !== undefined) return { view: 'verify', block: h, ...genesis };
+    return { view: 'verify', ...genesis };
   }
   return { view: 'board' };
 }
@@ -90,6 +93,7 @@ export function App() {
           <VerifyPage
             {...(route.proof ? { proof: route.proof } : {})}
             {...(route.block !== undefined ? { block: route.block } : {})}
+            {...(route.genesis !== undefined ? { genesis: route.genesis } : {})}
           />
         ) : null}
       </main>

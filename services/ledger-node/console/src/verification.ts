@@ -1,104 +1,123 @@
-// The page's own verification of the serving node's chain: block 0 taken as served (its hash is shown, to compare
-// with the cluster's genesis), every later block checked in order — link, body, finality certificate from the set
-// its predecessors make active — with @scriptorium/ledger-protocol's ChainVerifier, on @noble in the browser.
-// Verified blocks are remembered, so each is checked once per page.
+// The page's own verification, with @scriptorium/ledger-protocol's one verifier, on @noble in the browser. The
+// serving node is trusted for no verdict:
+// - the genesis: the node's block 0, checked to be a valid genesis block and, when the reader pinned a hash
+//   (`?genesis=` or the field on the verify page), to hash to it; otherwise its hash is shown to compare;
+// - a record: its light evidence (GET /evidence), verified from that genesis alone;
+// - a block's finality: its seals against the set the membership blocks below it make active (from the evidence of
+//   one of its records, or, for a block without records, from the membership blocks themselves);
+// - the whole chain, on request: every block from 1 to the tip, each link, body and certificate (ChainVerifier).
 import {
   type Block,
   blockHash,
   ChainVerifier,
-  type FinalityReport,
-  type MerkleProofBody,
-  verifyProof,
+  checkGenesis,
+  type EvidenceReport,
+  LightEvidence,
+  type MembershipEvidence,
+  membershipBelow,
+  membershipEvidence,
+  verifyEvidence,
+  verifyLightEvidence,
+  verifyLightFinality,
 } from '@scriptorium/ledger-protocol';
-import { blockAt } from './api.ts';
-
-let verifier: ChainVerifier | undefined;
-let failure: { height: number; reason: string } | undefined;
+import { blockAt, home } from './api.ts';
 
 /** Told how far a verification got: blocks checked of blocks to check. */
 export type Progress = (done: number, total: number) => void;
 
-/** The serving node's block 0 hash, once read. */
-export const genesisHash = (): string | undefined => verifier?.genesisHash;
-
-/**
- * Verifies the serving node's blocks 1..height in order (fetching what is not cached) and returns the verifier;
- * its `activeSetAt(height + 1)` is the set the chain's own changes make active. Throws when a block does not verify.
- */
-export async function verifiedUpTo(height: number, progress?: Progress): Promise<ChainVerifier> {
-  if (failure && failure.height <= height) throw new Error(`block ${failure.height}: ${failure.reason}`);
-  verifier ??= new ChainVerifier(await blockAt(0));
-  const v = verifier;
-  const start = v.height;
-  while (v.height < height) {
-    const step = v.add(await blockAt(v.height + 1));
-    if (!step.ok) {
-      failure = { height: step.height, reason: step.reason };
-      throw new Error(`block ${step.height}: ${step.reason}`);
-    }
-    if ((v.height - start) % 8 === 0 || v.height === height) progress?.(v.height - start, height - start);
-  }
-  return v;
+/** The genesis a verification ran against, and whether the reader pinned it. */
+export interface GenesisUsed {
+  block: Block;
+  hash: string;
+  pinned: boolean;
 }
 
-export interface BlockVerdict {
-  ok: boolean;
-  /** What failed (or, when ok, a summary). */
-  reason: string;
-  height: number;
-  finality?: FinalityReport;
+/** A verdict with the genesis it was reached against (absent when the genesis itself was refused). */
+export type Verdict = EvidenceReport & { genesis?: GenesisUsed };
+
+const HASH = /^[0-9a-f]{64}$/;
+
+/** A pinned hash from the reader: 64 lower-case hex characters, or undefined for none. */
+export function readPin(text: string | null | undefined): string | undefined {
+  const t = (text ?? '').trim().toLowerCase();
+  return HASH.test(t) ? t : undefined;
 }
 
-/**
- * A block of height h — the node's own, or one pasted or edited by the reader — judged against the serving node's
- * verified chain 0..h−1: its link to block h−1, its body, and its finality certificate seal by seal.
- */
-export async function judgeBlock(block: Block, progress?: Progress): Promise<BlockVerdict> {
-  const h = block.header.height;
-  if (h === 0) return { ok: false, height: 0, reason: 'block 0 has no certificate: compare its hash with the genesis' };
-  let v: ChainVerifier;
-  try {
-    v = await verifiedUpTo(h - 1, progress);
-  } catch (err) {
-    return { ok: false, height: h, reason: `the chain below it does not verify: ${(err as Error).message}` };
-  }
-  const verdict = v.check(block);
-  if (!verdict.ok)
-    return {
-      ok: false,
-      height: h,
-      reason: verdict.reason,
-      ...(verdict.finality ? { finality: verdict.finality } : {}),
-    };
-  const f = verdict.finality as FinalityReport;
-  return {
-    ok: true,
-    height: h,
-    reason: `final: ${f.validSeals} valid seals of round ${f.round} from the ${f.validators} validators active at height ${h} (quorum ${f.quorum})`,
-    finality: f,
-  };
-}
-
-/** A record's proof checked up to its block's merkle_root and hash, and that block's certificate from block 0. */
-export async function judgeProof(proof: MerkleProofBody, progress?: Progress): Promise<BlockVerdict> {
-  const block = await blockAt(proof.height);
+/** The serving node's block 0, as a genesis block, checked against the pin when there is one. */
+export async function genesisFor(pin?: string): Promise<GenesisUsed> {
+  const block = await blockAt(0);
+  const check = checkGenesis(block);
+  if (!check.ok) throw new Error(`the node's block 0 is not a valid genesis block: ${check.reason}`);
   const hash = blockHash(block.header);
-  if (hash !== proof.block_hash)
+  if (pin !== undefined && hash !== pin)
+    throw new Error(`the node's block 0 hashes to ${hash}, not the pinned genesis ${pin}`);
+  return { block, hash, pinned: pin !== undefined };
+}
+
+async function withGenesis(pin: string | undefined, judge: (g: GenesisUsed) => Promise<EvidenceReport>) {
+  let genesis: GenesisUsed;
+  try {
+    genesis = await genesisFor(pin);
+  } catch (err) {
+    return { ok: false, lines: [(err as Error).message] } satisfies Verdict;
+  }
+  try {
+    return { ...(await judge(genesis)), genesis } satisfies Verdict;
+  } catch (err) {
+    return { ok: false, lines: [(err as Error).message], genesis } satisfies Verdict;
+  }
+}
+
+/** Record `index` of block `height`, from its light evidence. */
+export function judgeRecord(height: number, index: number, pin?: string): Promise<Verdict> {
+  return withGenesis(pin, async (g) => verifyLightEvidence(await home.evidence(height, index), g.block));
+}
+
+/** Light evidence, a proof, a chain or {proof, chain} pasted by the reader: the same verdict as verify-proof. */
+export function judgePasted(data: unknown, pin?: string): Promise<Verdict> {
+  return withGenesis(pin, async (g) => verifyEvidence(data, { genesis: g.block }));
+}
+
+/** The membership blocks below `block`, as light evidence; the node's answers are verified with them. */
+async function membershipFor(block: Block): Promise<MembershipEvidence[]> {
+  if (block.header.prev_membership_height === 0) return [];
+  const own = await blockAt(block.header.height);
+  if (own.records.length > 0) {
+    const parsed = LightEvidence.safeParse(await home.evidence(block.header.height, 0));
+    if (parsed.success) return parsed.data.membership;
+  }
+  // A block without records has no evidence of its own: build the entries from the membership blocks themselves
+  // (fetched first: the protocol's walk is synchronous).
+  const blocks = new Map<number, Block>();
+  for (let h = block.header.prev_membership_height; h > 0 && !blocks.has(h); ) {
+    const m = await blockAt(h);
+    blocks.set(h, m);
+    h = m.header.prev_membership_height < h ? m.header.prev_membership_height : 0;
+  }
+  return membershipBelow(block.header, (h) => membershipEvidence(blocks.get(h) as Block));
+}
+
+/** A block (the node's, or one pasted or edited by the reader): its finality certificate, seal by seal. */
+export function judgeBlock(block: Block, pin?: string): Promise<Verdict> {
+  if (block.header.height === 0)
+    return Promise.resolve({ ok: false, lines: ['block 0 has no certificate: it is the genesis (compare its hash)'] });
+  return withGenesis(pin, async (g) => verifyLightFinality(g.block, await membershipFor(block), block));
+}
+
+/** Every block from 1 to the node's tip, in order: links, bodies and certificates (the full walk). */
+export function judgeWholeChain(progress: Progress, pin?: string): Promise<Verdict> {
+  return withGenesis(pin, async (g) => {
+    const tip = (await home.chain()).height;
+    const verifier = new ChainVerifier(g.block);
+    const lines = [`block 0: chain ${g.block.header.chain_id}, hash ${g.hash}`];
+    while (verifier.height < tip) {
+      const step = verifier.add(await blockAt(verifier.height + 1));
+      if (!step.ok) return { ok: false, lines: [...lines, `block ${step.height}: ${step.reason}`] };
+      if (verifier.height % 8 === 0 || verifier.height === tip) progress(verifier.height, tip);
+    }
     return {
-      ok: false,
-      height: proof.height,
-      reason: `block ${proof.height} hashes to ${hash}, the proof names another`,
+      ok: true,
+      lines: [...lines, `blocks 1–${tip}: each linked to its parent, its body matching its header, final by a quorum`],
     };
-  if (!verifyProof({ ...proof, header: block.header, block_hash: hash }))
-    return {
-      ok: false,
-      height: proof.height,
-      reason: `the record does not hash up to block ${proof.height}'s merkle_root`,
-    };
-  const final = await judgeBlock(block, progress);
-  if (!final.ok) return { ...final, reason: `the record proves against block ${proof.height}, but ${final.reason}` };
-  return {
-    ...final,
-    reason: `the record hashes up to merkle_root ${proof.merkle_root.slice(0, 16)}… in ${proof.proof.length} steps; block ${proof.height} is ${final.reason}`,
-  };
+  });
 }

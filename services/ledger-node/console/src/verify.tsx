@@ -1,22 +1,26 @@
-// The verifier, entirely in this browser: Merkle proofs up to merkle_root and the block hash, and finality
-// certificates — the commit seals checked against the validator set active at the block's height, which the page
-// derives itself from block 0 and the validator changes of the blocks before it (each verified in turn). The node
-// serving the page is trusted for neither verdict; only block 0 is taken as served (compare its hash).
-import {
-  Block,
-  type EvidenceReport,
-  type FinalityReport,
-  MerkleProofBody,
-  verifyEvidence,
-} from '@scriptorium/ledger-protocol';
+// The verifier, entirely in this browser, with @scriptorium/ledger-protocol's one verifier: a record from its light
+// evidence (GET /evidence: its Merkle proof, its block's finality certificate and every membership block below it),
+// a block's finality certificate against the validator set those membership blocks make active, and, on request,
+// the whole chain block by block. The node serving the page is trusted for no verdict: the genesis is its block 0
+// checked against the hash the reader pins (`?genesis=<hash>` or the field below), or shown to compare.
+import { Block, type FinalityReport } from '@scriptorium/ledger-protocol';
 import { useEffect, useState } from 'preact/hooks';
-import { blockAt, home } from './api.ts';
+import { blockAt } from './api.ts';
 import { num, short } from './format.ts';
-import { type BlockVerdict, genesisHash, judgeBlock, judgeProof, type Progress } from './verification.ts';
+import {
+  type GenesisUsed,
+  type Verdict as Judged,
+  judgeBlock,
+  judgePasted,
+  judgeRecord,
+  judgeWholeChain,
+  type Progress,
+  readPin,
+} from './verification.ts';
 
 type Outcome =
   | { kind: 'running'; note: string }
-  | { kind: 'done'; ok: boolean; title: string; lines: string[]; finality?: FinalityReport; genesis?: string };
+  | { kind: 'done'; ok: boolean; title: string; lines: string[]; finality?: FinalityReport; genesis?: GenesisUsed };
 
 function Verdict({ outcome }: { outcome: Outcome | null }) {
   if (!outcome) return null;
@@ -43,10 +47,11 @@ function Verdict({ outcome }: { outcome: Outcome | null }) {
         ))}
       </ul>
       {outcome.finality ? <Seals report={outcome.finality} /> : null}
-      {(outcome.genesis ?? genesisHash()) ? (
-        <p class="muted small">
-          Block 0 taken as served: hash <code>{outcome.genesis ?? genesisHash()}</code> — compare it with the cluster's
-          genesis.
+      {outcome.genesis ? (
+        <p class="muted small" data-genesis={outcome.genesis.hash}>
+          {outcome.genesis.pinned ? 'Verified against the pinned genesis' : "Verified against this node's block 0"}:
+          hash <code>{outcome.genesis.hash}</code>
+          {outcome.genesis.pinned ? '.' : " — compare it with the cluster's genesis, or pin it (?genesis=<hash>)."}
         </p>
       ) : null}
     </div>
@@ -86,35 +91,34 @@ function Seals({ report }: { report: FinalityReport }) {
   );
 }
 
-const fromVerdict = (title: string, v: BlockVerdict): Outcome => ({
+const fromVerdict = (title: string, v: Judged): Outcome => ({
   kind: 'done',
   ok: v.ok,
   title: v.ok ? `${title}: valid` : `${title}: not valid`,
-  lines: [v.reason],
+  lines: v.lines,
   ...(v.finality ? { finality: v.finality } : {}),
-});
-
-const fromReport = (title: string, r: EvidenceReport): Outcome => ({
-  kind: 'done',
-  ok: r.ok,
-  title: r.ok ? `${title}: valid` : `${title}: not valid`,
-  lines: r.lines,
-  ...(r.finality ? { finality: r.finality } : {}),
-  ...(r.genesisHash ? { genesis: r.genesisHash } : {}),
+  ...(v.genesis ? { genesis: v.genesis } : {}),
 });
 
 function useProgress(set: (o: Outcome) => void, what: string): Progress {
   return (done, total) => set({ kind: 'running', note: `${what}: block ${num(done)} of ${num(total)} checked…` });
 }
 
+/** The genesis hash pinned in the page's address (`#/verify/…?genesis=<hash>`), if any. */
+function pinFromLocation(): string | undefined {
+  const query = location.hash.split('?')[1];
+  return readPin(query ? new URLSearchParams(query).get('genesis') : undefined);
+}
+
 /** On a block's page: its finality certificate, checked here on request. */
 export function FinalityPanel({ block }: { block: Block }) {
   const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const progress = useProgress(setOutcome, 'Deriving the validator set from block 0');
   useEffect(() => setOutcome(null), [block]);
   const run = async () => {
     setOutcome({ kind: 'running', note: 'Verifying…' });
-    setOutcome(fromVerdict(`Finality of block ${num(block.header.height)}`, await judgeBlock(block, progress)));
+    setOutcome(
+      fromVerdict(`Finality of block ${num(block.header.height)}`, await judgeBlock(block, pinFromLocation())),
+    );
   };
   return (
     <div class="panel">
@@ -130,35 +134,46 @@ export function FinalityPanel({ block }: { block: Block }) {
   );
 }
 
-/** The verifier page: fetch a proof or a block from this node, or paste one (or a whole chain). */
-export function VerifyPage({ proof, block }: { proof?: [number, number]; block?: number }) {
+/** The verifier page: a record or a block from this node, JSON pasted by the reader, or the whole chain. */
+export function VerifyPage({ proof, block, genesis }: { proof?: [number, number]; block?: number; genesis?: string }) {
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [height, setHeight] = useState(proof ? String(proof[0]) : block !== undefined ? String(block) : '');
   const [index, setIndex] = useState(proof ? String(proof[1]) : '0');
   const [pasted, setPasted] = useState('');
-  const progress = useProgress(setOutcome, 'Verifying the chain from block 0');
+  const [pinText, setPinText] = useState(genesis ?? '');
+  const progress = useProgress(setOutcome, 'Verifying the whole chain from block 0');
+  useEffect(() => setPinText(genesis ?? ''), [genesis]);
+  // An unreadable pin is refused, not ignored: the reader asked for one.
+  const pin = (): string | undefined | null => (pinText.trim() === '' ? undefined : (readPin(pinText) ?? null));
+  const badPin = (): Outcome => ({
+    kind: 'done',
+    ok: false,
+    title: 'Not a genesis hash',
+    lines: ['The pinned genesis is the 64-hex SHA-256 hash of block 0, as `ledger-node verify-proof` prints it.'],
+  });
 
-  const checkProof = async (h: number, i: number) => {
-    setOutcome({ kind: 'running', note: `Fetching the proof of record ${i} of block ${num(h)}…` });
-    try {
-      const body = await home.proof(h, i);
-      setOutcome(fromVerdict(`Record ${i} of block ${num(h)}`, await judgeProof(body, progress)));
-    } catch (err) {
-      setOutcome({ kind: 'done', ok: false, title: 'Could not verify', lines: [(err as Error).message] });
-    }
+  const run = async (title: string, note: string, judge: (pin: string | undefined) => Promise<Judged>) => {
+    const p = pin();
+    if (p === null) return setOutcome(badPin());
+    setOutcome({ kind: 'running', note });
+    setOutcome(fromVerdict(title, await judge(p)));
   };
-  const checkBlock = async (h: number) => {
-    setOutcome({ kind: 'running', note: `Fetching block ${num(h)}…` });
-    try {
-      setOutcome(fromVerdict(`Finality of block ${num(h)}`, await judgeBlock(await blockAt(h), progress)));
-    } catch (err) {
-      setOutcome({ kind: 'done', ok: false, title: 'Could not verify', lines: [(err as Error).message] });
-    }
+  const checkRecord = (h: number, i: number, p = pin()) => {
+    if (p === null) return setOutcome(badPin());
+    void run(`Record ${i} of block ${num(h)}`, `Fetching the evidence of record ${i} of block ${num(h)}…`, () =>
+      judgeRecord(h, i, p),
+    );
+  };
+  const checkBlock = (h: number, p = pin()) => {
+    if (p === null) return setOutcome(badPin());
+    void run(`Finality of block ${num(h)}`, `Fetching block ${num(h)}…`, async () => judgeBlock(await blockAt(h), p));
   };
   useEffect(() => {
-    if (proof) void checkProof(proof[0], proof[1]);
-    else if (block !== undefined) void checkBlock(block);
-  }, [proof?.[0], proof?.[1], block]);
+    // The address's pin, not the field's: this runs as the page opens.
+    const p = genesis === undefined ? undefined : (readPin(genesis) ?? null);
+    if (proof) checkRecord(proof[0], proof[1], p);
+    else if (block !== undefined) checkBlock(block, p);
+  }, [proof?.[0], proof?.[1], block, genesis]);
 
   const checkPasted = async (e: Event) => {
     e.preventDefault();
@@ -170,23 +185,18 @@ export function VerifyPage({ proof, block }: { proof?: [number, number]; block?:
         kind: 'done',
         ok: false,
         title: 'Not JSON',
-        lines: ['Paste a proof, a block, or a chain (an array of blocks from block 0).'],
+        lines: ['Paste evidence (GET /evidence), a proof, a block, or a chain (an array of blocks from block 0).'],
       });
       return;
     }
     const asBlock = Block.safeParse(data);
     if (asBlock.success) {
-      // One block: judged against this node's chain below it (the set active at its height comes from block 0).
-      setOutcome({ kind: 'running', note: 'Verifying…' });
-      setOutcome(
-        fromVerdict(`Pasted block ${num(asBlock.data.header.height)}`, await judgeBlock(asBlock.data, progress)),
-      );
+      // One block: its certificate against the set the membership blocks below it make active.
+      await run(`Pasted block ${num(asBlock.data.header.height)}`, 'Verifying…', (p) => judgeBlock(asBlock.data, p));
       return;
     }
-    // A proof, a chain, or both: the same verdict as `ledger-node verify-proof` gives on the same JSON.
-    const report = verifyEvidence(data);
-    const title = MerkleProofBody.safeParse(data).success ? 'Pasted proof' : 'Pasted evidence';
-    setOutcome(fromReport(title, report));
+    // Evidence, a proof, a chain, or a proof and a chain: the same verdict as `ledger-node verify-proof --genesis`.
+    await run('Pasted evidence', 'Verifying…', (p) => judgePasted(data, p));
   };
 
   return (
@@ -194,18 +204,33 @@ export function VerifyPage({ proof, block }: { proof?: [number, number]; block?:
       <h2 id="verify-title">Verify in this browser</h2>
       <p class="muted">
         Nothing here trusts the node that served this page: hashes and Ed25519 seals are computed by this browser
-        (@noble, strict RFC 8032), the validator set of a height is derived from block 0 and the changes of every block
-        before it, each of which is verified too.
+        (@noble, strict RFC 8032). A record is verified from its light evidence: its Merkle proof, its block's finality
+        certificate, and every block below it that changed the validator set, each sealed by the set before it, from
+        block 0 on. Pin block 0's hash to verify against the cluster's genesis rather than this node's.
       </p>
+      <form class="inline" onSubmit={(e) => e.preventDefault()}>
+        <fieldset>
+          <legend>The genesis to verify against</legend>
+          <label for="v-genesis">Pinned genesis hash (empty: this node's block 0)</label>
+          <input
+            id="v-genesis"
+            class="wide"
+            spellcheck={false}
+            autoComplete="off"
+            value={pinText}
+            onInput={(e) => setPinText((e.target as HTMLInputElement).value)}
+          />
+        </fieldset>
+      </form>
       <form
         class="inline"
         onSubmit={(e) => {
           e.preventDefault();
-          void checkProof(Number(height), Number(index));
+          checkRecord(Number(height), Number(index));
         }}
       >
         <fieldset>
-          <legend>A record's Merkle proof from this node</legend>
+          <legend>A record from this node</legend>
           <label for="v-height">Height</label>
           <input
             id="v-height"
@@ -224,8 +249,8 @@ export function VerifyPage({ proof, block }: { proof?: [number, number]; block?:
             value={index}
             onInput={(e) => setIndex((e.target as HTMLInputElement).value)}
           />
-          <button type="submit">Verify proof</button>
-          <button type="button" onClick={() => void checkBlock(Number(height))}>
+          <button type="submit">Verify record</button>
+          <button type="button" onClick={() => checkBlock(Number(height))}>
             Verify the block's finality
           </button>
         </fieldset>
@@ -233,7 +258,9 @@ export function VerifyPage({ proof, block }: { proof?: [number, number]; block?:
       <form onSubmit={checkPasted}>
         <fieldset>
           <legend>Or paste JSON</legend>
-          <label for="v-paste">A GET /proof body, a block, a chain (blocks from 0), or {'{proof, chain}'}</label>
+          <label for="v-paste">
+            Evidence (GET /evidence), a GET /proof body, a block, a chain (blocks from 0), or {'{proof, chain}'}
+          </label>
           <textarea
             id="v-paste"
             rows={8}
@@ -247,6 +274,15 @@ export function VerifyPage({ proof, block }: { proof?: [number, number]; block?:
           <button type="submit">Verify pasted JSON</button>
         </fieldset>
       </form>
+      <p>
+        <button
+          type="button"
+          onClick={() => void run('The whole chain', 'Verifying the whole chain…', (p) => judgeWholeChain(progress, p))}
+        >
+          Verify the whole chain
+        </button>{' '}
+        <span class="muted small">every block from 1 to the tip: links, bodies and certificates</span>
+      </p>
       <Verdict outcome={outcome} />
     </section>
   );
