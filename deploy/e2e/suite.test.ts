@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { verifyEvidence } from '@scriptorium/ledger-protocol';
+import { Block, blockHash, verifyLightEvidence } from '@scriptorium/ledger-protocol';
 import { hasChromium, launchBrowser } from '@scriptorium/test-support/browser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keysCreateArgs } from '../../operator/src/plugin/keys.ts';
@@ -1000,6 +1000,7 @@ describe('Scriptorium on a real cluster', () => {
         'Exact /chain',
         'Prefix /blocks',
         'Prefix /proof',
+        'Prefix /evidence',
         'Prefix /ui',
       ]);
       // The validators speak HTTPS in tls mode server: Traefik learns the backend's scheme from an annotation of
@@ -1050,17 +1051,17 @@ describe('Scriptorium on a real cluster', () => {
         expect(refused.status, `${method} ${path}`).toBe(404);
         expect(refused.body.trim(), `${method} ${path}`).toBe('404 page not found');
       }
-      // A proof through the Ingress, verified from block 0 with the ledger's own verifier.
+      // A record's light evidence through the Ingress, verified with the ledger's one verifier against the genesis the
+      // operator published (the genesis ConfigMap), as `kubectl scriptorium verify-proof` pins it.
       const at = tamperedAt ?? { height: 1, index: 0 };
       const read = async (path: string) => {
         const answer = await web(path);
         if (answer.status !== 200) throw new Error(`GET http://${host}${path}: ${answer.status} ${answer.body}`);
         return answer.json();
       };
-      const proof = await read(`/proof/${at.height}/${at.index}`);
-      const chain = [];
-      for (let h = 0; h <= at.height; h++) chain.push(await read(`/blocks/${h}`));
-      const report = verifyEvidence({ proof, chain });
+      const genesisCm = await k.getJson<{ data: Record<string, string> }>(['-n', ns, 'configmap', 'ledger-genesis']);
+      const genesis = Block.parse(JSON.parse(genesisCm.data['genesis.json'] ?? 'null'));
+      const report = verifyLightEvidence(await read(`/evidence/${at.height}/${at.index}`), genesis);
       expect(report.ok, report.lines.join('; ')).toBe(true);
       log(
         `through the ingress controller at ${host}: /ui, its script, and record ${at.index} of block ${at.height} verified`,
@@ -1071,7 +1072,9 @@ describe('Scriptorium on a real cluster', () => {
         const browser = await launchBrowser([`--host-resolver-rules=MAP ${host} ${address}:${port}`]);
         try {
           const tab = await browser.newPage();
-          await tab.goto(`http://${host}/ui#/verify/proof/${at.height}/${at.index}`);
+          await tab.goto(
+            `http://${host}/ui#/verify/proof/${at.height}/${at.index}?genesis=${blockHash(genesis.header)}`,
+          );
           const verdict = tab.locator('[data-verdict]').first();
           await verdict.waitFor({ timeout: 120_000 });
           expect(await verdict.getAttribute('data-verdict')).toBe('valid');

@@ -68,6 +68,7 @@ export const INGRESS_PATHS: ReadonlyArray<{ path: string; pathType: 'Exact' | 'P
   { path: '/chain', pathType: 'Exact' },
   { path: '/blocks', pathType: 'Prefix' },
   { path: '/proof', pathType: 'Prefix' },
+  { path: '/evidence', pathType: 'Prefix' },
   { path: '/ui', pathType: 'Prefix' },
 ];
 
