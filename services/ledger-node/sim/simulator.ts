@@ -5,7 +5,7 @@
  * faults on (safety must hold), then healed (progress must resume). Checkers run outside the system.
  */
 
-import type { ConsensusMessage, Verify } from '@scriptorium/ledger-protocol';
+import type { Block, ConsensusMessage, Verify } from '@scriptorium/ledger-protocol';
 import { buildGenesis, maxFaulty, quorumSize, verifySignature } from '@scriptorium/ledger-protocol';
 import { createSigner, keyPairFromSeed, type Signer } from '@scriptorium/ledger-protocol/keys';
 import { checkLiveness, checkProofs, checkSafety, checkSeals, EquivocationChecker } from './checkers/index.ts';
@@ -69,6 +69,8 @@ export interface RunOptions {
   progressAfterHeal?: number;
   /** Simulated time allowed for the healed phase. */
   healBudgetMs?: number;
+  /** Given every honest node's final chain (read-only), after the checkers ran. */
+  inspect?: (chains: ReadonlyMap<string, readonly Block[]>) => void;
 }
 
 const PARAMS: SimParams = {
@@ -326,6 +328,7 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
     ...checkLiveness(final, target),
     ...equivocation.errors,
   );
+  options.inspect?.(final);
   // Membership: find the blocks that applied an ADD / REMOVE on the first honest chain.
   const reference = honest[0]?.blocks ?? [];
   const changeHeight = (action: 'ADD' | 'REMOVE') =>

@@ -1,4 +1,5 @@
 export { EquivocationChecker } from './equivocation.ts';
+export { checkEvidence, evidenceFrom } from './evidence.ts';
 export { checkLiveness } from './liveness.ts';
 export { checkProofs } from './proofs.ts';
 export { checkSafety } from './safety.ts';
