@@ -66,14 +66,22 @@ try {
   // four others are a quorum of five). Block 1 holds the first chunk's first records.
   const extra = generateKeyPair().publicKey;
   const chunk = Math.ceil(RECORDS / (CHANGES + 1));
+  const mempool = async () => {
+    const text = String((await cluster.get(n0, '/metrics')).body);
+    return Number(new RegExp(`^${MEMPOOL_METRIC} (\\d+)`, 'm').exec(text)?.[1] ?? Number.NaN);
+  };
   let submitted = 0;
   let changes = 0;
   const startedAt = performance.now();
   while (submitted < RECORDS) {
     for (let left = Math.min(chunk, RECORDS - submitted); left > 0; ) {
-      const count = Math.min(left, 100_000);
+      // The mempool holds 200,000 records by default and drops what exceeds it: submit while it has room.
+      await cluster.waitFor('room in the mempool', mempool, (n) => n <= 100_000, 600_000);
+      const count = Math.min(left, 50_000);
       const res = await cluster.post(n0, `/admin/submit?count=${count}`, {});
-      if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
+      const accepted = (res.body as { accepted?: number }).accepted;
+      if (res.status !== 200 || accepted !== count)
+        throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)} (of ${count})`);
       left -= count;
       submitted += count;
     }
@@ -86,10 +94,6 @@ try {
     }
     console.log(`${submitted} records submitted, ${changes} membership changes in effect`);
   }
-  const mempool = async () => {
-    const text = String((await cluster.get(n0, '/metrics')).body);
-    return Number(new RegExp(`^${MEMPOOL_METRIC} (\\d+)`, 'm').exec(text)?.[1] ?? Number.NaN);
-  };
   await cluster.waitFor('every record final', mempool, (n) => n === 0, 1_200_000);
   const ingestSeconds = (performance.now() - startedAt) / 1000;
   const tip = (await chain()).height;
@@ -115,6 +119,7 @@ try {
       if (firstWithRecords === 0) firstWithRecords = h;
     }
   }
+  if (finalRecords !== RECORDS) throw new Error(`${finalRecords} records on the chain, not ${RECORDS}`);
   console.log(
     `chain: ${tip} blocks, ${finalRecords} records, ${membershipBlocks} membership blocks, ${(chainBytes / 1e6).toFixed(1)} MB; ingest ${ingestSeconds.toFixed(0)} s`,
   );

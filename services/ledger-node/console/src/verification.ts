@@ -70,7 +70,10 @@ async function withGenesis(pin: string | undefined, judge: (g: GenesisUsed) => P
 
 /** Record `index` of block `height`, from its light evidence. */
 export function judgeRecord(height: number, index: number, pin?: string): Promise<Verdict> {
-  return withGenesis(pin, async (g) => verifyLightEvidence(await home.evidence(height, index), g.block));
+  // Fetched while block 0 is: nothing in it is believed before the genesis is checked.
+  const evidence = home.evidence(height, index);
+  evidence.catch(() => undefined);
+  return withGenesis(pin, async (g) => verifyLightEvidence(await evidence, g.block));
 }
 
 /** Light evidence, a proof, a chain or {proof, chain} pasted by the reader: the same verdict as verify-proof. */
