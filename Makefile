@@ -11,6 +11,8 @@ NODE_BIN := $(shell bash tools/ensure-node.sh)
 export PATH := $(NODE_BIN):$(CURDIR)/node_modules/.bin:$(PATH)
 
 DEPS_STAMP := node_modules/.scriptorium-deps
+# A timed step (tools/build/lib.sh): one `step:` line, and a row in $SCRIPTORIUM_STEPS when CI sets it.
+STEP := bash tools/build/step.sh
 WORKSPACE_MANIFESTS := package.json package-lock.json $(wildcard packages/*/package.json services/*/package.json operator/package.json)
 
 .PHONY: help deps dev test test-unit test-integration lint format typecheck bench crds crds-check \
@@ -22,8 +24,8 @@ help: ## List the targets
 # A fresh checkout gets exactly the lockfile (npm ci); an existing node_modules is updated in place,
 # because npm ci would first delete it under anything else running from this checkout.
 $(DEPS_STAMP): $(WORKSPACE_MANIFESTS)
-	if [ -d node_modules ]; then npm install --no-audit --no-fund --loglevel=error; \
-	else npm ci --no-audit --no-fund --loglevel=error; fi
+	if [ -d node_modules ]; then $(STEP) npm-deps npm install --no-audit --no-fund --loglevel=error; \
+	else $(STEP) npm-deps npm ci --no-audit --no-fund --loglevel=error; fi
 	@touch $@
 
 deps: $(DEPS_STAMP) ## Install Node 24 (if needed) and the npm dependencies
@@ -31,8 +33,7 @@ deps: $(DEPS_STAMP) ## Install Node 24 (if needed) and the npm dependencies
 # The browser apps: the translation service's (services/translation/web/dist) and the ledger node's /ui console
 # (services/ledger-node/console/dist): content-hashed files and a manifest, never committed. Each serves what it finds.
 web: deps ## Build the browser apps (translation web app, ledger /ui console) with esbuild
-	node services/translation/src/web/build.ts
-	node services/ledger-node/src/console/build.ts
+	@$(STEP) web bash -c 'node services/translation/src/web/build.ts && node services/ledger-node/src/console/build.ts'
 
 dev: deps web ## Run the whole system locally: PGlite, the pseudo provider, 4 local validators
 	node tools/dev.ts
@@ -43,9 +44,9 @@ VITEST_JSON = --reporter=default --reporter=json --outputFile.json=$(RESULTS)/$(
 # Runs every stage even when one fails, then prints one summary line and fails if anything did.
 test: deps kube-bins web ## Lint, then every unit and integration test, then one summary line
 	@rm -rf $(RESULTS); mkdir -p $(RESULTS); rc=0; \
-	$(MAKE) --no-print-directory lint || rc=1; \
-	vitest run --project unit $(call VITEST_JSON,unit) || rc=1; \
-	vitest run --project integration $(call VITEST_JSON,integration) || rc=1; \
+	$(STEP) lint $(MAKE) --no-print-directory lint || rc=1; \
+	$(STEP) unit vitest run --project unit $(call VITEST_JSON,unit) || rc=1; \
+	$(STEP) integration vitest run --project integration $(call VITEST_JSON,integration) || rc=1; \
 	node tools/test-summary.ts $(RESULTS)/unit.json $(RESULTS)/integration.json; \
 	exit $$rc
 

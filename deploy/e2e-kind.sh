@@ -31,12 +31,14 @@ report=${E2E_REPORT:-.test-results/e2e.json}
 ingress=127.0.0.1:8080
 
 log() { echo "e2e-kind: $*" >&2; }
+# shellcheck source=tools/build/lib.sh
+source tools/build/lib.sh
 
 offline=${KIND_OFFLINE:-}
 [[ -n $offline ]] || { [[ ${GITHUB_ACTIONS:-} == true ]] && offline=0 || offline=1; }
 if [[ $offline == 1 ]]; then
 	[[ $(id -u) == 0 ]] || { log "KIND_OFFLINE=1 starts a Docker engine and builds images: run as root"; exit 1; }
-	bash tools/kind/engine.sh start
+	step_run e2e-kind/engine bash tools/kind/engine.sh start
 	eval "$(bash tools/kind/engine.sh env)"
 fi
 if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
@@ -48,7 +50,9 @@ fi
 if [[ $offline == 1 ]]; then
 	bin_dir=${SCRIPTORIUM_KUBE_BIN:-$(bash tools/kube/build.sh --kind)}
 	log "node image (tools/kind/node-image.sh)"
+	started=$SECONDS
 	node_image=${KIND_NODE_IMAGE:-$(bash tools/kind/node-image.sh)}
+	step_record e2e-kind/node-image $((SECONDS - started)) ran
 else
 	bin_dir=${SCRIPTORIUM_KUBE_BIN:-$(bash tools/kube/build.sh)}
 	node_image=${KIND_NODE_IMAGE:-}
@@ -63,7 +67,7 @@ cleanup() {
 	if [[ ${KEEP_CLUSTER:-} == 1 ]]; then
 		log "keeping cluster $cluster (KUBECONFIG=$kubeconfig); delete it with: $kind delete cluster --name $cluster"
 	else
-		"$kind" delete cluster --name "$cluster" >/dev/null 2>&1 || true
+		step_run e2e-kind/delete "$kind" delete cluster --name "$cluster" >/dev/null 2>&1 || true
 		rm -rf "$work"
 	fi
 	exit "$code"
@@ -80,7 +84,7 @@ fi
 log "creating kind cluster $cluster${node_image:+ from $node_image}"
 "$kind" delete cluster --name "$cluster" >/dev/null 2>&1 || true
 started=$(date +%s)
-"$kind" create cluster --name "$cluster" --config "$config" --kubeconfig "$kubeconfig" \
+step_run e2e-kind/cluster "$kind" create cluster --name "$cluster" --config "$config" --kubeconfig "$kubeconfig" \
 	--wait 300s ${node_image:+--image "$node_image"}
 log "kind cluster up in $(($(date +%s) - started)) s"
 
@@ -88,10 +92,13 @@ postgres_image=
 if [[ $offline == 1 ]]; then
 	[[ $tag == dev ]] || { log "KIND_OFFLINE=1 loads the images tools/cluster/images.sh builds (tag dev)"; exit 1; }
 	log "images (tools/cluster/images.sh, rebuilt when their inputs changed) into the kind node"
-	bash tools/cluster/images.sh >/dev/null
-	for name in operator translation ledger-node postgres; do
-		"$kind" load image-archive "${SCRIPTORIUM_CACHE:-$HOME/.cache/scriptorium}/cluster/images/$name.oci.tar" --name "$cluster"
-	done
+	load_images() {
+		bash tools/cluster/images.sh >/dev/null
+		for name in operator translation ledger-node postgres; do
+			"$kind" load image-archive "${SCRIPTORIUM_CACHE:-$HOME/.cache/scriptorium}/cluster/images/$name.oci.tar" --name "$cluster"
+		done
+	}
+	step_run e2e-kind/images load_images
 	postgres_image=localhost/scriptorium/postgres:15-bookworm
 else
 	log "building and loading images (tag $tag)"
@@ -116,6 +123,7 @@ kubectl_bin=$bin_dir/kubectl
 [[ -x $kubectl_bin ]] || kubectl_bin=kubectl
 kc() { KUBECONFIG=$kubeconfig "$kubectl_bin" "$@"; }
 log "ingress controller (deploy/traefik.yaml) on the host's $ingress"
+started=$SECONDS
 kc apply -f - <<<"$traefik_manifest" >/dev/null
 kc -n traefik rollout status deployment/traefik --timeout=300s >/dev/null
 for ((i = 0; ; i++)); do
@@ -124,6 +132,7 @@ for ((i = 0; ; i++)); do
 	((i < 60)) || { log "the ingress controller does not answer on http://$ingress"; exit 1; }
 	sleep 1
 done
+step_record e2e-kind/ingress $((SECONDS - started)) ran
 
 log "suite"
 mkdir -p "$(dirname "$report")"
@@ -131,7 +140,8 @@ rm -f "$report"
 rc=0
 [[ -z $postgres_image ]] || export E2E_POSTGRES_IMAGE=$postgres_image
 E2E_INGRESS=$ingress KUBECONFIG=$kubeconfig SCRIPTORIUM_KUBE_BIN=$bin_dir E2E_IMAGE_TAG=$tag E2E_PULL_POLICY=IfNotPresent \
-	vitest run --project e2e --reporter=default --reporter=json --outputFile.json="$report" || rc=$?
+	step_run e2e-kind/suite vitest run --project e2e --reporter=default --reporter=json --outputFile.json="$report" ||
+	rc=$?
 summary=$(node tools/test-summary.ts "$report")
 log "$summary"
 echo "$summary"

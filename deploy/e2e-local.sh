@@ -13,6 +13,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 source tools/cluster/lib.sh
+# shellcheck source=tools/build/lib.sh
+source tools/build/lib.sh
 report=${E2E_REPORT:-.test-results/e2e.json}
 log() { echo "e2e-local: $*" >&2; }
 start=$(date +%s)
@@ -21,11 +23,11 @@ mkdir -p "$(dirname "$report")"
 rm -f "$report"
 
 log "binaries"
-bash tools/kube/build.sh --node >/dev/null
+step_run e2e-local/binaries bash tools/kube/build.sh --node >/dev/null
 log "images (rebuilt when their inputs changed)"
-bash tools/cluster/images.sh >/dev/null
+step_run e2e-local/images bash tools/cluster/images.sh >/dev/null
 log "cluster"
-DEMO=0 bash tools/cluster/up.sh >/dev/null
+DEMO=0 step_run e2e-local/cluster bash tools/cluster/up.sh >/dev/null
 ready=$(date +%s)
 
 log "suite (KUBECONFIG=$KUBECONFIG_ADMIN)"
@@ -35,7 +37,8 @@ outside=$(awk '$1 == "nameserver" {print $2; exit}' /etc/resolv.conf)
 rc=0
 E2E_EGRESS_PROBE=$outside:53 E2E_INGRESS=$INGRESS_ADDRESS KUBECONFIG=$KUBECONFIG_ADMIN SCRIPTORIUM_KUBE_BIN=$KUBE_BIN \
 	E2E_POSTGRES_IMAGE=localhost/scriptorium/postgres:15-bookworm E2E_PULL_POLICY=IfNotPresent \
-	vitest run --project e2e --reporter=default --reporter=json --outputFile.json="$report" || rc=$?
+	step_run e2e-local/suite vitest run --project e2e --reporter=default --reporter=json --outputFile.json="$report" ||
+	rc=$?
 end=$(date +%s)
 summary=$(node tools/test-summary.ts "$report")
 log "$summary (cluster and images $((ready - start)) s, suite $((end - ready)) s; the cluster stays up: make cluster-down)"

@@ -29,6 +29,8 @@ out="$work/images"
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 node_major=24
 log() { echo "cluster-images: $*" >&2; }
+# shellcheck source=tools/build/lib.sh
+source "$here/../build/lib.sh"
 
 mode=all
 case ${1:-} in
@@ -73,11 +75,25 @@ export_image() {
 	log "exported $1 -> $out/$2"
 }
 
-# A stamp records what an output was built from; a changed input rebuilds it.
+# A stamp records what an output was built from (its cache key: inputs and recipe); a changed input rebuilds it.
 fresh() { [[ -f $1 && $(<"$1") == "$2" ]]; }
+# recipe FUNCTION: the recipe part of an image's key: its function and the two every image goes through.
+recipe() { echo "recipe $(recipe_key "$1" image_from_rootfs export_image)"; }
+
+# image_step NAME STAMP_FILE FUNCTION [ARGS...]: runs the image's function; a `built` step row when it wrote a new
+# stamp, else `cached`.
+image_step() {
+	local name=$1 stamp=$2 started=$SECONDS before after
+	shift 2
+	before=$(cat "$stamp" 2>/dev/null || true)
+	"$@"
+	after=$(cat "$stamp" 2>/dev/null || true)
+	if [[ $before == "$after" ]]; then step_artifact "image/$name" 0 cached; else step_artifact "image/$name" $((SECONDS - started)) built; fi
+}
 
 base_rootfs() {
-	local dir="$work/rootfs/bookworm-minbase" stamp="bookworm minbase $mirror"
+	local dir="$work/rootfs/bookworm-minbase" stamp
+	stamp="bookworm minbase $mirror $(recipe base_rootfs)"
 	if fresh "$dir.stamp" "$stamp"; then return; fi
 	log "debootstrap bookworm (minbase) into $dir"
 	rm -rf "$dir" && mkdir -p "$dir"
@@ -98,7 +114,7 @@ node_image() {
 	version=$("$npmdir/node_modules/node/bin/node" --version)
 	local cas
 	cas=$(cat /usr/local/share/ca-certificates/*.crt 2>/dev/null | sha256sum | cut -c1-16)
-	local stamp="$version npm $(node -p "require('$npmdir/node_modules/npm/package.json').version") cas $cas $(<"$work/rootfs/bookworm-minbase.stamp")"
+	local stamp="$version npm $(node -p "require('$npmdir/node_modules/npm/package.json').version") cas $cas $(<"$work/rootfs/bookworm-minbase.stamp") $(recipe node_image)"
 	if fresh "$out/node.stamp" "$stamp" && [[ -f $out/node.oci.tar ]]; then return; fi
 	local root="$work/rootfs/node"
 	rm -rf "$root" && cp -a "$work/rootfs/bookworm-minbase" "$root"
@@ -128,7 +144,7 @@ node_image() {
 pause_image() {
 	local tag=localhost/scriptorium/pause:1 src="$work/pause-src" root="$work/rootfs/pause"
 	local stamp
-	stamp=$(cat "$here/pause/main.go" "$here/pause/go.mod" | sha256sum | cut -d' ' -f1)
+	stamp="$(cat "$here/pause/main.go" "$here/pause/go.mod" | sha256sum | cut -d' ' -f1) $(recipe pause_image)"
 	if fresh "$out/pause.stamp" "$stamp" && [[ -f $out/pause.oci.tar ]]; then return; fi
 	log "building the pause binary"
 	rm -rf "$src" "$root" && mkdir -p "$src" "$root"
@@ -144,7 +160,7 @@ pause_image() {
 postgres_image() {
 	local tag=localhost/scriptorium/postgres:15-bookworm root="$work/rootfs/postgres"
 	local stamp
-	stamp="$(sha256sum <"$here/postgres/entrypoint.sh" | cut -d' ' -f1) $(<"$work/rootfs/bookworm-minbase.stamp")"
+	stamp="$(sha256sum <"$here/postgres/entrypoint.sh" | cut -d' ' -f1) $(<"$work/rootfs/bookworm-minbase.stamp") $(recipe postgres_image)"
 	if fresh "$out/postgres.stamp" "$stamp" && [[ -f $out/postgres.oci.tar ]]; then return; fi
 	log "installing Debian's postgresql into a copy of the base rootfs"
 	rm -rf "$root" && cp -a "$work/rootfs/bookworm-minbase" "$root"
@@ -180,13 +196,16 @@ coredns_image() {
 	tag=localhost/scriptorium/coredns:$version
 	bin="$cache/kube/$(sed -n 's/^KUBE_VERSION=//p' "$here/../kube/versions.env")/bin/coredns"
 	[[ -x $bin ]] || { log "no $bin: run 'bash tools/kube/build.sh --node' first"; exit 1; }
-	if fresh "$out/coredns.stamp" "$version" && [[ -f $out/coredns.oci.tar ]]; then return; fi
+	# The binary's own stamp (version and recipe): a rebuilt binary makes a new image.
+	local stamp
+	stamp="$(cat "$(dirname "$bin")/.coredns.version" 2>/dev/null || echo "$version") $(recipe coredns_image)"
+	if fresh "$out/coredns.stamp" "$stamp" && [[ -f $out/coredns.oci.tar ]]; then return; fi
 	rm -rf "$root" && mkdir -p "$root"
 	install -m 0755 "$bin" "$root/coredns"
 	image_from_rootfs "$tag" "$root" 'EXPOSE 53 53/udp' 'ENTRYPOINT ["/coredns"]'
 	rm -rf "$root"
 	export_image "$tag" coredns.oci.tar
-	echo "$version" >"$out/coredns.stamp"
+	echo "$stamp" >"$out/coredns.stamp"
 }
 
 # The ingress controller: the Traefik binary alone, as /usr/local/bin/traefik (upstream's image has it there too, so
@@ -198,7 +217,7 @@ traefik_image() {
 	bin="$cache/kube/$(sed -n 's/^KUBE_VERSION=//p' "$here/../kube/versions.env")/bin/traefik"
 	[[ -x $bin ]] || { log "no $bin: run 'bash tools/kube/build.sh --node' first"; exit 1; }
 	# The binary's own stamp (version and recipe): a rebuilt binary makes a new image.
-	stamp=$(cat "$(dirname "$bin")/.traefik.version" 2>/dev/null || echo "$version")
+	stamp="$(cat "$(dirname "$bin")/.traefik.version" 2>/dev/null || echo "$version") $(recipe traefik_image)"
 	if fresh "$out/traefik.stamp" "$stamp" && [[ -f $out/traefik.oci.tar ]]; then return; fi
 	rm -rf "$root" && mkdir -p "$root/usr/local/bin" "$root/tmp"
 	chmod 1777 "$root/tmp"
@@ -233,7 +252,7 @@ inputs_hash() {
 project_image() {
 	local name=$1 dockerfile=$2 tag="docker.io/scriptorium/$1:dev" stamp
 	shift 2
-	stamp=$(inputs_hash "$dockerfile" "$@")
+	stamp="$(inputs_hash "$dockerfile" "$@") $(recipe project_image)"
 	if [[ ${FORCE:-} != 1 ]] && fresh "$out/$name.stamp" "$stamp" && [[ -f $out/$name.oci.tar ]]; then
 		log "$tag is up to date (inputs $(cut -c1-12 <<<"$stamp"))"
 		return
@@ -244,16 +263,20 @@ project_image() {
 	echo "$stamp" >"$out/$name.stamp"
 }
 
-base_rootfs
-pause_image
-node_image
-postgres_image
-coredns_image
-traefik_image
+image_step bookworm-minbase "$work/rootfs/bookworm-minbase.stamp" base_rootfs
+image_step pause "$out/pause.stamp" pause_image
+image_step node "$out/node.stamp" node_image
+image_step postgres "$out/postgres.stamp" postgres_image
+image_step coredns "$out/coredns.stamp" coredns_image
+image_step traefik "$out/traefik.stamp" traefik_image
 if [[ $mode == all ]]; then
-	project_image operator operator/Dockerfile operator/src packages/ledger-protocol/src  # the ledger's wire contract (genesis, keys)
-	project_image translation services/translation/Dockerfile services/translation/src services/translation/web packages/web-build
-	project_image ledger-node services/ledger-node/Dockerfile services/ledger-node/src services/ledger-node/test-broker services/ledger-node/console packages/ledger-protocol/src packages/web-build/src
+	# the operator image carries the ledger's wire contract (genesis, keys)
+	image_step operator "$out/operator.stamp" project_image operator operator/Dockerfile operator/src packages/ledger-protocol/src
+	image_step translation "$out/translation.stamp" project_image translation services/translation/Dockerfile \
+		services/translation/src services/translation/web packages/web-build
+	image_step ledger-node "$out/ledger-node.stamp" project_image ledger-node services/ledger-node/Dockerfile \
+		services/ledger-node/src services/ledger-node/test-broker services/ledger-node/console packages/ledger-protocol/src \
+		packages/web-build/src
 	# A rebuilt image leaves its predecessor untagged (~400 MB each in the vfs store): remove those.
 	bah rmi --prune >/dev/null 2>&1 || true
 fi

@@ -25,6 +25,9 @@ root_dir=$(cd "$here/../.." && pwd)
 source "$root_dir/tools/kube/versions.env"
 # shellcheck source=tools/kind/lib.sh
 source "$here/lib.sh"
+# shellcheck source=tools/build/lib.sh
+source "$root_dir/tools/build/lib.sh"
+started=$SECONDS
 
 files="$KIND_SRC/images/base/files"
 [[ -d $files ]] || die "kind's images/base not found in $KIND_SRC"
@@ -34,7 +37,11 @@ stamp_input=$(
 	find "$files" -type f -print0 | sort -z | xargs -0 sha256sum
 )
 tag="$BASE_REPO:$KIND_VERSION-$(sha256sum <<<"$stamp_input" | cut -c1-12)"
-if docker image inspect "$tag" >/dev/null 2>&1; then echo "$tag"; exit 0; fi
+if docker image inspect "$tag" >/dev/null 2>&1; then
+	step_artifact "image/kind-base" 0 cached
+	echo "$tag"
+	exit 0
+fi
 
 minbase="$CACHE/cluster/rootfs/bookworm-minbase"
 [[ -f $minbase.stamp ]] || bash "$root_dir/tools/cluster/images.sh" --base >&2
@@ -121,4 +128,5 @@ tar --numeric-owner -C "$rootfs" -c . | docker import \
 printf 'FROM %s\nSTOPSIGNAL SIGRTMIN+3\n' "$tag-rootfs" | docker build -q -t "$tag" - >&2
 docker rmi "$tag-rootfs" >/dev/null
 rm -rf "$rootfs"
+step_artifact "image/kind-base" $((SECONDS - started)) built
 echo "$tag"

@@ -29,6 +29,8 @@ root_dir=$(cd "$here/../.." && pwd)
 source "$root_dir/tools/kube/versions.env"
 # shellcheck source=tools/kind/lib.sh
 source "$here/lib.sh"
+# shellcheck source=tools/build/lib.sh
+source "$root_dir/tools/build/lib.sh"
 
 LOCAL_PATH_VERSION=v0.0.30
 POD_SUBNET=10.244.0.0/16
@@ -37,6 +39,7 @@ base=$(bash "$here/base-image.sh")
 bins=$(bash "$root_dir/tools/kube/build.sh" --kind)
 bash "$root_dir/tools/cluster/images.sh" --base >/dev/null
 cluster_images="$CACHE/cluster/images"
+started=$SECONDS
 
 stamp_input=$(
 	cat "$0" "$here/lib.sh"
@@ -47,7 +50,11 @@ stamp_input=$(
 	cat "$cluster_images/coredns.stamp" "$cluster_images/pause.stamp"
 )
 tag="$NODE_REPO:$KUBE_VERSION-$(sha256sum <<<"$stamp_input" | cut -c1-12)"
-if docker image inspect "$tag" >/dev/null 2>&1; then echo "$tag"; exit 0; fi
+if docker image inspect "$tag" >/dev/null 2>&1; then
+	step_artifact "image/kind-node" 0 cached
+	echo "$tag"
+	exit 0
+fi
 
 ctx="$WORK/node-ctx"
 rm -rf "$ctx" && mkdir -p "$ctx/archives"
@@ -151,4 +158,5 @@ docker commit \
 	"$id" "$tag" >/dev/null
 klog "node image: $tag"
 rm -rf "$ctx"
+step_artifact "image/kind-node" $((SECONDS - started)) built
 echo "$tag"

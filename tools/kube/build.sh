@@ -27,6 +27,8 @@ esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tools/kube/versions.env
 source "$here/versions.env"
+# shellcheck source=tools/build/lib.sh
+source "$here/../build/lib.sh"
 
 cache=${SCRIPTORIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scriptorium}
 kube_root="$cache/kube/$KUBE_VERSION"
@@ -49,9 +51,14 @@ mkdir -p "$bin" "$GOPATH" "$GOMODCACHE" "$GOCACHE"
 exec 9>"$cache/kube/.build.lock"
 flock 9
 
-# has NAME VERSION: the binary exists and was built from VERSION.
-has() { [[ -x "$bin/$1" && -f "$bin/.$1.version" && $(<"$bin/.$1.version") == "$2" ]]; }
-# mark NAME VERSION SECONDS: record the version and how long the build took.
+# The cache key of a binary is its stamp: the version it is built from and its recipe (recipe_key, tools/build/lib.sh).
+# A changed version or recipe rebuilds it; nothing else does.
+# has NAME STAMP: the binary exists and was built with this stamp; a reuse is a `cached` step row.
+has() {
+	[[ -x "$bin/$1" && -f "$bin/.$1.version" && $(<"$bin/.$1.version") == "$2" ]] || return 1
+	step_artifact "$1" 0 cached
+}
+# mark NAME STAMP SECONDS: record the stamp and how long the build took.
 mark() {
 	echo "$2" >"$bin/.$1.version"
 	printf '%s\t%s\t%ss\t%s\n' "$1" "$2" "$3" "$(date -u +%FT%TZ)" >>"$kube_root/build-times.tsv"
@@ -66,7 +73,8 @@ ldflags_common="-s -w"
 kube_build() {
 	local src_name=$1 wrappers=$2; shift 2
 	local names=("$@") name missing=()
-	for name in "${names[@]}"; do has "$name" "$KUBE_VERSION" || missing+=("$name"); done
+	local stamp="$KUBE_VERSION recipe $(recipe_key kube_build -- "$here/wrappers/$wrappers" "$here/gen-kube-gomod.sh")"
+	for name in "${names[@]}"; do has "$name" "$stamp" || missing+=("$name"); done
 	((${#missing[@]})) || return 0
 	local src="$kube_root/src/$src_name" started=$SECONDS
 	need_go "${missing[0]}"
@@ -89,8 +97,9 @@ kube_build() {
 	local took=$((SECONDS - started))
 	for name in "${missing[@]}"; do
 		mv -f "$src/out/$name" "$bin/"
-		mark "$name" "$KUBE_VERSION" "$took"
+		mark "$name" "$stamp" "$took"
 	done
+	step_artifact "$(IFS=+ && echo "${missing[*]}")" "$took" built
 }
 
 # kube-apiserver and kube-controller-manager (first build: ~30-45 min on 2 cores).
@@ -103,7 +112,8 @@ build_kube_node() { kube_build kubernetes-node kubernetes-node kubelet kube-sche
 build_kubeadm() { kube_build kubeadm kubeadm kubeadm; }
 
 build_etcd() {
-	if has etcd "$ETCD_VERSION"; then return; fi
+	local stamp="$ETCD_VERSION recipe $(recipe_key build_etcd -- "$here/wrappers/etcd")"
+	if has etcd "$stamp"; then return; fi
 	local src="$kube_root/src/etcd" started=$SECONDS
 	need_go etcd
 	log "building etcd $ETCD_VERSION"
@@ -116,16 +126,16 @@ build_etcd() {
 		go build -p "$jobs" -trimpath -ldflags "$ldflags_common" -o "$src/out/etcd" .
 	)
 	mv -f "$src/out/etcd" "$bin/etcd"
-	mark etcd "$ETCD_VERSION" $((SECONDS - started))
+	mark etcd "$stamp" $((SECONDS - started))
+	step_artifact etcd $((SECONDS - started)) built
 }
 
 # build_plain NAME MODULE/PKG VERSION [LDFLAGS_FUNCTION]: `go install` for modules without replace
-# directives. LDFLAGS_FUNCTION (run only when building) prints extra -X flags; the recorded stamp
-# names it with RECIPE so a changed recipe rebuilds.
-RECIPE=2
+# directives. LDFLAGS_FUNCTION (run only when building) prints extra -X flags; it is part of the recipe.
 build_plain() {
 	local name=$1 pkg=$2 version=$3 flags_fn=${4:-} started=$SECONDS
-	local stamp="$version${flags_fn:+ recipe $RECIPE}"
+	local stamp
+	stamp="$version recipe $(recipe_key build_plain ${flags_fn:+"$flags_fn"})"
 	if has "$name" "$stamp"; then return; fi
 	need_go "$name"
 	log "building $name $version"
@@ -134,6 +144,7 @@ build_plain() {
 	GOBIN="$kube_root/src/gobin" go install -trimpath -ldflags "$ldflags_common $extra" "$pkg@$version"
 	mv -f "$kube_root/src/gobin/$name" "$bin/$name"
 	mark "$name" "$stamp" $((SECONDS - started))
+	step_artifact "$name" $((SECONDS - started)) built
 }
 
 # Helm's default Kubernetes version (for `helm template` and `helm lint` capabilities) is set at
@@ -159,7 +170,7 @@ coredns_ldflags() { echo "-X github.com/coredns/coredns/coremain.GitCommit=$CORE
 # DNS-01 providers out, which the stamp says), and `cmd/traefik` is built from the module cache inside it, with the
 # version stamps of upstream's Makefile. Cost: docs/operations.md.
 build_traefik() {
-	local stamp="$TRAEFIK_VERSION without DNS-01 providers"
+	local stamp="$TRAEFIK_VERSION without DNS-01 providers, recipe $(recipe_key build_traefik -- "$here/gen-traefik-wrapper.sh")"
 	if has traefik "$stamp"; then return; fi
 	local src="$kube_root/src/traefik" started=$SECONDS pkg=github.com/traefik/traefik/v3
 	need_go traefik
@@ -174,6 +185,7 @@ build_traefik() {
 	)
 	mv -f "$src/out/traefik" "$bin/traefik"
 	mark traefik "$stamp" $((SECONDS - started))
+	step_artifact traefik $((SECONDS - started)) built
 }
 
 build_etcd
