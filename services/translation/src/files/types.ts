@@ -10,6 +10,8 @@ export type FileFormat = (typeof FILE_FORMATS)[number];
 export interface FileString {
   /** Unique in the file: the JSON key path, the XLIFF unit (and segment) id, the PO context and msgid, the Android name. */
   key: string;
+  /** A short id for the provider when the key is long (PO: the entry's number); else the key is the id. */
+  id?: string;
   /** Source text as the provider sees it: escapes resolved, a plural group as one ICU plural message. */
   text: string;
   isIcu: boolean;
