@@ -9,6 +9,7 @@ import { parseXliff } from './xliff.ts';
 
 export { gettextPlurals, parsePluralForms, pluralFormsHeader } from './gettext-plural.ts';
 export { buildPluralIcu, normalizeIcu, splitPluralIcu } from './icu-plural.ts';
+export { buildTmx, parseTmx, type TmxEntry } from './tmx.ts';
 export {
   FILE_FORMATS,
   type FileFormat,

@@ -121,6 +121,7 @@ export const RetentionResult = z.object({
       auditLog: z.int().min(0),
       billingEvents: z.int().min(0),
       meteringCounters: z.int().min(0),
+      memoryEntries: z.int().min(0).meta({ description: 'translation-memory entries unused for the retention period' }),
       rateLimitWindows: z.int().min(0),
       expiredSessions: z.int().min(0),
       expiredInvites: z.int().min(0),
