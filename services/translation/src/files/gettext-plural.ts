@@ -148,15 +148,18 @@ export interface PluralForms {
 }
 
 /**
- * Reads a `Plural-Forms` header value (`nplurals=3; plural=(n==1 ? 0 : …);`); the reason when it is broken.
+ * Reads a `Plural-Forms` header value (`nplurals=3; plural=(n==1 ? 0 : …);`); the reason when it is broken; null
+ * for xgettext's template value (`nplurals=INTEGER; plural=EXPRESSION;`).
  * @example parsePluralForms('nplurals=2; plural=(n != 1);').index(1) // 0
  */
-export function parsePluralForms(value: string): PluralForms | { error: string } {
+export function parsePluralForms(value: string): PluralForms | { error: string } | null {
+  // xgettext's template placeholder: a POT has no plural system yet.
+  if (/^\s*nplurals\s*=\s*INTEGER\s*;\s*plural\s*=\s*EXPRESSION\s*;?\s*$/.test(value)) return null;
   const m = /^\s*nplurals\s*=\s*(\d{1,2})\s*;\s*plural\s*=\s*(.+?)\s*;?\s*$/s.exec(value);
   if (!m) return { error: 'Plural-Forms is not "nplurals=N; plural=EXPRESSION;"' };
   const nplurals = Number(m[1]);
   if (nplurals < 1 || nplurals > 6) return { error: `Plural-Forms nplurals=${nplurals} is outside 1..6` };
-  const expr = parsePluralExpression(m[2]!);
+  const expr = parsePluralExpression(m[2]!.replace(/;\s*$/, ''));
   if (!expr) return { error: 'Plural-Forms plural= is not a valid expression' };
   return {
     nplurals,

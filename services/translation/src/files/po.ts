@@ -122,8 +122,9 @@ function parseEntries(lines: string[]): Entry[] {
       target = { kind: 'msgstr', index: at };
     }
   });
-  if (cur && (cur as Entry).msgid !== undefined && (cur as Entry).msgstrStart < 0 && !(cur as Entry).obsolete) {
-    throw new FileParseError(lines.length, 'the last entry has no msgstr');
+  const last = cur as Entry | null;
+  if (last && last.msgid !== undefined && last.msgstrStart < 0 && !last.obsolete) {
+    throw new FileParseError(last.firstLine + 1, 'the last entry has no msgstr');
   }
   finish();
   for (const e of entries) {
@@ -137,20 +138,25 @@ interface Header {
   fields: [string, string][];
 }
 
-function readHeader(entries: Entry[]): Header | null {
+function readHeader(entries: Entry[], lines: string[]): Header | null {
   const entry = entries.find((e) => !e.obsolete && e.msgid === '' && e.msgctxt === undefined);
   if (!entry) return null;
+  // The line of the header's msgstr that holds `text` (for the error's line number).
+  const lineOf = (text: string) => {
+    for (let i = entry.msgstrStart; i < entry.msgstrEnd; i++) if (lines[i]!.includes(text)) return i + 1;
+    return entry.msgstrStart + 1;
+  };
   const fields: [string, string][] = [];
   for (const [i, line] of (entry.msgstr[0] ?? '').split('\n').entries()) {
     if (line.trim() === '') continue;
     const m = /^([A-Za-z][\w-]*):\s?(.*)$/.exec(line);
-    if (!m) throw new FileParseError(entry.msgstrStart + 1, `header line ${i + 1} is not "Name: value"`);
+    if (!m) throw new FileParseError(lineOf(line.slice(0, 20)), `header line ${i + 1} is not "Name: value"`);
     fields.push([m[1]!, m[2]!]);
   }
   const plural = fields.find(([k]) => k.toLowerCase() === 'plural-forms');
   if (plural) {
     const parsed = parsePluralForms(plural[1]);
-    if ('error' in parsed) throw new FileParseError(entry.msgstrStart + 1, parsed.error);
+    if (parsed && 'error' in parsed) throw new FileParseError(lineOf(plural[0]), parsed.error);
   }
   return { entry, fields };
 }
@@ -162,7 +168,7 @@ const entryKey = (e: Entry) => (e.msgctxt !== undefined ? `${e.msgctxt}\u0004${e
 export function parsePo(content: string): ParsedFile {
   const lines = content.split('\n');
   const entries = parseEntries(lines);
-  const header = readHeader(entries);
+  const header = readHeader(entries, lines);
   const messages = entries.filter((e) => !e.obsolete && e !== header?.entry);
   const seen = new Set<string>();
   const strings: FileString[] = messages.map((e, i) => {

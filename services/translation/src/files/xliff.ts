@@ -44,8 +44,10 @@ export function inlineCodes(text: string, codes: ReadonlySet<string>): string[] 
   return [...text.matchAll(/<\/?[A-Za-z_][^<>]*>/g)].map((m) => m[0]).filter((t) => codes.has(t));
 }
 
-function codeIssues(key: string, source: string[], target: string[]): ValidationIssue[] {
-  const count = (list: string[]) => list.reduce((m, t) => m.set(t, (m.get(t) ?? 0) + 1), new Map<string, number>());
+/** Inline codes compared by count; in an ICU message by presence (plural cases repeat them). */
+function codeIssues(key: string, source: string[], target: string[], icu: boolean): ValidationIssue[] {
+  const count = (list: string[]) =>
+    list.reduce((m, t) => m.set(t, icu ? 1 : (m.get(t) ?? 0) + 1), new Map<string, number>());
   const s = count(source);
   const t = count(target);
   const issues: ValidationIssue[] = [];
@@ -125,7 +127,7 @@ export function parseXliff(content: string): ParsedFile {
           issues.push({ itemId: u.key, code: 'tag_unbalanced', message: 'the inline codes of the translation do not nest; the unit is left untranslated' });
           continue;
         }
-        const found = codeIssues(u.key, inlineCodes(u.text, u.codes), inlineCodes(t, u.codes));
+        const found = codeIssues(u.key, inlineCodes(u.text, u.codes), inlineCodes(t, u.codes), strings[units.indexOf(u)]!.isIcu);
         issues.push(...found);
         const state = v2 ? 'translated' : found.length ? 'needs-review-translation' : 'translated';
         if (v2) splices.push({ start: u.holder.start, end: u.holder.openEnd, text: withAttribute(content, u.holder, 'state', state) });
