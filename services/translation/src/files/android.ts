@@ -33,34 +33,39 @@ function mapText(text: string, codes: ReadonlySet<string>, f: (part: string, fir
   return out + f(text.slice(pos), first, true);
 }
 
-/** Android's unescaping of one text run (after XML decoding): escapes resolved, quotes removed, spaces collapsed. */
+/**
+ * Android's unescaping of one text run (after XML decoding): escapes resolved, double quotes removed, unquoted
+ * whitespace collapsed to one space (and dropped at the start of the first run and the end of the last).
+ */
 export function unescapeAndroid(raw: string, first = true, last = true): string {
   let out = '';
   let quoted = false;
-  let space = false;
+  // A collapsed space waits until something follows it (so a trailing one can be dropped).
+  let pending = false;
+  const emit = (s: string) => {
+    if (pending && (out !== '' || !first)) out += ' ';
+    pending = false;
+    out += s;
+  };
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i]!;
     if (c === '\\' && i + 1 < raw.length) {
       const e = raw[++i]!;
-      if (e === 'n') out += '\n';
-      else if (e === 't') out += '\t';
+      if (e === 'n') emit('\n');
+      else if (e === 't') emit('\t');
       else if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(raw.slice(i + 1, i + 5))) {
-        out += String.fromCharCode(Number.parseInt(raw.slice(i + 1, i + 5), 16));
+        emit(String.fromCharCode(Number.parseInt(raw.slice(i + 1, i + 5), 16)));
         i += 4;
-      } else out += e;
-      space = false;
+      } else emit(e);
     } else if (c === '"') {
       quoted = !quoted;
     } else if (!quoted && /\s/.test(c)) {
-      if (!space) out += ' ';
-      space = true;
+      pending = true;
     } else {
-      out += c;
-      space = false;
+      emit(c);
     }
   }
-  if (first) out = out.replace(/^ /, '');
-  if (last) out = out.replace(/ $/, '');
+  if (pending && !last && (out !== '' || !first)) out += ' ';
   return out;
 }
 

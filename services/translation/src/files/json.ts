@@ -11,7 +11,26 @@ export function looksIcu(text: string): boolean {
   return parsed.ok && parsed.ast.some((el) => el.type !== 0);
 }
 
+/** Deeper documents are refused before parsing (the parser and the walk recurse). */
+const MAX_DEPTH = 200;
+
+function checkDepth(content: string): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < content.length; i++) {
+    const c = content[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') {
+      if (++depth > MAX_DEPTH) throw new FileParseError(lineAt(content, i), `nested deeper than ${MAX_DEPTH} levels`);
+    } else if (c === '}' || c === ']') depth--;
+  }
+}
+
 function parseJson(content: string): Node {
+  checkDepth(content);
   const errors: ParseError[] = [];
   const root = parseTree(content, errors, { disallowComments: true, allowTrailingComma: false });
   const first = errors[0];

@@ -2,7 +2,7 @@
 // the reason when it is not); then a small tokenizer, which may assume well-formed input, builds a tree with the
 // offsets of every tag, so a writer changes only the spans it means to and the rest of the file stays byte for byte.
 import { SaxesParser } from 'saxes';
-import { FileParseError } from './types.ts';
+import { FileParseError, lineAt } from './types.ts';
 
 export interface XmlElement {
   name: string;
@@ -46,6 +46,9 @@ export function checkWellFormed(text: string): void {
   }
   if (failure) throw failure;
 }
+
+/** Deeper documents are refused (the tree walks recurse; no locale file nests like this). */
+export const MAX_DEPTH = 200;
 
 const ATTR = /([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
 
@@ -124,6 +127,7 @@ export function parseXmlTree(text: string): XmlElement {
       if (stack.length === 0) root = el;
       else push({ kind: 'element', element: el });
       if (!selfClosing) stack.push(el);
+      if (stack.length > MAX_DEPTH) throw new FileParseError(lineAt(text, lt), `elements nested deeper than ${MAX_DEPTH} levels`);
       pos = i + 1;
     }
   }
