@@ -40,14 +40,22 @@ const translate = (apiKey: string, payload: Record<string, unknown> = {}) =>
     payload: { sourceLocale: 'en', targetLocale: 'de', tier: 'cheap', items, style: {}, glossary: [], ...payload },
   });
 const rows = async (orgId: string) =>
-  (await h.database.query<{ n: number }>('SELECT count(*)::int AS n FROM translation_memory WHERE org_id = $1', [orgId]))[0]!.n;
+  (
+    await h.database.query<{ n: number }>('SELECT count(*)::int AS n FROM translation_memory WHERE org_id = $1', [
+      orgId,
+    ])
+  )[0]!.n;
 const events = async (orgId: string) =>
-  (await h.database.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_events WHERE org_id = $1', [orgId]))[0]!.n;
+  (await h.database.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_events WHERE org_id = $1', [orgId]))[0]!
+    .n;
 
 describe('translation memory', () => {
   it('is off by default: nothing stored, every call goes to the provider', async () => {
     const t = await team();
-    expect((await h.call(t.owner, 'GET', `/api/v1/orgs/${t.orgId}/memory`)).json()).toEqual({ enabled: false, entries: 0 });
+    expect((await h.call(t.owner, 'GET', `/api/v1/orgs/${t.orgId}/memory`)).json()).toEqual({
+      enabled: false,
+      entries: 0,
+    });
     await translate(t.apiKey);
     const before = h.fake!.requestCount;
     expect((await translate(t.apiKey)).json().tokensIn).toBeGreaterThan(0);
@@ -61,7 +69,10 @@ describe('translation memory', () => {
     expect(on.json()).toEqual({ enabled: true, entries: 0 });
     const first = await translate(t.apiKey);
     expect(first.json().translations.every((x: { fromMemory?: boolean }) => x.fromMemory === undefined)).toBe(true);
-    expect((await h.call(t.owner, 'GET', `/api/v1/orgs/${t.orgId}/memory`)).json()).toEqual({ enabled: true, entries: 3 });
+    expect((await h.call(t.owner, 'GET', `/api/v1/orgs/${t.orgId}/memory`)).json()).toEqual({
+      enabled: true,
+      entries: 3,
+    });
     const calls = h.fake!.requestCount;
     const usage = await events(t.orgId);
     const second = await translate(t.apiKey, {
@@ -86,7 +97,10 @@ describe('translation memory', () => {
   it('files: the second run of the same file is answered from the memory (0 tokens, no provider call)', async () => {
     const t = await team();
     await h.call(t.owner, 'PUT', `/api/v1/orgs/${t.orgId}/memory`, { enabled: true });
-    const content = JSON.stringify({ a: { b: 'Hello {name}', c: 'Delete all' }, d: '{n, plural, one {# day} other {# days}}' });
+    const content = JSON.stringify({
+      a: { b: 'Hello {name}', c: 'Delete all' },
+      d: '{n, plural, one {# day} other {# days}}',
+    });
     const file = () =>
       h.app.inject({
         method: 'POST',
@@ -169,7 +183,12 @@ describe('translation memory', () => {
     await translate(t.apiKey);
     const bundle = (await h.call(t.owner, 'POST', '/api/v1/privacy/export')).json();
     expect(bundle.translationMemory).toHaveLength(3);
-    expect(bundle.translationMemory[0]).toMatchObject({ orgId: t.orgId, origin: 'translation', sourceLocale: 'en', targetLocale: 'de' });
+    expect(bundle.translationMemory[0]).toMatchObject({
+      orgId: t.orgId,
+      origin: 'translation',
+      sourceLocale: 'en',
+      targetLocale: 'de',
+    });
     const off = await h.call(t.owner, 'PUT', `/api/v1/orgs/${t.orgId}/memory`, { enabled: false });
     expect(off.json()).toEqual({ enabled: false, entries: 0 });
     expect(await rows(t.orgId)).toBe(0);

@@ -59,7 +59,15 @@ describe('POST /api/v1/translate/file', () => {
     const res = await translateFile(apiKey, { format, content: fixture(name) });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
-    expect(Object.keys(body).sort()).toEqual(['content', 'format', 'fromMemory', 'issues', 'model', 'tokensIn', 'tokensOut']);
+    expect(Object.keys(body).sort()).toEqual([
+      'content',
+      'format',
+      'fromMemory',
+      'issues',
+      'model',
+      'tokensIn',
+      'tokensOut',
+    ]);
     expect(body).toMatchObject({ format, issues: [], fromMemory: 0 });
     expect(body.tokensIn).toBeGreaterThan(0);
     expect(body.tokensOut).toBeGreaterThan(0);
@@ -77,7 +85,9 @@ describe('POST /api/v1/translate/file', () => {
 
   it('a large file goes to the provider in several requests under ONE reservation and one usage event', async () => {
     const { apiKey, orgId } = await h.account({ plan: 'enterprise' });
-    const content = JSON.stringify(Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`key${i}`, `Save file ${i}`])));
+    const content = JSON.stringify(
+      Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`key${i}`, `Save file ${i}`])),
+    );
     const before = h.fake!.requestCount;
     const res = await translateFile(apiKey, { format: 'json', content });
     expect(res.statusCode, res.body).toBe(200);
@@ -91,7 +101,12 @@ describe('POST /api/v1/translate/file', () => {
     const xlf = fixture('app.xlf');
     const cases: [string, string, number, RegExp][] = [
       ['xliff', xlf.slice(0, xlf.indexOf('</trans-unit>')), 400, /^xliff file does not parse: line \d+: /],
-      ['android', '<resources>\n  <string name="a">x</string>\n  <string name="b">y', 400, /^android file does not parse: line 3: /],
+      [
+        'android',
+        '<resources>\n  <string name="a">x</string>\n  <string name="b">y',
+        400,
+        /^android file does not parse: line 3: /,
+      ],
       ['json', '{\n  "a": "x",\n  "b": \n}', 400, /^json file does not parse: line 4: invalid JSON/],
       ['arb', '{"a": "x",}', 400, /^arb file does not parse: line 1: /],
       [
@@ -101,7 +116,12 @@ describe('POST /api/v1/translate/file', () => {
         /^po file does not parse: line 3: Plural-Forms/,
       ],
       ['json', JSON.stringify({ big: 'x'.repeat(2 * 1024 * 1024) }), 413, /larger than 2097152 bytes/],
-      ['json', JSON.stringify(Object.fromEntries(Array.from({ length: 20_001 }, (_, i) => [`k${i}`, 'a']))), 413, /more than 20000 strings/],
+      [
+        'json',
+        JSON.stringify(Object.fromEntries(Array.from({ length: 20_001 }, (_, i) => [`k${i}`, 'a']))),
+        413,
+        /more than 20000 strings/,
+      ],
     ];
     const before = h.fake!.requestCount;
     for (const [format, content, status, error] of cases) {
@@ -114,10 +134,25 @@ describe('POST /api/v1/translate/file', () => {
       method: 'POST',
       url: '/api/v1/translate/file',
       headers: { ...bearer(apiKey), 'content-type': 'application/json' },
-      payload: JSON.stringify({ format: 'json', content: '"'.repeat(4 * 1024 * 1024), sourceLocale: 'en', targetLocale: 'de', tier: 'cheap' }),
+      payload: JSON.stringify({
+        format: 'json',
+        content: '"'.repeat(4 * 1024 * 1024),
+        sourceLocale: 'en',
+        targetLocale: 'de',
+        tier: 'cheap',
+      }),
     });
     expect(huge.statusCode).toBe(413);
-    expect(await h.app.inject({ method: 'POST', url: '/api/v1/translate/file', headers: bearer(apiKey), payload: { format: 'yaml', content: 'a: b', sourceLocale: 'en', targetLocale: 'de', tier: 'cheap' } }).then((r) => r.statusCode)).toBe(400);
+    expect(
+      await h.app
+        .inject({
+          method: 'POST',
+          url: '/api/v1/translate/file',
+          headers: bearer(apiKey),
+          payload: { format: 'yaml', content: 'a: b', sourceLocale: 'en', targetLocale: 'de', tier: 'cheap' },
+        })
+        .then((r) => r.statusCode),
+    ).toBe(400);
     expect(h.fake!.requestCount).toBe(before);
     expect(await metered(orgId)).toEqual({ events: 0, items: 0, spent: 0, reserved: 0 });
     const ok = await translateFile(apiKey, { format: 'json', content: '{"a": "Open"}' });
@@ -126,7 +161,11 @@ describe('POST /api/v1/translate/file', () => {
 
   it('401 without a key; 402 when the budget is reached and 502 on an upstream failure, nothing charged', async () => {
     const content = fixture('nested.json');
-    const anonymous = await h.app.inject({ method: 'POST', url: '/api/v1/translate/file', payload: { format: 'json', content } });
+    const anonymous = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/translate/file',
+      payload: { format: 'json', content },
+    });
     expect(anonymous.statusCode).toBe(401);
     const poor = await h.account({ dailyBudgetMicros: 10 });
     const before = h.fake!.requestCount;
@@ -166,7 +205,13 @@ describe('POST /api/v1/translate/file', () => {
         method: 'POST',
         url: '/api/v1/translate/file',
         headers: bearer(account.apiKey),
-        payload: { format: 'android', content: fixture('strings.xml'), sourceLocale: 'en', targetLocale: 'pl', tier: 'cheap' },
+        payload: {
+          format: 'android',
+          content: fixture('strings.xml'),
+          sourceLocale: 'en',
+          targetLocale: 'pl',
+          tier: 'cheap',
+        },
       });
       expect(res.statusCode, res.body).toBe(200);
       const codes = res.json().issues.map((i: { itemId: string; code: string }) => `${i.itemId}:${i.code}`);
@@ -188,7 +233,13 @@ describe('POST /api/v1/translate/file', () => {
     const before = h.fake!.requestCount;
     const file = await translateFile(apiKey, { format: 'po', content: fixture('messages.pot'), dryRun: true });
     expect(file.statusCode, file.body).toBe(200);
-    expect(file.json()).toMatchObject({ dryRun: true, model: 'model-cheap', items: 8, fromMemory: 0, providerRequests: 1 });
+    expect(file.json()).toMatchObject({
+      dryRun: true,
+      model: 'model-cheap',
+      items: 8,
+      fromMemory: 0,
+      providerRequests: 1,
+    });
     expect(file.json().estimate.tokensIn).toBeGreaterThan(0);
     expect(file.json().priceMicros).toBeGreaterThan(0);
     const single = await h.app.inject({

@@ -10,7 +10,9 @@ type Resource = { ':@': Record<string, string> } & Record<string, unknown>;
 /** fast-xml-parser in order-preserving mode: the resources as [element name, attributes, children]. */
 function resources(xml: string): { tag: string; attrs: Record<string, string>; node: Resource }[] {
   expect(XMLValidator.validate(xml)).toBe(true);
-  const doc = new XMLParser({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml) as Resource[];
+  const doc = new XMLParser({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '' }).parse(
+    xml,
+  ) as Resource[];
   const root = doc.find((n) => 'resources' in n)!.resources as Resource[];
   return root
     .filter((n) => !('#text' in n))
@@ -28,7 +30,15 @@ describe('android strings.xml', () => {
 
   it('round trip: same resources in the same order, translatable="false" and references untouched, escaping kept', () => {
     const file = parseLocaleFile('android', source);
-    expect(file.strings.map((s) => s.key)).toEqual(['title_home', 'welcome', 'countdown', 'quoted', 'songs_found', 'planets[0]', 'planets[1]']);
+    expect(file.strings.map((s) => s.key)).toEqual([
+      'title_home',
+      'welcome',
+      'countdown',
+      'quoted',
+      'songs_found',
+      'planets[0]',
+      'planets[1]',
+    ]);
     expect(file.strings.find((s) => s.key === 'welcome')!.text).toBe("Welcome, <b>%1$s</b>! You've got mail.");
     expect(file.strings.find((s) => s.key === 'quoted')!.text).toBe('Say "hi" — and   keep spaces');
     const { content, issues } = file.write(pseudoTranslations(file, 'de'), 'de');
@@ -63,17 +73,36 @@ describe('android strings.xml', () => {
 
   it('the validators report a missing or extra quantity, and the file still has exactly the target quantities', () => {
     const file = parseLocaleFile('android', fixture('strings.xml'));
-    const { content, issues } = file.write(new Map([['songs_found', '{count, plural, one {%d piosenka} two {x} other {%d piosenek}}']]), 'pl');
+    const { content, issues } = file.write(
+      new Map([['songs_found', '{count, plural, one {%d piosenka} two {x} other {%d piosenek}}']]),
+      'pl',
+    );
     expect(issues.map((i) => [i.itemId, i.code]).sort()).toEqual([
       ['songs_found', 'plural_form_extra'],
       ['songs_found', 'plural_form_missing'],
     ]);
-    expect(quantities(resources(content).find((r) => r.tag === 'plurals')!.node)).toEqual(['one', 'few', 'many', 'other']);
+    expect(quantities(resources(content).find((r) => r.tag === 'plurals')!.node)).toEqual([
+      'one',
+      'few',
+      'many',
+      'other',
+    ]);
   });
 
   it('escaping: Android reads back what was written', () => {
-    for (const text of ["It's", 'say "x"', 'back\\slash', 'line\nbreak\ttab', '@home', '?attr', '  spaced  out  ', 'a & b < c']) {
-      expect(unescapeAndroid(escapeAndroid(text).replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'))).toBe(text);
+    for (const text of [
+      "It's",
+      'say "x"',
+      'back\\slash',
+      'line\nbreak\ttab',
+      '@home',
+      '?attr',
+      '  spaced  out  ',
+      'a & b < c',
+    ]) {
+      expect(
+        unescapeAndroid(escapeAndroid(text).replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')),
+      ).toBe(text);
     }
   });
 

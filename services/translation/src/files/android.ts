@@ -20,7 +20,11 @@ import {
 const TAG = /<\/?[A-Za-z_][^<>]*>/g;
 
 /** Splits `text` at the inline tags in `codes`, mapping the text between them with `f`. */
-function mapText(text: string, codes: ReadonlySet<string>, f: (part: string, first: boolean, last: boolean) => string): string {
+function mapText(
+  text: string,
+  codes: ReadonlySet<string>,
+  f: (part: string, first: boolean, last: boolean) => string,
+): string {
   let out = '';
   let pos = 0;
   let first = true;
@@ -129,7 +133,8 @@ export function parseAndroid(content: string): ParsedFile {
       childElements(el, 'item').forEach((item, i) => {
         const codes = new Set<string>();
         const text = read(content, item, codes);
-        if (!REFERENCE.test(text.trim())) entries.push({ key: `${key}[${i}]`, kind: 'item', element: item, codes, text });
+        if (!REFERENCE.test(text.trim()))
+          entries.push({ key: `${key}[${i}]`, kind: 'item', element: item, codes, text });
       });
     } else {
       const items = new Map<string, XmlElement>();
@@ -138,7 +143,10 @@ export function parseAndroid(content: string): ParsedFile {
       for (const item of childElements(el, 'item')) {
         const q = item.attrs.get('quantity');
         if (!q || !['zero', 'one', 'two', 'few', 'many', 'other'].includes(q)) {
-          throw new FileParseError(line(item), `<plurals name="${name}"> item with quantity "${(q ?? '').slice(0, 10)}"`);
+          throw new FileParseError(
+            line(item),
+            `<plurals name="${name}"> item with quantity "${(q ?? '').slice(0, 10)}"`,
+          );
         }
         items.set(q, item);
         forms[q] = read(content, item, codes);
@@ -166,7 +174,11 @@ export function parseAndroid(content: string): ParsedFile {
           if (t === undefined) return;
           const xml = toXml(t, e.codes);
           if (!isWellFormedContent(xml)) {
-            issues.push({ itemId: e.key, code: 'tag_unbalanced', message: 'the tags of the translation do not nest; left untranslated' });
+            issues.push({
+              itemId: e.key,
+              code: 'tag_unbalanced',
+              message: 'the tags of the translation do not nest; left untranslated',
+            });
             return;
           }
           splices.push({ start: e.element.openEnd, end: e.element.closeStart, text: xml });

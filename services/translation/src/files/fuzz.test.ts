@@ -33,7 +33,13 @@ const mutation = (source: string) =>
     fc.nat(source.length).map((n) => source.slice(0, n)),
     fc.tuple(fc.nat(source.length), fc.nat(40)).map(([at, n]) => source.slice(0, at) + source.slice(at + n)),
     fc
-      .tuple(fc.nat(source.length), fc.string({ unit: fc.constantFrom('<', '>', '"', "'", '{', '}', '\\', '&', '#', '\n', ' ', 'a', '%', '/', ']', ';', 'é') , maxLength: 8 }))
+      .tuple(
+        fc.nat(source.length),
+        fc.string({
+          unit: fc.constantFrom('<', '>', '"', "'", '{', '}', '\\', '&', '#', '\n', ' ', 'a', '%', '/', ']', ';', 'é'),
+          maxLength: 8,
+        }),
+      )
       .map(([at, s]) => source.slice(0, at) + s + source.slice(at)),
   );
 
@@ -66,7 +72,8 @@ describe('parser fuzzing', () => {
   });
 
   it('TMX: mutated documents are read or refused', () => {
-    const tmx = '<?xml version="1.0"?><tmx version="1.4"><header srclang="en"/><body><tu><tuv xml:lang="en"><seg>a</seg></tuv><tuv xml:lang="de"><seg>b</seg></tuv></tu></body></tmx>';
+    const tmx =
+      '<?xml version="1.0"?><tmx version="1.4"><header srclang="en"/><body><tu><tuv xml:lang="en"><seg>a</seg></tuv><tuv xml:lang="de"><seg>b</seg></tuv></tu></body></tmx>';
     expect(parseTmx(tmx)).toHaveLength(1);
     fc.assert(
       fc.property(mutation(tmx), (text) => {
@@ -88,18 +95,23 @@ describe('parser fuzzing', () => {
       ['arb', `{"a": ${'['.repeat(10_000)}`],
       ['xliff', `<xliff version="2.0">${'<g>'.repeat(50_000)}`],
       ['android', `<resources>${'<b>'.repeat(50_000)}${'</b>'.repeat(50_000)}</resources>`],
-      ['android', '<!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]><resources><string name="x">&b;</string></resources>'],
+      [
+        'android',
+        '<!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]><resources><string name="x">&b;</string></resources>',
+      ],
       ['xliff', '<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><xliff version="1.2">&e;</xliff>'],
       ['po', `msgid "${'\\"'.repeat(100_000)}"\nmsgstr ""\n`],
       ['po', `${'#'.repeat(200_000)}\nmsgid "a"\nmsgstr ""\n`],
-      ['po', 'msgid ""\nmsgstr "Plural-Forms: nplurals=2; plural=' + '('.repeat(5000) + 'n' + ')'.repeat(5000) + ';\\n"\n'],
+      ['po', `msgid ""\nmsgstr "Plural-Forms: nplurals=2; plural=${'('.repeat(5000)}n${')'.repeat(5000)};\\n"\n`],
     ];
     for (const [format, text] of hostile) {
       const ok = tryParse(format, text);
       if (format === 'po' && text.startsWith('#')) expect(ok).toBe(true);
     }
     // A large valid file parses in well under a second.
-    const big = JSON.stringify(Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, `Value {n} number ${i}`])));
+    const big = JSON.stringify(
+      Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, `Value {n} number ${i}`])),
+    );
     expect(parseLocaleFile('json', big).strings).toHaveLength(5000);
     expect(Date.now() - started).toBeLessThan(15_000);
   });

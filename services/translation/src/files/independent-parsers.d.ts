@@ -8,7 +8,10 @@ declare module 'gettext-parser' {
     comments?: { translator?: string; extracted?: string; reference?: string; flag?: string; previous?: string };
   }
   export const po: {
-    parse(input: string | Buffer, options?: { defaultCharset?: string; validation?: boolean }): {
+    parse(
+      input: string | Buffer,
+      options?: { defaultCharset?: string; validation?: boolean },
+    ): {
       charset: string;
       headers: Record<string, string>;
       translations: Record<string, Record<string, PoEntry>>;

@@ -56,7 +56,12 @@ describe('json: nested i18next/ICU messages', () => {
   it('marks ICU values as ICU, i18next {{x}} and plain text as not', () => {
     const file = parseLocaleFile('json', source);
     const icu = Object.fromEntries(file.strings.map((s) => [s.key, s.isIcu]));
-    expect(icu).toMatchObject({ 'common.greeting': true, 'common.items': true, 'nav.settings.legacy': false, 'common.save': false });
+    expect(icu).toMatchObject({
+      'common.greeting': true,
+      'common.items': true,
+      'nav.settings.legacy': false,
+      'common.save': false,
+    });
   });
 
   it('keys with dots stay unique; a string with quotes and newlines is written back as valid JSON', () => {

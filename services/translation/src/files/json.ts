@@ -1,6 +1,6 @@
 // i18next/ICU message JSON (flat or nested) and Flutter ARB. Strings are replaced where they stand (the file's
 // layout, key order and nesting stay byte for byte); ARB's `@key` metadata is kept and `@@locale` set.
-import { type Node, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { parseIcu } from '../language/index.ts';
 import { applySplices, FileParseError, type FileString, lineAt, type ParsedFile, type Splice } from './types.ts';
 
@@ -34,8 +34,9 @@ function parseJson(content: string): Node {
   const errors: ParseError[] = [];
   const root = parseTree(content, errors, { disallowComments: true, allowTrailingComma: false });
   const first = errors[0];
-  if (first) throw new FileParseError(lineAt(content, first.offset), `invalid JSON: ${printParseErrorCode(first.error)}`);
-  if (!root || root.type !== 'object') throw new FileParseError(1, 'the file must be a JSON object');
+  if (first)
+    throw new FileParseError(lineAt(content, first.offset), `invalid JSON: ${printParseErrorCode(first.error)}`);
+  if (root?.type !== 'object') throw new FileParseError(1, 'the file must be a JSON object');
   return root;
 }
 
@@ -81,19 +82,20 @@ export function parseMessageJson(content: string): ParsedFile {
   const found = strings(root, '', () => false);
   return {
     format: 'json',
-    strings: found.map(({ key, node }) => toString(key, String(node.value))),
+    strings: found.map(({ key, node }) => fileString(key, String(node.value))),
     write(translations) {
       const splices: Splice[] = [];
       for (const { key, node } of found) {
         const t = translations.get(key);
-        if (t !== undefined) splices.push({ start: node.offset, end: node.offset + node.length, text: JSON.stringify(t) });
+        if (t !== undefined)
+          splices.push({ start: node.offset, end: node.offset + node.length, text: JSON.stringify(t) });
       }
       return { content: applySplices(content, splices), issues: [] };
     },
   };
 }
 
-function toString(key: string, text: string, context?: string): FileString {
+function fileString(key: string, text: string, context?: string): FileString {
   return { key, text, isIcu: looksIcu(text), ...(context ? { context } : {}) };
 }
 
@@ -104,7 +106,8 @@ export function parseArb(content: string): ParsedFile {
   const meta = new Map<string, Node>();
   for (const p of props) {
     const k = keyOf(p);
-    if (k.startsWith('@') && !k.startsWith('@@') && p.children?.[1]?.type === 'object') meta.set(k.slice(1), p.children[1]);
+    if (k.startsWith('@') && !k.startsWith('@@') && p.children?.[1]?.type === 'object')
+      meta.set(k.slice(1), p.children[1]);
   }
   const found: Located[] = [];
   for (const p of props) {
@@ -123,17 +126,19 @@ export function parseArb(content: string): ParsedFile {
     strings: found.map(({ key, node }) => {
       const text = String(node.value);
       // ARB messages are ICU by definition: a message that parses is sent as ICU.
-      const s = toString(key, text, description(key));
+      const s = fileString(key, text, description(key));
       return { ...s, isIcu: parseIcu(text).ok && text.includes('{') };
     }),
     write(translations, targetLocale) {
       const splices: Splice[] = [];
       for (const { key, node } of found) {
         const t = translations.get(key);
-        if (t !== undefined) splices.push({ start: node.offset, end: node.offset + node.length, text: JSON.stringify(t) });
+        if (t !== undefined)
+          splices.push({ start: node.offset, end: node.offset + node.length, text: JSON.stringify(t) });
       }
       const value = localeProp?.children?.[1];
-      if (value) splices.push({ start: value.offset, end: value.offset + value.length, text: JSON.stringify(targetLocale) });
+      if (value)
+        splices.push({ start: value.offset, end: value.offset + value.length, text: JSON.stringify(targetLocale) });
       let out = applySplices(content, splices);
       if (!value) {
         // No @@locale yet: add it as the first member, in the file's own indentation.

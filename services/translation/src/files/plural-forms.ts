@@ -30,7 +30,8 @@ export function pluralFormsFor(
     for (const c of needed) out[c] = fallback(c);
     return out;
   }
-  for (const issue of validatePluralForms(Object.keys(forms), targetLocale, needed)) issues.push({ itemId: s.key, ...issue });
+  for (const issue of validatePluralForms(Object.keys(forms), targetLocale, needed))
+    issues.push({ itemId: s.key, ...issue });
   for (const c of needed) out[c] = forms[c] ?? forms.other ?? fallback(c);
   return out;
 }

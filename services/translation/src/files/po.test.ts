@@ -17,7 +17,6 @@ const ids = (parsed: ReturnType<typeof gettext.parse>) =>
 /** An independent evaluation of the header's C expression (JavaScript's operators agree on integers). */
 const formOf = (header: string) => {
   const expr = /plural=(.*);$/.exec(header)![1]!;
-  // biome-ignore lint/security/noGlobalEval: the test's own independent evaluator of a generated, checked expression
   const f = new Function('n', `return +(${expr});`) as (n: number) => number;
   return (n: number) => f(n);
 };
@@ -77,14 +76,23 @@ describe('po: gettext PO/POT', () => {
     const file = parseLocaleFile('po', 'msgid "%d file"\nmsgid_plural "%d files"\nmsgstr[0] ""\nmsgstr[1] ""\n');
     const missing = file.write(new Map([['%d file', '{count, plural, one {%d plik} other {%d pliki}}']]), 'pl');
     expect(missing.issues.map((i) => [i.itemId, i.code])).toEqual([['%d file', 'plural_form_missing']]);
-    expect(gettext.parse(missing.content).translations['']!['%d file']!.msgstr).toEqual(['%d plik', '%d pliki', '%d pliki']);
-    const extra = file.write(new Map([['%d file', '{count, plural, one {%d Datei} few {x} other {%d Dateien}}']]), 'de');
+    expect(gettext.parse(missing.content).translations['']!['%d file']!.msgstr).toEqual([
+      '%d plik',
+      '%d pliki',
+      '%d pliki',
+    ]);
+    const extra = file.write(
+      new Map([['%d file', '{count, plural, one {%d Datei} few {x} other {%d Dateien}}']]),
+      'de',
+    );
     expect(extra.issues.map((i) => i.code)).toEqual(['plural_form_extra']);
     expect(gettext.parse(extra.content).translations['']!['%d file']!.msgstr).toEqual(['%d Datei', '%d Dateien']);
   });
 
   it('adds a header when the file has none', () => {
-    const out = gettext.parse(parseLocaleFile('po', 'msgid "a"\nmsgstr ""\n').write(new Map([['a', 'b']]), 'fr').content);
+    const out = gettext.parse(
+      parseLocaleFile('po', 'msgid "a"\nmsgstr ""\n').write(new Map([['a', 'b']]), 'fr').content,
+    );
     expect(out.headers['Plural-Forms']).toBe(pluralFormsHeader('fr'));
     expect(out.translations['']!.a!.msgstr).toEqual(['b']);
   });
@@ -118,20 +126,57 @@ describe('po: gettext PO/POT', () => {
 });
 
 describe('gettextPlurals: derived from Intl.PluralRules', () => {
-  it.each(['en', 'de', 'fr', 'pt', 'es', 'it', 'ru', 'uk', 'pl', 'cs', 'sk', 'ro', 'lt', 'lv', 'ar', 'he', 'cy', 'ga', 'gd', 'sl', 'mt', 'br', 'gv', 'is', 'mk', 'ja', 'zh', 'ko', 'tr', 'hi', 'be', 'hr', 'sr', 'bs', 'da', 'sv', 'fi', 'ca', 'pt-PT', 'zh-Hant'])(
-    '%s: the expression agrees with Intl on 0…100,000 and large numbers',
-    (locale) => {
-      const { categories, plural, nplurals } = gettextPlurals(locale);
-      expect(nplurals).toBe(categories.length);
-      const rules = new Intl.PluralRules(locale);
-      // biome-ignore lint/security/noGlobalEval: an evaluator independent of the module's own parser
-      const form = new Function('n', `return +(${plural});`) as (n: number) => number;
-      for (let n = 0; n <= 100_000; n++) {
-        if (categories[form(n)] !== rules.select(n)) throw new Error(`${locale} at ${n}`);
-      }
-      for (const n of [1e6, 2e6, 1e7, 1e9, 1_000_001, 21_000_000]) expect(categories[form(n)]).toBe(rules.select(n));
-    },
-  );
+  it.each([
+    'en',
+    'de',
+    'fr',
+    'pt',
+    'es',
+    'it',
+    'ru',
+    'uk',
+    'pl',
+    'cs',
+    'sk',
+    'ro',
+    'lt',
+    'lv',
+    'ar',
+    'he',
+    'cy',
+    'ga',
+    'gd',
+    'sl',
+    'mt',
+    'br',
+    'gv',
+    'is',
+    'mk',
+    'ja',
+    'zh',
+    'ko',
+    'tr',
+    'hi',
+    'be',
+    'hr',
+    'sr',
+    'bs',
+    'da',
+    'sv',
+    'fi',
+    'ca',
+    'pt-PT',
+    'zh-Hant',
+  ])('%s: the expression agrees with Intl on 0…100,000 and large numbers', (locale) => {
+    const { categories, plural, nplurals } = gettextPlurals(locale);
+    expect(nplurals).toBe(categories.length);
+    const rules = new Intl.PluralRules(locale);
+    const form = new Function('n', `return +(${plural});`) as (n: number) => number;
+    for (let n = 0; n <= 100_000; n++) {
+      if (categories[form(n)] !== rules.select(n)) throw new Error(`${locale} at ${n}`);
+    }
+    for (const n of [1e6, 2e6, 1e7, 1e9, 1_000_001, 21_000_000]) expect(categories[form(n)]).toBe(rules.select(n));
+  });
 
   it('refuses an invalid locale tag', () => {
     expect(() => gettextPlurals('not a locale')).toThrow();

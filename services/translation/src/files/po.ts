@@ -23,7 +23,19 @@ interface Entry {
   obsolete: boolean;
 }
 
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', f: '\f', v: '\v', '"': '"', '\\': '\\', '?': '?', "'": "'" };
+const ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  v: '\v',
+  '"': '"',
+  '\\': '\\',
+  '?': '?',
+  "'": "'",
+};
 
 function unquote(raw: string, line: number): string {
   const m = /^"((?:[^"\\]|\\.)*)"\s*$/.exec(raw);
@@ -50,7 +62,14 @@ function parseEntries(lines: string[]): Entry[] {
   const entries: Entry[] = [];
   let cur: Entry | null = null;
   let target: { kind: 'msgctxt' | 'msgid' | 'msgid_plural' | 'msgstr'; index: number } | null = null;
-  const fresh = (i: number): Entry => ({ firstLine: i, msgstr: [], msgstrStart: -1, msgstrEnd: -1, flags: [], obsolete: false });
+  const fresh = (i: number): Entry => ({
+    firstLine: i,
+    msgstr: [],
+    msgstrStart: -1,
+    msgstrEnd: -1,
+    flags: [],
+    obsolete: false,
+  });
   const finish = () => {
     if (cur && (cur.msgid !== undefined || cur.obsolete)) entries.push(cur);
     cur = null;
@@ -72,7 +91,14 @@ function parseEntries(lines: string[]): Entry[] {
     if (line.startsWith('#')) {
       if (cur && cur.msgstrStart >= 0) finish();
       cur ??= fresh(i);
-      if (line.startsWith('#,')) cur.flags.push(...line.slice(2).split(',').map((f) => f.trim()).filter(Boolean));
+      if (line.startsWith('#,'))
+        cur.flags.push(
+          ...line
+            .slice(2)
+            .split(',')
+            .map((f) => f.trim())
+            .filter(Boolean),
+        );
       return;
     }
     if (line.startsWith('"')) {
@@ -111,7 +137,7 @@ function parseEntries(lines: string[]): Entry[] {
     } else {
       if (cur.msgid === undefined) throw new FileParseError(n, 'msgstr without msgid');
       const index = m[2] === undefined ? -1 : Number(m[2]);
-      if ((index >= 0) !== (cur.msgidPlural !== undefined))
+      if (index >= 0 !== (cur.msgidPlural !== undefined))
         throw new FileParseError(n, index >= 0 ? 'msgstr[n] without msgid_plural' : 'a plural entry needs msgstr[n]');
       const at = Math.max(0, index);
       if (index >= 0 && at !== cur.msgstr.length) throw new FileParseError(n, `msgstr[${at}] out of order`);
@@ -188,7 +214,9 @@ export function parsePo(content: string): ParsedFile {
     write(translations, targetLocale) {
       const issues: ValidationIssue[] = [];
       const replace = new Map<number, { end: number; lines: string[] }>();
-      const categories = messages.some((e) => e.msgidPlural !== undefined) ? gettextPlurals(targetLocale).categories : [];
+      const categories = messages.some((e) => e.msgidPlural !== undefined)
+        ? gettextPlurals(targetLocale).categories
+        : [];
       messages.forEach((e, i) => {
         const s = strings[i]!;
         const t = translations.get(s.key);
@@ -201,7 +229,9 @@ export function parsePo(content: string): ParsedFile {
         }
         replace.set(e.msgstrStart, { end: e.msgstrEnd, lines: out });
       });
-      const headerFields: [string, string][] = header ? [...header.fields] : [['Content-Type', 'text/plain; charset=UTF-8']];
+      const headerFields: [string, string][] = header
+        ? [...header.fields]
+        : [['Content-Type', 'text/plain; charset=UTF-8']];
       const set = (name: string, value: string) => {
         const at = headerFields.findIndex(([k]) => k.toLowerCase() === name.toLowerCase());
         if (at >= 0) headerFields[at] = [headerFields[at]![0], value];

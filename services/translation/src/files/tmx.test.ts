@@ -4,14 +4,31 @@ import { buildTmx, parseTmx, type TmxEntry } from './tmx.ts';
 import { FileParseError } from './types.ts';
 
 const entries: TmxEntry[] = [
-  { sourceLocale: 'en', targetLocale: 'de', source: 'Save <b>{name}</b> & close', target: 'Speichern <b>{name}</b> & schließen', context: 'button' },
-  { sourceLocale: 'en', targetLocale: 'pl', source: '{n, plural, one {# file} other {# files}}', target: '{n, plural, one {# plik} few {# pliki} many {# plików} other {# pliku}}', isIcu: true, createdAt: '2026-11-20T10:00:00Z' },
+  {
+    sourceLocale: 'en',
+    targetLocale: 'de',
+    source: 'Save <b>{name}</b> & close',
+    target: 'Speichern <b>{name}</b> & schließen',
+    context: 'button',
+  },
+  {
+    sourceLocale: 'en',
+    targetLocale: 'pl',
+    source: '{n, plural, one {# file} other {# files}}',
+    target: '{n, plural, one {# plik} few {# pliki} many {# plików} other {# pliku}}',
+    isIcu: true,
+    createdAt: '2026-11-20T10:00:00Z',
+  },
 ];
 
 describe('TMX 1.4b', () => {
   it('export parses with an independent XML parser as TMX 1.4b, and import reads it back', () => {
     const tmx = buildTmx(entries, '1.0.0');
-    const doc = new DOMParser({ onError: (l, m) => { if (l !== 'warning') throw new Error(m); } }).parseFromString(tmx, 'text/xml');
+    const doc = new DOMParser({
+      onError: (l, m) => {
+        if (l !== 'warning') throw new Error(m);
+      },
+    }).parseFromString(tmx, 'text/xml');
     expect(doc.documentElement!.getAttribute('version')).toBe('1.4');
     const header = doc.getElementsByTagName('header')[0]!;
     for (const a of ['creationtool', 'creationtoolversion', 'segtype', 'o-tmf', 'adminlang', 'srclang', 'datatype']) {

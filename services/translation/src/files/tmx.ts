@@ -1,8 +1,9 @@
 // TMX 1.4b, the exchange format of translation memories: export builds one <tu> per entry (source and target <tuv>,
 // the context as a <prop>); import reads every <tu>, pairing the source <tuv> with each other language. Inline
 // elements (<bpt>, <ept>, <ph>, <it>, <ut>, <hi>) contribute their text: the native codes they hold are text here.
-import { checkWellFormed, childElements, escapeXmlAttr, escapeXmlText, parseXmlTree, type XmlElement } from './xml.ts';
+
 import { FileParseError } from './types.ts';
+import { checkWellFormed, childElements, escapeXmlAttr, escapeXmlText, parseXmlTree, type XmlElement } from './xml.ts';
 
 export interface TmxEntry {
   sourceLocale: string;
@@ -66,7 +67,8 @@ export function parseTmx(content: string): TmxEntry[] {
       seg: childElements(tuv, 'seg')[0],
     }));
     const srclang = tu.attrs.get('srclang') ?? headerLang;
-    const source = srclang && srclang !== '*all*' ? tuvs.find((t) => t.lang.toLowerCase() === srclang.toLowerCase()) : tuvs[0];
+    const source =
+      srclang && srclang !== '*all*' ? tuvs.find((t) => t.lang.toLowerCase() === srclang.toLowerCase()) : tuvs[0];
     if (!source?.seg) continue;
     const props = new Map(childElements(tu, 'prop').map((p) => [p.attrs.get('type') ?? '', textOf(p)]));
     for (const t of tuvs) {

@@ -1,6 +1,6 @@
-import { DOMParser } from '@xmldom/xmldom';
-import xliff from 'xliff';
+import { DOMParser, type Element } from '@xmldom/xmldom';
 import { describe, expect, it } from 'vitest';
+import xliff from 'xliff';
 import { parseLocaleFile } from './index.ts';
 import { fixture, pseudoTranslations } from './testing.ts';
 import { FileParseError } from './types.ts';
@@ -17,7 +17,9 @@ function dom(xml: string) {
 const elements = (doc: ReturnType<typeof dom>, name: string) => Array.from(doc.getElementsByTagName(name));
 /** Inline codes of an element (name and id), in document order. */
 const codes = (el: Element): string[] =>
-  Array.from(el.getElementsByTagName('*')).map((c) => `${c.tagName}#${c.getAttribute('id') ?? c.getAttribute('startRef')}`);
+  Array.from(el.getElementsByTagName('*')).map(
+    (c) => `${c.tagName}#${c.getAttribute('id') ?? c.getAttribute('startRef')}`,
+  );
 
 describe('xliff 1.2', () => {
   const source = fixture('app.xlf');
@@ -105,7 +107,10 @@ describe('xliff 2.0', () => {
       [truncated, truncated.split('\n').length],
       ['<xliff version="3.0"></xliff>', 1],
       ['<html></html>', 1],
-      ['<xliff version="2.0"><file><unit id="a"><segment><source>x &nope; y</source></segment></unit></file></xliff>', 1],
+      [
+        '<xliff version="2.0"><file><unit id="a"><segment><source>x &nope; y</source></segment></unit></file></xliff>',
+        1,
+      ],
       ['<!DOCTYPE x [<!ENTITY a "aaaa">]><xliff version="2.0"/>', 1],
       ['<xliff version="1.2"><file><body><trans-unit><source>x</source></trans-unit></body></file></xliff>', 1],
     ] as const) {

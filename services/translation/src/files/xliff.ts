@@ -3,7 +3,7 @@
 // (<x/>, <g>, <ph>, <pc>, <sc/>, <ec/>, <mrk>…) are the source's own markup, kept as markup; everything else in a
 // translation is escaped as text, so the file always stays well-formed.
 import { parseIcu, type ValidationIssue } from '../language/index.ts';
-import { type FileString, type ParsedFile, type Splice, applySplices, FileParseError } from './types.ts';
+import { applySplices, FileParseError, type FileString, type ParsedFile, type Splice } from './types.ts';
 import {
   checkWellFormed,
   childElements,
@@ -53,8 +53,14 @@ function codeIssues(key: string, source: string[], target: string[], icu: boolea
   const issues: ValidationIssue[] = [];
   const missing = [...s].filter(([tag, n]) => (t.get(tag) ?? 0) < n).map(([tag]) => tag);
   const extra = [...t].filter(([tag, n]) => (s.get(tag) ?? 0) < n).map(([tag]) => tag);
-  if (missing.length) issues.push({ itemId: key, code: 'inline_code_missing', message: `inline codes missing: ${missing.join(' ')}` });
-  if (extra.length) issues.push({ itemId: key, code: 'inline_code_extra', message: `inline codes repeated or added: ${extra.join(' ')}` });
+  if (missing.length)
+    issues.push({ itemId: key, code: 'inline_code_missing', message: `inline codes missing: ${missing.join(' ')}` });
+  if (extra.length)
+    issues.push({
+      itemId: key,
+      code: 'inline_code_extra',
+      message: `inline codes repeated or added: ${extra.join(' ')}`,
+    });
   return issues;
 }
 
@@ -65,7 +71,8 @@ export function parseXliff(content: string): ParsedFile {
   if (localName(root.name) !== 'xliff') throw new FileParseError(1, 'the root element is not <xliff>');
   const version = root.attrs.get('version') ?? '';
   const v2 = /^2\./.test(version);
-  if (!v2 && !/^1\.[012]$/.test(version)) throw new FileParseError(1, `unsupported XLIFF version "${version.slice(0, 10)}"`);
+  if (!v2 && !/^1\.[012]$/.test(version))
+    throw new FileParseError(1, `unsupported XLIFF version "${version.slice(0, 10)}"`);
   const units: Unit[] = [];
   const seen = new Set<string>();
   const add = (key: string, holder: XmlElement, source: XmlElement | undefined, target: XmlElement | undefined) => {
@@ -101,7 +108,12 @@ export function parseXliff(content: string): ParsedFile {
   }
   const strings: FileString[] = units.map((u) => {
     const note = named(v2 ? findUnit(root, u.holder) : u.holder, v2 ? 'notes' : 'note')[0];
-    const context = note ? contentText(content, note, new Set()).replace(/<[^>]*>/g, '').trim().slice(0, 2000) : '';
+    const context = note
+      ? contentText(content, note, new Set())
+          .replace(/<[^>]*>/g, '')
+          .trim()
+          .slice(0, 2000)
+      : '';
     // Angular and others put ICU plurals in XLIFF sources: sent as ICU when they parse as one.
     const parsed = u.text.includes('{') ? parseIcu(u.text) : null;
     const isIcu = parsed?.ok === true && parsed.ast.some((el) => el.type === 5 || el.type === 6);
@@ -113,10 +125,19 @@ export function parseXliff(content: string): ParsedFile {
     write(translations, targetLocale) {
       const issues: ValidationIssue[] = [];
       const splices: Splice[] = [];
-      if (v2) splices.push({ start: root.start, end: root.openEnd, text: withAttribute(content, root, 'trgLang', targetLocale) });
+      if (v2)
+        splices.push({
+          start: root.start,
+          end: root.openEnd,
+          text: withAttribute(content, root, 'trgLang', targetLocale),
+        });
       else {
         for (const file of named(root, 'file')) {
-          splices.push({ start: file.start, end: file.openEnd, text: withAttribute(content, file, 'target-language', targetLocale) });
+          splices.push({
+            start: file.start,
+            end: file.openEnd,
+            text: withAttribute(content, file, 'target-language', targetLocale),
+          });
         }
       }
       for (const u of units) {
@@ -124,15 +145,31 @@ export function parseXliff(content: string): ParsedFile {
         if (t === undefined) continue;
         const xml = toXmlContent(t, u.codes);
         if (!isWellFormedContent(xml)) {
-          issues.push({ itemId: u.key, code: 'tag_unbalanced', message: 'the inline codes of the translation do not nest; the unit is left untranslated' });
+          issues.push({
+            itemId: u.key,
+            code: 'tag_unbalanced',
+            message: 'the inline codes of the translation do not nest; the unit is left untranslated',
+          });
           continue;
         }
-        const found = codeIssues(u.key, inlineCodes(u.text, u.codes), inlineCodes(t, u.codes), strings[units.indexOf(u)]!.isIcu);
+        const found = codeIssues(
+          u.key,
+          inlineCodes(u.text, u.codes),
+          inlineCodes(t, u.codes),
+          strings[units.indexOf(u)]!.isIcu,
+        );
         issues.push(...found);
         const state = v2 ? 'translated' : found.length ? 'needs-review-translation' : 'translated';
-        if (v2) splices.push({ start: u.holder.start, end: u.holder.openEnd, text: withAttribute(content, u.holder, 'state', state) });
+        if (v2)
+          splices.push({
+            start: u.holder.start,
+            end: u.holder.openEnd,
+            text: withAttribute(content, u.holder, 'state', state),
+          });
         if (u.target) {
-          const open = v2 ? content.slice(u.target.start, u.target.openEnd) : withAttribute(content, u.target, 'state', state);
+          const open = v2
+            ? content.slice(u.target.start, u.target.openEnd)
+            : withAttribute(content, u.target, 'state', state);
           const tag = u.target.selfClosing ? open.replace(/\s*\/>$/, '>') : open;
           splices.push({ start: u.target.start, end: u.target.end, text: `${tag}${xml}</${u.target.name}>` });
         } else {
@@ -164,4 +201,3 @@ function indentBefore(content: string, el: XmlElement): string {
   const m = /\n[ \t]*$/.exec(content.slice(Math.max(0, el.start - 200), el.start));
   return m ? m[0] : '';
 }
-

@@ -37,7 +37,8 @@ export function checkWellFormed(text: string): void {
   });
   parser.on('doctype', (doctype) => {
     // An internal subset may declare entities: refused, so nothing is ever expanded (billion laughs, XXE).
-    if (doctype.includes('[') && !failure) failure = new FileParseError(parser.line, 'a DOCTYPE with an internal subset is not accepted');
+    if (doctype.includes('[') && !failure)
+      failure = new FileParseError(parser.line, 'a DOCTYPE with an internal subset is not accepted');
   });
   try {
     parser.write(text).close();
@@ -127,7 +128,8 @@ export function parseXmlTree(text: string): XmlElement {
       if (stack.length === 0) root = el;
       else push({ kind: 'element', element: el });
       if (!selfClosing) stack.push(el);
-      if (stack.length > MAX_DEPTH) throw new FileParseError(lineAt(text, lt), `elements nested deeper than ${MAX_DEPTH} levels`);
+      if (stack.length > MAX_DEPTH)
+        throw new FileParseError(lineAt(text, lt), `elements nested deeper than ${MAX_DEPTH} levels`);
       pos = i + 1;
     }
   }

@@ -1,8 +1,8 @@
 // The zod schemas of the HTTP API: the single source for validation, TypeScript types and the OpenAPI document.
 // Field names follow docs spec `translation-service-api.md` exactly; fields the spec leaves open are documented in docs/translation.md.
 import { z } from 'zod';
-import { GlossaryEntry, Locale, Style, Tier, TranslateItem, ValidationIssue } from '../language/index.ts';
 import { FILE_FORMATS } from '../files/types.ts';
+import { GlossaryEntry, Locale, Style, Tier, TranslateItem, ValidationIssue } from '../language/index.ts';
 import { charLength, PLAYGROUND_MAX_CHARS } from './limits.ts';
 
 export { GlossaryEntry, Locale, Style, Tier, TranslateItem, ValidationIssue };
@@ -28,11 +28,14 @@ export const TranslateBatch = z.object({
   items: z.array(TranslateItem).min(1).max(100).refine(uniqueIds, { message: 'item ids must be unique' }),
   style: Style,
   glossary: z.array(GlossaryEntry).max(500),
-  dryRun: z.boolean().optional().meta({
-    description:
-      'Answer what the call would reserve (token estimate and price) and how many items the translation memory ' +
-      'would answer, without calling the provider or metering anything. Added field.',
-  }),
+  dryRun: z
+    .boolean()
+    .optional()
+    .meta({
+      description:
+        'Answer what the call would reserve (token estimate and price) and how many items the translation memory ' +
+        'would answer, without calling the provider or metering anything. Added field.',
+    }),
 });
 export type TranslateBatch = z.infer<typeof TranslateBatch>;
 
@@ -45,7 +48,10 @@ export const DryRunResult = z.object({
   estimate: z
     .object({ tokensIn: z.int().min(0), maxTokensOut: z.int().min(0) })
     .meta({ description: 'the tokens the call would reserve against the plan quota' }),
-  priceMicros: z.int().min(0).meta({ description: 'what the call would reserve against the daily budget (micro-units)' }),
+  priceMicros: z
+    .int()
+    .min(0)
+    .meta({ description: 'what the call would reserve against the daily budget (micro-units)' }),
 });
 
 export const TranslateResult = z.object({
@@ -76,8 +82,12 @@ export const FILE_MAX_BYTES = 2 * 1024 * 1024;
 export const FILE_MAX_STRINGS = 20_000;
 
 export const TranslateFileRequest = z.object({
-  format: z.enum(FILE_FORMATS).meta({ description: 'json (i18next/ICU), arb (Flutter), xliff (1.2 or 2.x), po (gettext PO/POT), android (strings.xml)' }),
-  content: z.string().meta({ description: `the file as text (at most ${FILE_MAX_BYTES} bytes in UTF-8; larger gives 413)` }),
+  format: z.enum(FILE_FORMATS).meta({
+    description: 'json (i18next/ICU), arb (Flutter), xliff (1.2 or 2.x), po (gettext PO/POT), android (strings.xml)',
+  }),
+  content: z
+    .string()
+    .meta({ description: `the file as text (at most ${FILE_MAX_BYTES} bytes in UTF-8; larger gives 413)` }),
   sourceLocale: Locale,
   targetLocale: Locale,
   tier: Tier,

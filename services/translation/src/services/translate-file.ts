@@ -3,8 +3,13 @@
 // translations back in the same format, and report the issues per key.
 import type { AppContext } from '../context.ts';
 import { AppError, badRequest, payloadTooLarge } from '../errors.ts';
-import { FileParseError, gettextPlurals, parseLocaleFile, type ParsedFile } from '../files/index.ts';
-import { FILE_MAX_BYTES, FILE_MAX_STRINGS, type TranslateFileRequest, type TranslateFileResult } from '../http/schemas.ts';
+import { FileParseError, gettextPlurals, type ParsedFile, parseLocaleFile } from '../files/index.ts';
+import {
+  FILE_MAX_BYTES,
+  FILE_MAX_STRINGS,
+  type TranslateFileRequest,
+  type TranslateFileResult,
+} from '../http/schemas.ts';
 import type { TranslateItem, ValidationIssue } from '../language/index.ts';
 import type { Principal } from './accounts.ts';
 import type { RateLimitGate } from './meter.ts';
@@ -22,7 +27,8 @@ export function readFile(body: Pick<TranslateFileRequest, 'format' | 'content'>)
   try {
     parsed = parseLocaleFile(body.format, body.content);
   } catch (e) {
-    if (e instanceof FileParseError) throw badRequest(`${body.format} file does not parse: line ${e.line}: ${e.reason}`);
+    if (e instanceof FileParseError)
+      throw badRequest(`${body.format} file does not parse: line ${e.line}: ${e.reason}`);
     if (e instanceof AppError) throw e;
     // A parser bug must not take the request (or the process) down with a 500 that hides the cause from the client.
     throw badRequest(`${body.format} file does not parse`);

@@ -216,7 +216,12 @@ async function fromMemory(ctx: AppContext, principal: Principal, job: Translatio
   const texts = new Map<string, string>();
   for (const [i, text] of hits) texts.set(job.items[i]!.id, text);
   // A stored translation that this request's glossary (or a changed validator) refuses is translated again.
-  for (const issue of validateAll(job, texts, job.items.filter((i) => texts.has(i.id)))) texts.delete(issue.itemId!);
+  for (const issue of validateAll(
+    job,
+    texts,
+    job.items.filter((i) => texts.has(i.id)),
+  ))
+    texts.delete(issue.itemId!);
   return texts;
 }
 

@@ -20,11 +20,17 @@ export function validatePluralForms(
   const issues: ValidationIssue[] = [];
   const missing = needed.filter((c) => !present.has(c));
   if (missing.length > 0) {
-    issues.push({ code: 'plural_form_missing', message: `plural forms lack ${missing.join(', ')} needed by ${targetLocale}` });
+    issues.push({
+      code: 'plural_form_missing',
+      message: `plural forms lack ${missing.join(', ')} needed by ${targetLocale}`,
+    });
   }
   const extra = [...present].filter((c) => !c.startsWith('=') && !cldr.includes(c));
   if (extra.length > 0) {
-    issues.push({ code: 'plural_form_extra', message: `plural forms ${extra.join(', ')} are not used by ${targetLocale}` });
+    issues.push({
+      code: 'plural_form_extra',
+      message: `plural forms ${extra.join(', ')} are not used by ${targetLocale}`,
+    });
   }
   return issues;
 }

@@ -10,18 +10,19 @@ import {
   InviteParams,
   InviteRequest,
   Member,
+  MemberList,
+  MemberParams,
   MemoryImport,
   MemoryImported,
   MemoryStatus,
   MemorySwitch,
-  MemberList,
-  MemberParams,
   Organization,
   OrganizationList,
   OrgCreate,
   RoleChange,
   Usage,
 } from '../../../http/schemas.ts';
+import { exportTmx, importTmx, memoryStatus, setMemory } from '../../../services/memory.ts';
 import {
   billingOf,
   changeRole,
@@ -33,7 +34,6 @@ import {
   removeMember,
   withdrawInvite,
 } from '../../../services/orgs.ts';
-import { exportTmx, importTmx, memoryStatus, setMemory } from '../../../services/memory.ts';
 import { orgUsage } from '../../../services/usage.ts';
 import { actorOf, r400, r401, r403, r404, r409, r413, r429, rateLimitHeaders, sessionHooks } from '../../responses.ts';
 
