@@ -12,7 +12,7 @@ import {
   childElements,
   contentText,
   escapeXmlText,
-  isWellFormedContent,
+  keptTagsNest,
   parseXmlTree,
   type XmlElement,
 } from './xml.ts';
@@ -173,7 +173,7 @@ export function parseAndroid(content: string): ParsedFile {
         if (e.kind !== 'plurals') {
           if (t === undefined) return;
           const xml = toXml(t, e.codes);
-          if (!isWellFormedContent(xml)) {
+          if (!keptTagsNest(t, e.codes)) {
             issues.push({
               itemId: e.key,
               code: 'tag_unbalanced',
@@ -192,7 +192,7 @@ export function parseAndroid(content: string): ParsedFile {
         const gap = /\n[ \t]*$/.exec(content.slice(e.element.openEnd, first.start))?.[0] ?? '';
         const rendered = needed.map((c) => {
           const xml = toXml(forms[c]!, e.codes);
-          return `<item quantity="${c}">${isWellFormedContent(xml) ? xml : escapeXmlText(forms[c]!)}</item>`;
+          return `<item quantity="${c}">${keptTagsNest(forms[c]!, e.codes) ? xml : escapeXmlText(forms[c]!)}</item>`;
         });
         splices.push({ start: first.start, end: items.at(-1)!.end, text: rendered.join(gap) });
       });

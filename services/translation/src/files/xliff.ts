@@ -8,7 +8,7 @@ import {
   checkWellFormed,
   childElements,
   contentText,
-  isWellFormedContent,
+  keptTagsNest,
   parseXmlTree,
   toXmlContent,
   withAttribute,
@@ -17,6 +17,8 @@ import {
 
 interface Unit {
   key: string;
+  /** The 1.2 trans-unit or the 2.x unit (whose notes describe it). */
+  unit: XmlElement;
   /** The element whose state is set (1.2: trans-unit's target; 2.x: segment). */
   holder: XmlElement;
   source: XmlElement;
@@ -75,12 +77,18 @@ export function parseXliff(content: string): ParsedFile {
     throw new FileParseError(1, `unsupported XLIFF version "${version.slice(0, 10)}"`);
   const units: Unit[] = [];
   const seen = new Set<string>();
-  const add = (key: string, holder: XmlElement, source: XmlElement | undefined, target: XmlElement | undefined) => {
+  const add = (
+    key: string,
+    unit: XmlElement,
+    holder: XmlElement,
+    source: XmlElement | undefined,
+    target: XmlElement | undefined,
+  ) => {
     if (!source) throw new FileParseError(lineOf(content, holder), `unit "${key}" has no <source>`);
     if (seen.has(key)) throw new FileParseError(lineOf(content, holder), `duplicate unit id "${key}"`);
     seen.add(key);
     const codes = new Set<string>();
-    units.push({ key, holder, source, target, codes, text: contentText(content, source, codes) });
+    units.push({ key, unit, holder, source, target, codes, text: contentText(content, source, codes) });
   };
   for (const file of named(root, 'file')) {
     const fileId = file.attrs.get(v2 ? 'id' : 'original') ?? '';
@@ -94,7 +102,7 @@ export function parseXliff(content: string): ParsedFile {
         const segments = named(unit, 'segment');
         segments.forEach((seg, i) => {
           const key = segments.length === 1 ? `${prefix}${id}` : `${prefix}${id}/${seg.attrs.get('id') ?? i + 1}`;
-          add(key, seg, named(seg, 'source')[0], named(seg, 'target')[0]);
+          add(key, unit, seg, named(seg, 'source')[0], named(seg, 'target')[0]);
         });
       }
     } else {
@@ -102,12 +110,13 @@ export function parseXliff(content: string): ParsedFile {
         if (unit.attrs.get('translate') === 'no') continue;
         const id = unit.attrs.get('id');
         if (!id) throw new FileParseError(lineOf(content, unit), '<trans-unit> without id');
-        add(`${prefix}${id}`, unit, named(unit, 'source')[0], named(unit, 'target')[0]);
+        add(`${prefix}${id}`, unit, unit, named(unit, 'source')[0], named(unit, 'target')[0]);
       }
     }
   }
   const strings: FileString[] = units.map((u) => {
-    const note = named(v2 ? findUnit(root, u.holder) : u.holder, v2 ? 'notes' : 'note')[0];
+    const notes = named(u.unit, v2 ? 'notes' : 'note')[0];
+    const note = v2 && notes ? named(notes, 'note')[0] : notes;
     const context = note
       ? contentText(content, note, new Set())
           .replace(/<[^>]*>/g, '')
@@ -140,23 +149,23 @@ export function parseXliff(content: string): ParsedFile {
           });
         }
       }
-      for (const u of units) {
+      units.forEach((u, index) => {
         const t = translations.get(u.key);
-        if (t === undefined) continue;
+        if (t === undefined) return;
         const xml = toXmlContent(t, u.codes);
-        if (!isWellFormedContent(xml)) {
+        if (!keptTagsNest(t, u.codes)) {
           issues.push({
             itemId: u.key,
             code: 'tag_unbalanced',
             message: 'the inline codes of the translation do not nest; the unit is left untranslated',
           });
-          continue;
+          return;
         }
         const found = codeIssues(
           u.key,
           inlineCodes(u.text, u.codes),
           inlineCodes(t, u.codes),
-          strings[units.indexOf(u)]!.isIcu,
+          strings[index]!.isIcu,
         );
         issues.push(...found);
         const state = v2 ? 'translated' : found.length ? 'needs-review-translation' : 'translated';
@@ -178,16 +187,10 @@ export function parseXliff(content: string): ParsedFile {
           const attrs = v2 ? '' : ` state="${state}"`;
           splices.push({ start: u.source.end, end: u.source.end, text: `${indent}<${name}${attrs}>${xml}</${name}>` });
         }
-      }
+      });
       return { content: applySplices(content, splices), issues };
     },
   };
-}
-
-/** The `<unit>` holding a 2.x segment (its notes describe the segment). */
-function findUnit(root: XmlElement, segment: XmlElement): XmlElement {
-  for (const unit of allNamed(root, 'unit')) if (named(unit, 'segment').includes(segment)) return unit;
-  return segment;
 }
 
 function lineOf(content: string, el: XmlElement): number {

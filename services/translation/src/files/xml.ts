@@ -212,12 +212,19 @@ export function withAttribute(source: string, el: XmlElement, attr: string, valu
   return `${tag.slice(0, close).replace(/\s+$/, '')} ${attr}="${escaped}"${tag.slice(close)}`;
 }
 
-/** Whether a fragment of XML content is well-formed (its tags balance). */
-export function isWellFormedContent(content: string): boolean {
-  try {
-    checkWellFormed(`<x>${content}</x>`);
-    return true;
-  } catch {
-    return false;
+/**
+ * Whether the source's own tags kept in `text` (the only markup `toXmlContent` writes; all else is escaped) nest, so
+ * the written content is well-formed.
+ */
+export function keptTagsNest(text: string, codes: ReadonlySet<string>): boolean {
+  if (codes.size === 0) return true;
+  const open: string[] = [];
+  for (const m of text.matchAll(/<(\/?)([A-Za-z_][^\s/>]*)[^<>]*?(\/?)>/g)) {
+    if (!codes.has(m[0])) continue;
+    if (m[3] === '/') continue;
+    if (m[1] === '/') {
+      if (open.pop() !== m[2]) return false;
+    } else open.push(m[2]!);
   }
+  return open.length === 0;
 }

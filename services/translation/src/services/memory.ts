@@ -44,6 +44,12 @@ export function memoryKey(t: MemoryText): string {
     .digest('hex');
 }
 
+/** A stored translation and where it came from. */
+export interface Recalled {
+  text: string;
+  origin: MemoryOrigin;
+}
+
 /** The stored translations of `items` (by index in `items`), for one organization and locale pair. */
 export async function recall(
   database: Database,
@@ -51,22 +57,22 @@ export async function recall(
   sourceLocale: string,
   targetLocale: string,
   items: MemoryText[],
-): Promise<Map<number, string>> {
-  const found = new Map<number, string>();
+): Promise<Map<number, Recalled>> {
+  const found = new Map<number, Recalled>();
   if (items.length === 0) return found;
   const keys = items.map(memoryKey);
-  const rows = await database.query<{ h: string; t: string }>(
-    `SELECT encode(key_hash, 'hex') AS h, target_text AS t FROM translation_memory
+  const rows = await database.query<{ h: string; t: string; o: MemoryOrigin }>(
+    `SELECT encode(key_hash, 'hex') AS h, target_text AS t, origin AS o FROM translation_memory
       WHERE org_id = $1 AND source_locale = $2 AND target_locale = $3
         AND key_hash IN (SELECT decode(x, 'hex') FROM unnest($4::text[]) AS x)`,
     [orgId, canonicalLocale(sourceLocale), canonicalLocale(targetLocale), [...new Set(keys)]],
     'memory_recall',
   );
   if (rows.length === 0) return found;
-  const byKey = new Map(rows.map((r) => [r.h, r.t]));
+  const byKey = new Map(rows.map((r) => [r.h, { text: r.t, origin: r.o }]));
   keys.forEach((k, i) => {
-    const t = byKey.get(k);
-    if (t !== undefined) found.set(i, t);
+    const hit = byKey.get(k);
+    if (hit !== undefined) found.set(i, hit);
   });
   // Retention counts from the last use: refreshed at most once a day per entry.
   await database.query(

@@ -214,14 +214,16 @@ async function fromMemory(ctx: AppContext, principal: Principal, job: Translatio
   if (!principal.memoryEnabled) return new Map();
   const hits = await recall(ctx.database, principal.orgId, job.sourceLocale, job.targetLocale, job.items);
   const texts = new Map<string, string>();
-  for (const [i, text] of hits) texts.set(job.items[i]!.id, text);
-  // A stored translation that this request's glossary (or a changed validator) refuses is translated again.
-  for (const issue of validateAll(
-    job,
-    texts,
-    job.items.filter((i) => texts.has(i.id)),
-  ))
-    texts.delete(issue.itemId!);
+  const recheck: TranslateItem[] = [];
+  for (const [i, hit] of hits) {
+    const item = job.items[i]!;
+    texts.set(item.id, hit.text);
+    // A provider's translation passed every validator when it was stored; only this request's glossary is new to
+    // it. Reviewed (approved) and imported entries are checked like a fresh translation.
+    if (hit.origin !== 'translation' || job.glossary.length > 0) recheck.push(item);
+  }
+  // A stored translation the validators now refuse is translated again.
+  for (const issue of validateAll(job, texts, recheck)) texts.delete(issue.itemId!);
   return texts;
 }
 
