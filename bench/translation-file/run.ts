@@ -5,12 +5,13 @@
 // (/proc/<pid>/stat), with the provider requests and tokens of each run (the service's /metrics). RUNS (default 3)
 // repetitions, each with a fresh organization; medians reported. Writes bench/results/translation-file.json.
 //   BENCH=translation-file make bench
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, freePort, startTestPostgres } from '@scriptorium/test-support';
 import { migrate, openDatabase } from '../../services/translation/src/db/index.ts';
 import { createOrganization, ensureUser, issueApiKey } from '../../services/translation/src/services/accounts.ts';
+import { cpuSeconds, postgresCpuSeconds, postmasterOf } from '../proc-cpu.ts';
 import { startService, stopService, unlimited } from '../translation-service.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -52,12 +53,6 @@ function xliff2(offset = 0): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en">\n  <file id="app">\n${units.join('\n')}\n  </file>\n</xliff>\n`;
 }
 
-/** CPU seconds (user + system) the process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 async function metric(base: string, name: string): Promise<number> {
   const text = await (await fetch(`${base}/metrics`)).text();
   let sum = 0;
@@ -74,6 +69,7 @@ const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 interface Run {
   wallMs: number;
   serviceCpuMs: number;
+  postgresCpuMs: number;
   providerRequests: number;
   tokensIn: number;
   tokensOut: number;
@@ -92,9 +88,13 @@ try {
   const keys: string[] = [];
   for (let r = 0; r < RUNS * 2 + 1; r++) {
     const orgId = await createOrganization(database, { name: `files ${r}`, planId: 'enterprise', ownerId: userId });
-    await database.query('UPDATE organizations SET daily_budget_micros = 1e15, memory_enabled = true WHERE id = $1', [orgId]);
+    await database.query('UPDATE organizations SET daily_budget_micros = 1e15, memory_enabled = true WHERE id = $1', [
+      orgId,
+    ]);
     keys.push((await issueApiKey(database, { userId, orgId, defaultPlan: 'enterprise', actor: 'operator' })).apiKey);
   }
+  const [backend] = await database.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const postmaster = postmasterOf(backend!.pid);
   await database.close();
 
   const port = await freePort();
@@ -115,6 +115,7 @@ try {
     const body = JSON.stringify({ format, content, sourceLocale: 'en', targetLocale: 'pl', tier: 'cheap' });
     const calls0 = await metric(base, 'scriptorium_translation_provider_requests_total');
     const cpu0 = cpuSeconds(pid);
+    const pg0 = postgresCpuSeconds(postmaster);
     const t0 = performance.now();
     const res = await fetch(`${base}/api/v1/translate/file`, {
       method: 'POST',
@@ -124,11 +125,13 @@ try {
     const answer = (await res.json()) as { tokensIn: number; tokensOut: number; fromMemory: number; issues: unknown[] };
     const wallMs = performance.now() - t0;
     const serviceCpuMs = (cpuSeconds(pid) - cpu0) * 1000;
+    const postgresCpuMs = (postgresCpuSeconds(postmaster) - pg0) * 1000;
     if (res.status !== 200) throw new Error(`translate/file answered ${res.status}: ${JSON.stringify(answer)}`);
     const providerRequests = (await metric(base, 'scriptorium_translation_provider_requests_total')) - calls0;
     return {
       wallMs: round(wallMs),
       serviceCpuMs: round(serviceCpuMs),
+      postgresCpuMs: round(postgresCpuMs),
       providerRequests,
       tokensIn: answer.tokensIn,
       tokensOut: answer.tokensOut,
@@ -151,21 +154,35 @@ try {
       results[format]!.first.push(first);
       results[format]!.second.push(second);
       console.log(
-        `${format} run ${r + 1}: first ${first.wallMs} ms wall, ${first.serviceCpuMs} ms service CPU, ${first.providerRequests} provider requests; ` +
-          `second ${second.wallMs} ms wall, ${second.serviceCpuMs} ms service CPU, ${second.providerRequests} provider requests, ${second.fromMemory} from memory`,
+        `${format} run ${r + 1}: first ${first.wallMs} ms wall, ${first.serviceCpuMs} ms service CPU, ${first.postgresCpuMs} ms PostgreSQL CPU, ${first.providerRequests} provider requests; ` +
+          `second ${second.wallMs} ms wall, ${second.serviceCpuMs} ms service CPU, ${second.postgresCpuMs} ms PostgreSQL CPU, ${second.providerRequests} provider requests, ${second.fromMemory} from memory`,
       );
     }
   }
   const loadAfter = loadavg()[0]!;
   const summary = Object.fromEntries(
     Object.entries(results).map(([format, { first, second }]) => {
-      const f = { wallMs: median(first.map((x) => x.wallMs)), serviceCpuMs: median(first.map((x) => x.serviceCpuMs)) };
-      const s = { wallMs: median(second.map((x) => x.wallMs)), serviceCpuMs: median(second.map((x) => x.serviceCpuMs)) };
+      const med = (runs: Run[]) => ({
+        wallMs: median(runs.map((x) => x.wallMs)),
+        serviceCpuMs: median(runs.map((x) => x.serviceCpuMs)),
+        postgresCpuMs: median(runs.map((x) => x.postgresCpuMs)),
+      });
+      const f = med(first);
+      const s = med(second);
       return [
         format,
         {
-          first: { ...f, providerRequests: first[0]!.providerRequests, tokensIn: first[0]!.tokensIn, tokensOut: first[0]!.tokensOut },
-          second: { ...s, providerRequests: Math.max(...second.map((x) => x.providerRequests)), fromMemory: second[0]!.fromMemory },
+          first: {
+            ...f,
+            providerRequests: first[0]!.providerRequests,
+            tokensIn: first[0]!.tokensIn,
+            tokensOut: first[0]!.tokensOut,
+          },
+          second: {
+            ...s,
+            providerRequests: Math.max(...second.map((x) => x.providerRequests)),
+            fromMemory: second[0]!.fromMemory,
+          },
           serviceCpuRatio: round(f.serviceCpuMs / Math.max(s.serviceCpuMs, 1), 1),
           wallRatio: round(f.wallMs / Math.max(s.wallMs, 1), 1),
           met: {

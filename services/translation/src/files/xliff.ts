@@ -161,12 +161,7 @@ export function parseXliff(content: string): ParsedFile {
           });
           return;
         }
-        const found = codeIssues(
-          u.key,
-          inlineCodes(u.text, u.codes),
-          inlineCodes(t, u.codes),
-          strings[index]!.isIcu,
-        );
+        const found = codeIssues(u.key, inlineCodes(u.text, u.codes), inlineCodes(t, u.codes), strings[index]!.isIcu);
         issues.push(...found);
         const state = v2 ? 'translated' : found.length ? 'needs-review-translation' : 'translated';
         if (v2)
