@@ -4,11 +4,15 @@
 // same file (every string answered from the memory), each timed by the wall clock and by the service's CPU
 // (/proc/<pid>/stat), with the provider requests and tokens of each run (the service's /metrics). RUNS (default 3)
 // repetitions, each with a fresh organization; medians reported. Writes bench/results/translation-file.json.
-//   BENCH=translation-file make bench
+// PROVIDER=openai runs the same against the fake OpenAI-compatible upstream of the service's tests, in the bench
+// process, answering after LATENCY_MS (default 500; an LLM takes seconds): what a real provider's latency makes of
+// the first run. Writes bench/results/translation-file-openai.json.
+//   BENCH=translation-file make bench         (RUNS=3; PROVIDER=pseudo | openai, LATENCY_MS=500)
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, freePort, startTestPostgres } from '@scriptorium/test-support';
+import { FAKE_API_KEY, startFakeOpenAI } from '@scriptorium/translation/test/fakes';
 import { migrate, openDatabase } from '../../services/translation/src/db/index.ts';
 import { createOrganization, ensureUser, issueApiKey } from '../../services/translation/src/services/accounts.ts';
 import { cpuSeconds, postgresCpuSeconds, postmasterOf } from '../proc-cpu.ts';
@@ -17,6 +21,9 @@ import { startService, stopService, unlimited } from '../translation-service.ts'
 const root = join(import.meta.dirname, '..', '..');
 const RUNS = Math.max(1, Math.min(10, Number(process.env.RUNS ?? 3)));
 const KEYS = 2_000;
+const PROVIDER = process.env.PROVIDER === 'openai' ? 'openai' : 'pseudo';
+const LATENCY_MS = Math.max(0, Number(process.env.LATENCY_MS ?? 500));
+const RESULTS = `bench/results/translation-file${PROVIDER === 'openai' ? '-openai' : ''}.json`;
 
 /**
  * A 2,000-key i18next/ICU file in 40 sections: plain strings, arguments, tags, and an ICU plural every tenth key.
@@ -78,6 +85,7 @@ interface Run {
 }
 
 const pg = await startTestPostgres();
+const fake = PROVIDER === 'openai' ? await startFakeOpenAI({ latencyMs: LATENCY_MS }) : null;
 const testDb = await createTestDatabase(pg.url, 'bench_translation_file');
 let service: Awaited<ReturnType<typeof startService>> | undefined;
 try {
@@ -102,7 +110,18 @@ try {
   service = await startService({
     databaseUrl: testDb.url,
     port,
-    env: { RATE_LIMITS: unlimited(['/api/v1/translate/file']), DATABASE__POOL_MAX: '10' },
+    env: {
+      RATE_LIMITS: unlimited(['/api/v1/translate/file']),
+      DATABASE__POOL_MAX: '10',
+      ...(fake
+        ? {
+            PROVIDER__KIND: 'openai',
+            PROVIDER__BASE_URL: fake.url,
+            PROVIDER__API_KEY: FAKE_API_KEY,
+            PROVIDER__TIMEOUT_MS: '60000',
+          }
+        : {}),
+    },
   });
   const pid = service.pid!;
   // Each repetition translates other texts (an offset in every string), so its first run finds no cache warm.
@@ -198,7 +217,9 @@ try {
     measuredAt: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model, loadAverage: { before: loadBefore, after: loadAfter } },
     setup: {
-      provider: 'pseudo (in the service process)',
+      provider: fake
+        ? `the fake OpenAI-compatible upstream, ${LATENCY_MS} ms per request`
+        : 'pseudo (in the service process)',
       keys: KEYS,
       files: { jsonBytes: Buffer.byteLength(files.json(0)), xliffBytes: Buffer.byteLength(files.xliff(0)) },
       targetLocale: 'pl',
@@ -207,11 +228,12 @@ try {
     summary,
     runs: results,
   };
-  writeFileSync(join(root, 'bench/results/translation-file.json'), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(join(root, RESULTS), `${JSON.stringify(result, null, 2)}\n`);
   console.log(JSON.stringify(summary, null, 2));
-  console.log(`load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}; bench/results/translation-file.json`);
+  console.log(`load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}; ${RESULTS}`);
 } finally {
   await stopService(service);
+  await fake?.close();
   await testDb.drop();
   await pg.stop();
 }
