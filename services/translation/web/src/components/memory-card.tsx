@@ -49,7 +49,7 @@ export function MemoryCard({ org }: { org: Organization }) {
             {data.entries === 1 ? 'entry' : 'entries'}
           </p>
           {mayManage ? (
-            <label class="switch" for={`${id}-switch`}>
+            <div class="checkbox">
               <input
                 id={`${id}-switch`}
                 type="checkbox"
@@ -65,8 +65,8 @@ export function MemoryCard({ org }: { org: Organization }) {
                   else setConfirmOff(true);
                 }}
               />
-              Keep a translation memory
-            </label>
+              <label for={`${id}-switch`}>Keep a translation memory</label>
+            </div>
           ) : (
             <p class="muted">Admins and owners turn it on or off.</p>
           )}
