@@ -61,10 +61,13 @@ export async function recall(
   const found = new Map<number, Recalled>();
   if (items.length === 0) return found;
   const keys = items.map(memoryKey);
+  // A join from the keys (the primary key's lookups, one per key): a plan that stays right when the statement is
+  // prepared once and planned generically, whatever the table's size.
   const rows = await database.query<{ h: string; t: string; o: MemoryOrigin }>(
-    `SELECT encode(key_hash, 'hex') AS h, target_text AS t, origin AS o FROM translation_memory
-      WHERE org_id = $1 AND source_locale = $2 AND target_locale = $3
-        AND key_hash IN (SELECT decode(x, 'hex') FROM unnest($4::text[]) AS x)`,
+    `SELECT x.h, m.target_text AS t, m.origin AS o
+       FROM unnest($4::text[]) AS x(h)
+       JOIN translation_memory m
+         ON m.org_id = $1 AND m.source_locale = $2 AND m.target_locale = $3 AND m.key_hash = decode(x.h, 'hex')`,
     [orgId, canonicalLocale(sourceLocale), canonicalLocale(targetLocale), [...new Set(keys)]],
     'memory_recall',
   );
@@ -76,10 +79,12 @@ export async function recall(
   });
   // Retention counts from the last use: refreshed at most once a day per entry.
   await database.query(
-    `UPDATE translation_memory SET last_used_at = now()
-      WHERE org_id = $1 AND source_locale = $2 AND target_locale = $3 AND last_used_at < now() - interval '1 day'
-        AND key_hash IN (SELECT decode(x, 'hex') FROM unnest($4::text[]) AS x)`,
+    `UPDATE translation_memory m SET last_used_at = now()
+       FROM unnest($4::text[]) AS x(h)
+      WHERE m.org_id = $1 AND m.source_locale = $2 AND m.target_locale = $3 AND m.key_hash = decode(x.h, 'hex')
+        AND m.last_used_at < now() - interval '1 day'`,
     [orgId, canonicalLocale(sourceLocale), canonicalLocale(targetLocale), rows.map((r) => r.h)],
+    'memory_touch',
   );
   return found;
 }
