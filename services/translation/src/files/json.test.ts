@@ -111,6 +111,19 @@ describe('arb: Flutter application resource bundles', () => {
     expect(pluralCases(after.nFiles)).toEqual(cldrCategories(target).sort());
   });
 
+  it('ru → en: a Russian bundle's plural comes back with the English categories', () => {
+    const ru = JSON.stringify({
+      '@@locale': 'ru',
+      nFiles: '{count, plural, one{{count} файл} few{{count} файла} many{{count} файлов} other{{count} файла}}',
+      '@nFiles': { placeholders: { count: { type: 'int' } } },
+    });
+    const file = parseLocaleFile('arb', ru);
+    const after = JSON.parse(file.write(pseudoTranslations(file, 'en'), 'en').content);
+    expect(after['@@locale']).toBe('en');
+    expect(pluralCases(after.nFiles)).toEqual(['one', 'other']);
+    expect(after['@nFiles']).toEqual({ placeholders: { count: { type: 'int' } } });
+  });
+
   it('adds @@locale when the bundle has none', () => {
     const file = parseLocaleFile('arb', '{\n  "a": "A"\n}');
     expect(JSON.parse(file.write(new Map(), 'fr').content)).toEqual({ '@@locale': 'fr', a: 'A' });
