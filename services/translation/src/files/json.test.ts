@@ -111,7 +111,7 @@ describe('arb: Flutter application resource bundles', () => {
     expect(pluralCases(after.nFiles)).toEqual(cldrCategories(target).sort());
   });
 
-  it('ru → en: a Russian bundle's plural comes back with the English categories', () => {
+  it('ru → en: a Russian bundle’s plural comes back with the English categories', () => {
     const ru = JSON.stringify({
       '@@locale': 'ru',
       nFiles: '{count, plural, one{{count} файл} few{{count} файла} many{{count} файлов} other{{count} файла}}',
