@@ -209,6 +209,8 @@ export async function exportTmx(ctx: AppContext, actor: Actor, orgId: string): P
   return buildTmx(entries, '1.0.0');
 }
 
+const IMPORT_BATCH = 5_000;
+
 /** Imports a TMX document into the memory (admins; 409 while the memory is off). Entries with the same key are replaced. */
 export async function importTmx(
   ctx: AppContext,
@@ -233,19 +235,26 @@ export async function importTmx(
       continue;
     }
     const pair = `${canonicalLocale(e.sourceLocale)}\u0000${canonicalLocale(e.targetLocale)}`;
-    groups.set(pair, [...(groups.get(pair) ?? []), e]);
+    const group = groups.get(pair);
+    if (group) group.push(e);
+    else groups.set(pair, [e]);
   }
   let imported = 0;
   for (const [pair, list] of groups) {
     const [sourceLocale, targetLocale] = pair.split('\u0000') as [string, string];
-    imported += await remember(
-      ctx.database,
-      orgId,
-      { sourceLocale, targetLocale },
-      list.map((e) => ({ text: e.source, isIcu: e.isIcu === true, context: e.context ?? undefined, target: e.target })),
-      'import',
-      actor.userId,
-    );
+    // Statements of at most IMPORT_BATCH entries (a large memory is not one giant statement).
+    for (let i = 0; i < list.length; i += IMPORT_BATCH) {
+      imported += await remember(
+        ctx.database,
+        orgId,
+        { sourceLocale, targetLocale },
+        list
+          .slice(i, i + IMPORT_BATCH)
+          .map((e) => ({ text: e.source, isIcu: e.isIcu === true, context: e.context ?? undefined, target: e.target })),
+        'import',
+        actor.userId,
+      );
+    }
   }
   await audit(ctx.database.db, {
     actorUserId: actor.userId,
