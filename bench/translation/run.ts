@@ -5,13 +5,14 @@
 // REPLICAS processes, default 2, sharing the port with REUSE_PORT). Writes bench/results/translation.json.
 //   BENCH=translation make bench          (DURATION=10 s per phase, RATE=1500 req/s for the latency phase, REPLICAS=2)
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTestDatabase, freePort, startTestPostgres } from '@scriptorium/test-support';
 import { createOrganization, ensureUser, issueApiKey, migrate, openDatabase } from '@scriptorium/translation';
 import { FAKE_API_KEY, startFakeOpenAI } from '@scriptorium/translation/test/fakes';
+import { cpuSeconds, postgresCpuSeconds, postmasterOf } from '../proc-cpu.ts';
 
 const run = promisify(execFile);
 const here = import.meta.dirname;
@@ -38,27 +39,6 @@ async function load(opts: Record<string, unknown>): Promise<Load> {
     timeout: (DURATION + 60) * 1000,
   });
   return JSON.parse(stdout.trim().split('\n').pop()!) as Load;
-}
-
-/** CPU seconds (user + system) the process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-}
-
-/** CPU seconds of every process of the PostgreSQL server (the postmaster and its children). */
-function postgresCpuSeconds(postmaster: number): number {
-  let total = cpuSeconds(postmaster);
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      if (Number(fields[1]) === postmaster) total += (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      // The process ended between readdir and read.
-    }
-  }
-  return total;
 }
 
 /** Busy and total CPU seconds of the whole machine so far (all cores, from /proc/stat). */
@@ -184,7 +164,7 @@ try {
   const probe = await openDatabase(testDb.url);
   const [backend] = await probe.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   await probe.close();
-  const postmaster = Number(readFileSync(`/proc/${backend!.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+  const postmaster = postmasterOf(backend!.pid);
 
   console.log(`throughput: ${DURATION} s, ${CONNECTIONS} connections …`);
   const cpu0 = serviceCpu();

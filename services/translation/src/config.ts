@@ -134,6 +134,7 @@ export const settingsSchema = z.object({
   RETENTION__AUDIT_LOG_DAYS: int(365),
   RETENTION__BILLING_EVENTS_DAYS: int(90),
   RETENTION__METERING_COUNTERS_DAYS: int(62),
+  RETENTION__MEMORY_ENTRIES_DAYS: int(365),
   METRICS: bool(true),
   SHUTDOWN_GRACE_MS: int(10_000, 0),
   TRANSLATION_URL: z.url().default('http://127.0.0.1:3000'),
@@ -195,6 +196,7 @@ export interface Config {
     auditLog: number;
     billingEvents: number;
     meteringCounters: number;
+    memoryEntries: number;
   };
   metrics: boolean;
   shutdownGraceMs: number;
@@ -309,6 +311,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       auditLog: e.RETENTION__AUDIT_LOG_DAYS,
       billingEvents: e.RETENTION__BILLING_EVENTS_DAYS,
       meteringCounters: e.RETENTION__METERING_COUNTERS_DAYS,
+      memoryEntries: e.RETENTION__MEMORY_ENTRIES_DAYS,
     },
     metrics: e.METRICS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

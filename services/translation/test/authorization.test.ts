@@ -27,6 +27,8 @@ beforeAll(async () => {
     await as(session, 'POST', `/api/v1/orgs/${ids.org}/members`, { email: 'pending@example.com' })
   ).json().id;
   ids.key = (await as(session, 'POST', '/api/v1/keys', { orgId: ids.org })).json().keyId;
+  // The memory is on, so its TMX import answers its success status.
+  await h.database.query('UPDATE organizations SET memory_enabled = true WHERE id = $1', [ids.org]);
   // An organization of someone else that invites the walker.
   const friendOrg = (await as(other, 'POST', '/api/v1/orgs', { name: 'friend' })).json().id;
   ids.inviteToken = (
@@ -44,7 +46,10 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 /** The valid request of a session route: its path with real ids, and its body. */
-const sessionRequests: Record<string, () => { url: string; payload?: object }> = {
+const sessionRequests: Record<
+  string,
+  () => { url: string; payload?: object | string; cookie?: string; contentType?: string }
+> = {
   'POST /auth/logout': () => ({ url: '/auth/logout' }),
   'GET /api/v1/me': () => ({ url: '/api/v1/me' }),
   'POST /api/v1/orgs': () => ({ url: '/api/v1/orgs', payload: { name: 'another' } }),
@@ -72,6 +77,14 @@ const sessionRequests: Record<string, () => { url: string; payload?: object }> =
   'POST /api/v1/mfa': () => ({ url: '/api/v1/mfa', payload: { action: 'enroll' } }),
   'POST /api/v1/privacy/export': () => ({ url: '/api/v1/privacy/export' }),
   'POST /api/v1/privacy/delete': () => ({ url: '/api/v1/privacy/delete', cookie: ids.eraseCookie! }),
+  'GET /api/v1/orgs/:id/memory': () => ({ url: `/api/v1/orgs/${ids.org}/memory` }),
+  'PUT /api/v1/orgs/:id/memory': () => ({ url: `/api/v1/orgs/${ids.org}/memory`, payload: { enabled: true } }),
+  'GET /api/v1/orgs/:id/memory.tmx': () => ({ url: `/api/v1/orgs/${ids.org}/memory.tmx` }),
+  'POST /api/v1/orgs/:id/memory.tmx': () => ({
+    url: `/api/v1/orgs/${ids.org}/memory.tmx`,
+    payload: '<tmx version="1.4"><header srclang="en"/><body/></tmx>',
+    contentType: 'application/x-tmx+xml',
+  }),
 };
 
 const WEBHOOK = '/api/billing/webhook';
@@ -84,6 +97,13 @@ const SIGN_IN_CALLBACK = '/auth/github/callback';
 
 const bodies: Record<string, unknown> = {
   '/api/v1/translate': batch(1),
+  '/api/v1/translate/file': {
+    format: 'json',
+    content: '{"a": "Save"}',
+    sourceLocale: 'en',
+    targetLocale: 'de',
+    tier: 'cheap',
+  },
   '/api/v1/judge': { sourceLocale: 'en', targetLocale: 'de', items: [{ id: 'a', source: 'Hi', target: 'Hallo' }] },
   '/api/v1/playground': { source: 'Hi', targetLocale: 'de' },
 };
@@ -96,14 +116,21 @@ const call = (spec: RouteSpec, headers: Record<string, string>) => {
       headers: { 'content-type': 'application/json', ...headers },
       payload: webhookEvent,
     });
-  const { cookie, ...concrete }: { url: string; payload?: object; cookie?: string } = sessionRequests[
+  const {
+    cookie,
+    contentType,
+    ...concrete
+  }: { url: string; payload?: object | string; cookie?: string; contentType?: string } = sessionRequests[
     `${spec.method} ${spec.url}`
   ]?.() ?? {
     url: spec.url,
     ...(bodies[spec.url] ? { payload: bodies[spec.url] as object } : {}),
   };
   // A route walked with its own session (erasure) uses it in place of the walker's.
-  const withCookie = cookie && headers.cookie === session.cookie ? { ...headers, cookie } : headers;
+  const withCookie = {
+    ...(cookie && headers.cookie === session.cookie ? { ...headers, cookie } : headers),
+    ...(contentType ? { 'content-type': contentType } : {}),
+  };
   return h.app.inject({ method: spec.method, headers: withCookie, ...concrete });
 };
 

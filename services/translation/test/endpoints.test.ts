@@ -377,6 +377,7 @@ describe('POST /api/retention', () => {
         'expiredSessions',
         'finishedJobs',
         'meteringCounters',
+        'memoryEntries',
         'rateLimitWindows',
         'reviewItems',
         'usageDaily',
@@ -417,7 +418,7 @@ describe('OpenAPI document', () => {
     }
     const batchSchema = doc.paths['/api/v1/translate'].post.requestBody.content['application/json'].schema;
     expect(Object.keys(batchSchema.properties).sort()).toEqual(
-      ['glossary', 'items', 'modelOverride', 'sourceLocale', 'style', 'targetLocale', 'tier'].sort(),
+      ['dryRun', 'glossary', 'items', 'modelOverride', 'sourceLocale', 'style', 'targetLocale', 'tier'].sort(),
     );
     expect(batchSchema.required.sort()).toEqual(['glossary', 'items', 'sourceLocale', 'style', 'targetLocale', 'tier']);
     expect(batchSchema.properties.tier.enum).toEqual(['cheap', 'top']);
@@ -427,7 +428,11 @@ describe('OpenAPI document', () => {
     const g = batchSchema.properties.glossary.items;
     expect(JSON.stringify(g.properties.target)).toContain('"null"');
     expect(g.required.sort()).toEqual(['neverTranslate', 'target', 'term']);
-    const result = doc.paths['/api/v1/translate'].post.responses['200'].content['application/json'].schema;
+    // 200 is the TranslateResult, or with dryRun the estimate.
+    const answers = doc.paths['/api/v1/translate'].post.responses['200'].content['application/json'].schema.anyOf;
+    expect(answers).toHaveLength(2);
+    const [result, dryRun] = answers;
+    expect(dryRun.properties.dryRun.const).toBe(true);
     expect(Object.keys(result.properties)).toEqual(
       expect.arrayContaining(['translations', 'model', 'tokensIn', 'tokensOut']),
     );

@@ -1,7 +1,8 @@
 // The signed-in web app in headless Chromium against the real service on real PostgreSQL, signing in through the local
 // GitHub-compatible OAuth server: organizations (create, switch), members (invite with the link to copy, a second
 // browser accepting it, role change and removal where the role table allows), API keys (create with the secret shown
-// once and copied, a translation through the try-out form, revoke, then 401), usage, sign-out. Screenshots of each
+// once and copied, a translation through the try-out form, revoke, then 401), usage, the translation memory's switch
+// and count, sign-out. Screenshots of each
 // screen at laptop and phone widths.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -198,6 +199,47 @@ describe.skipIf(!hasChromium)('signed-in web app: organizations, members, keys, 
     await page.setViewportSize(VIEWPORTS.phone);
     expect(await overflowsHorizontally(page)).toBe(false);
     await page.setViewportSize(VIEWPORTS.laptop);
+  });
+
+  it('turns the translation memory on, shows its count, and turns it off after a confirmation that deletes it', async () => {
+    const { page } = ada;
+    await nav(page, 'Organizations');
+    await page.getByRole('heading', { name: 'Translation memory of Acme Translations' }).waitFor();
+    await page.getByText('Off · 0 entries').waitFor();
+    const toggle = page.getByRole('switch', { name: 'Keep a translation memory' });
+    await toggle.click();
+    await page.getByText('The translation memory is on.').waitFor();
+    await page.getByText('On · 0 entries').waitFor();
+    expect(await toggle.isChecked()).toBe(true);
+    const items = [
+      { id: 'a', text: 'Save your changes' },
+      { id: 'b', text: 'Discard the draft' },
+    ];
+    const translate = () =>
+      fetch(`${base}/api/v1/translate`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ sourceLocale: 'en', targetLocale: 'de', tier: 'cheap', items, style: {}, glossary: [] }),
+      }).then((r) => r.json() as Promise<{ tokensIn: number; translations: { fromMemory?: boolean }[] }>);
+    expect((await translate()).tokensIn).toBeGreaterThan(0);
+    const again = await translate();
+    expect(again.tokensIn).toBe(0);
+    expect(again.translations.every((t) => t.fromMemory === true)).toBe(true);
+    await nav(page, 'Overview');
+    await nav(page, 'Organizations');
+    await page.getByText('On · 2 entries').waitFor();
+    await screenshots(page, 'organizations-memory');
+    await page.setViewportSize(VIEWPORTS.phone);
+    expect(await overflowsHorizontally(page)).toBe(false);
+    await page.setViewportSize(VIEWPORTS.laptop);
+    await page.getByRole('switch', { name: 'Keep a translation memory' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Turn the translation memory off?' });
+    await dialog.getByText('Its 2 entries are deleted at once').waitFor();
+    await dialog.getByRole('button', { name: 'Turn off and delete' }).click();
+    await page.getByText('The translation memory is off and its entries are deleted.').waitFor();
+    await page.getByText('Off · 0 entries').waitFor();
+    const [row] = await h.database.query<{ n: number }>('SELECT count(*)::int AS n FROM translation_memory');
+    expect(row!.n).toBe(0);
   });
 
   it('revokes the key after a confirmation; the next call with it gets 401', async () => {

@@ -2,7 +2,8 @@
 // (keys via session, reviews, orgs, MFA, privacy, billing). One migrations folder: `./migrations`.
 //
 // Zero content retention: no column here holds source or translated text, except `review_items`
-// (the workflow's one place for text) and `jobs.payload` while a sampled judge job waits (scrubbed when it ends).
+// (the workflow's one place for text), `jobs.payload` while a sampled judge job waits (scrubbed when it ends), and
+// `translation_memory` of an organization that turned its memory on.
 import { sql } from 'drizzle-orm';
 import {
   bigint,
@@ -99,6 +100,8 @@ export const organizations = pgTable('organizations', {
   judgeSampleRate: real('judge_sample_rate').notNull().default(0),
   /** A background judge score (overall, 0..5) under this opens a review item. */
   reviewThreshold: real('review_threshold').notNull().default(3),
+  /** The organization's translation memory is on (opt-in: off by default, and turning it off deletes it). */
+  memoryEnabled: boolean('memory_enabled').notNull().default(false),
   /** Subscription state synced from the payment provider. */
   externalCustomerId: text('external_customer_id').unique(),
   subscriptionStatus: text('subscription_status'),
@@ -291,6 +294,39 @@ export const reviewItems = pgTable(
   (t) => [index('review_items_org_idx').on(t.orgId, t.status), index('review_items_created_idx').on(t.createdAt)],
 );
 
+/**
+ * The translation memory of an organization that turned it on (opt-in; the only stored text besides review items):
+ * one translation per source text, context and locale pair. `key_hash` is the SHA-256 of the ICU-normalized source
+ * and its context (the exact-match key). Deleted with the organization, when the memory is turned off, and by
+ * retention when unused for RETENTION__MEMORY_ENTRIES_DAYS.
+ */
+export const translationMemory = pgTable(
+  'translation_memory',
+  {
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    sourceLocale: text('source_locale').notNull(),
+    targetLocale: text('target_locale').notNull(),
+    keyHash: bytea('key_hash').notNull(),
+    sourceText: text('source_text').notNull(),
+    context: text('context'),
+    isIcu: boolean('is_icu').notNull().default(false),
+    targetText: text('target_text').notNull(),
+    /** translation | review | import */
+    origin: text('origin').notNull(),
+    /** Who it came from (the API key's user, the reviewer, the importer); cleared when that user is erased. */
+    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.sourceLocale, t.targetLocale, t.keyHash] }),
+    index('translation_memory_created_by_idx').on(t.createdBy),
+    index('translation_memory_last_used_idx').on(t.lastUsedAt),
+  ],
+);
+
 /** The job queue, claimed with FOR UPDATE SKIP LOCKED. Status: queued → running → done | queued (retry) | dead. */
 export const jobs = pgTable(
   'jobs',
@@ -378,4 +414,5 @@ export type FineTunedModel = typeof fineTunedModels.$inferSelect;
 export type ReviewItem = typeof reviewItems.$inferSelect;
 export type NewReviewItem = typeof reviewItems.$inferInsert;
 export type Job = typeof jobs.$inferSelect;
+export type MemoryEntry = typeof translationMemory.$inferSelect;
 export type AuditEntry = typeof auditLog.$inferSelect;

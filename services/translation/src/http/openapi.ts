@@ -61,7 +61,7 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl?: string): Record<str
         ? {
             requestBody: {
               required: spec.bodyRequired !== false,
-              content: { 'application/json': { schema: jsonSchema(spec.body, 'input') } },
+              content: { [spec.bodyContentType ?? 'application/json']: { schema: jsonSchema(spec.body, 'input') } },
             },
           }
         : {}),

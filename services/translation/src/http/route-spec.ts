@@ -18,7 +18,7 @@ export interface RouteSpec<
   P extends z.ZodObject | undefined = z.ZodObject | undefined,
   Q extends z.ZodObject | undefined = z.ZodObject | undefined,
 > {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   operationId: string;
   summary: string;
@@ -30,6 +30,8 @@ export interface RouteSpec<
   params?: P;
   /** Query-string parameters. */
   querystring?: Q;
+  /** Media type of the request body when it is not JSON (a TMX upload); the body schema is then a string. */
+  bodyContentType?: string;
   /** Request body may be absent (worker, retention). */
   bodyRequired?: boolean;
   responses: Record<number, ResponseSpec>;

@@ -1,6 +1,7 @@
 // The zod schemas of the HTTP API: the single source for validation, TypeScript types and the OpenAPI document.
 // Field names follow docs spec `translation-service-api.md` exactly; fields the spec leaves open are documented in docs/translation.md.
 import { z } from 'zod';
+import { FILE_FORMATS } from '../files/types.ts';
 import { GlossaryEntry, Locale, Style, Tier, TranslateItem, ValidationIssue } from '../language/index.ts';
 import { charLength, PLAYGROUND_MAX_CHARS } from './limits.ts';
 
@@ -27,11 +28,43 @@ export const TranslateBatch = z.object({
   items: z.array(TranslateItem).min(1).max(100).refine(uniqueIds, { message: 'item ids must be unique' }),
   style: Style,
   glossary: z.array(GlossaryEntry).max(500),
+  dryRun: z
+    .boolean()
+    .optional()
+    .meta({
+      description:
+        'Answer what the call would reserve (token estimate and price) and how many items the translation memory ' +
+        'would answer, without calling the provider or metering anything. Added field.',
+    }),
 });
 export type TranslateBatch = z.infer<typeof TranslateBatch>;
 
+export const DryRunResult = z.object({
+  dryRun: z.literal(true),
+  model: z.string(),
+  items: z.int().min(0).meta({ description: 'strings the provider would translate' }),
+  fromMemory: z.int().min(0).meta({ description: 'strings the organization’s translation memory would answer' }),
+  providerRequests: z.int().min(0).meta({ description: 'provider requests of the call (before a validator retry)' }),
+  estimate: z
+    .object({ tokensIn: z.int().min(0), maxTokensOut: z.int().min(0) })
+    .meta({ description: 'the tokens the call would reserve against the plan quota' }),
+  priceMicros: z
+    .int()
+    .min(0)
+    .meta({ description: 'what the call would reserve against the daily budget (micro-units)' }),
+});
+
 export const TranslateResult = z.object({
-  translations: z.array(z.object({ id: z.string(), text: z.string() })),
+  translations: z.array(
+    z.object({
+      id: z.string(),
+      text: z.string(),
+      fromMemory: z
+        .literal(true)
+        .optional()
+        .meta({ description: 'answered from the organization’s translation memory (no provider call, no tokens)' }),
+    }),
+  ),
   model: z.string(),
   tokensIn: z.int().min(0),
   tokensOut: z.int().min(0),
@@ -42,6 +75,58 @@ export const TranslateResult = z.object({
   }),
 });
 export type TranslateResult = z.infer<typeof TranslateResult>;
+
+/** Largest `content` of `POST /api/v1/translate/file`, in UTF-8 bytes (above it: 413). */
+export const FILE_MAX_BYTES = 2 * 1024 * 1024;
+/** Most strings in one file (above it: 413). */
+export const FILE_MAX_STRINGS = 20_000;
+
+export const TranslateFileRequest = z.object({
+  format: z.enum(FILE_FORMATS).meta({
+    description: 'json (i18next/ICU), arb (Flutter), xliff (1.2 or 2.x), po (gettext PO/POT), android (strings.xml)',
+  }),
+  content: z
+    .string()
+    .meta({ description: `the file as text (at most ${FILE_MAX_BYTES} bytes in UTF-8; larger gives 413)` }),
+  sourceLocale: Locale,
+  targetLocale: Locale,
+  tier: Tier,
+  style: Style.optional(),
+  glossary: z.array(GlossaryEntry).max(500).optional(),
+  modelOverride: z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .meta({ description: 'id of a fine-tuned model the caller’s organization may use' }),
+  dryRun: z.boolean().optional().meta({ description: 'estimate only: no provider call, nothing metered' }),
+});
+export type TranslateFileRequest = z.infer<typeof TranslateFileRequest>;
+
+export const TranslateFileResult = z.object({
+  content: z.string().meta({ description: 'the translated file, in the same format' }),
+  format: z.enum(FILE_FORMATS),
+  model: z.string(),
+  tokensIn: z.int().min(0),
+  tokensOut: z.int().min(0),
+  issues: z.array(ValidationIssue).meta({
+    description: 'validator findings, `itemId` the key (JSON path, ARB key, XLIFF unit id, PO msgid, Android name)',
+  }),
+  fromMemory: z.int().min(0).meta({ description: 'strings answered from the organization’s translation memory' }),
+});
+export type TranslateFileResult = z.infer<typeof TranslateFileResult>;
+
+export const MemoryStatus = z.object({
+  enabled: z.boolean(),
+  entries: z.int().min(0).meta({ description: 'translations the memory holds' }),
+});
+export const MemorySwitch = z.object({ enabled: z.boolean() });
+export const MemoryImport = z.string().meta({ description: 'a TMX 1.4b document' });
+export const MemoryImported = z.object({
+  imported: z.int().min(0).meta({ description: 'entries written (added or replaced)' }),
+  skipped: z.int().min(0).meta({ description: 'translation units without both texts, or over 10,000 characters' }),
+  entries: z.int().min(0).meta({ description: 'entries the memory holds now' }),
+});
 
 const score = z.number().min(0).max(5);
 export const Scores = z.object({
@@ -121,6 +206,7 @@ export const RetentionResult = z.object({
       auditLog: z.int().min(0),
       billingEvents: z.int().min(0),
       meteringCounters: z.int().min(0),
+      memoryEntries: z.int().min(0).meta({ description: 'translation-memory entries unused for the retention period' }),
       rateLimitWindows: z.int().min(0),
       expiredSessions: z.int().min(0),
       expiredInvites: z.int().min(0),

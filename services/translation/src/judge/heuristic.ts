@@ -13,6 +13,7 @@ export const ISSUE_TO_MQM: Record<string, { category: MqmCategory; severity: Mqm
   icu_argument_type: { category: 'accuracy', severity: 'major' },
   icu_select_case_missing: { category: 'accuracy', severity: 'major' },
   icu_plural_category_missing: { category: 'localeConventions', severity: 'major' },
+  icu_plural_category_extra: { category: 'localeConventions', severity: 'minor' },
   placeholder_missing: { category: 'accuracy', severity: 'major' },
   placeholder_extra: { category: 'accuracy', severity: 'major' },
   tag_missing: { category: 'fluency', severity: 'major' },

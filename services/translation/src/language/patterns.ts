@@ -7,8 +7,11 @@
 
 /** HTML/XML tags: `<b>`, `</b>`, `<a href="x">`, `<br/>`. A `<` not followed by a letter or `/` is text ("a < b"). */
 const TAG = String.raw`<\/?[A-Za-z][\w:.-]{0,63}(?:\s[^<>]*)?\/?>`;
-/** printf family: `%s`, `%d`, `%1$d`, `%.2f`, `%@`, `%%` (the last is a literal percent, matched so it is skipped). */
-const PRINTF = String.raw`%%|%(?:\d{1,2}\$)?[-+0#]{0,4}(?:\d{1,3}|\*)?(?:\.(?:\d{1,3}|\*))?(?:hh|h|ll|l|L|z|j|t|q)?[diouxXeEfFgGaAcspn@]`;
+/**
+ * printf family: `%s`, `%d`, `%1$d`, `%.2f`, `%@`, Python's named `%(count)d`, `%%` (the last is a literal percent,
+ * matched so it is skipped).
+ */
+const PRINTF = String.raw`%%|%(?:\([A-Za-z_]\w{0,63}\)|\d{1,2}\$)?[-+0#]{0,4}(?:\d{1,3}|\*)?(?:\.(?:\d{1,3}|\*))?(?:hh|h|ll|l|L|z|j|t|q)?[diouxXeEfFgGaAcspn@]`;
 /** Mustache/Handlebars/Angular/i18next: `{{x}}`, `{{{x}}}`, `{{ user.name }}`. */
 const MUSTACHE = String.raw`\{\{\{?[^{}]*\}?\}\}`;
 /** Template literal style `${x}`. */

@@ -69,6 +69,11 @@ export const VALIDATION_ISSUE_CODES = [
   'glossary_never_translate',
   'glossary_target_missing',
   'locale_invalid',
+  'icu_plural_category_extra',
+  'plural_form_missing',
+  'plural_form_extra',
+  'inline_code_missing',
+  'inline_code_extra',
 ] as const;
 export type ValidationIssueCode = (typeof VALIDATION_ISSUE_CODES)[number];
 

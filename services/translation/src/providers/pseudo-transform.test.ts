@@ -121,7 +121,8 @@ const icuMessage: fc.Arbitrary<string> = fc.letrec<{ msg: string }>((tie) => ({
     { depthSize: 'small', withCrossShrink: true },
     icuLiteral,
     fc.tuple(icuLiteral, fc.constantFrom('name', 'count', 'user')).map(([l, a]) => `${l} {${a}}`),
-    fc.tuple(tie('msg'), tie('msg')).map(([one, other]) => `{n, plural, one {# ${one}} other {# ${other}}}`),
+    // Plural cases carry the same placeholders (as real messages do): a case the target does not use is dropped.
+    fc.tuple(tie('msg'), words).map(([m, w]) => `{n, plural, one {# ${m}} other {# ${m} ${w}}}`),
     fc.tuple(tie('msg'), tie('msg')).map(([m, o]) => `{g, select, male {${m}} other {${o}}}`),
     fc.tuple(icuLiteral, tie('msg')).map(([l, m]) => `<b>${l}</b> ${m}`),
   ),

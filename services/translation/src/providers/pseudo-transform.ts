@@ -169,6 +169,13 @@ function icuBody(
       const other = el.options.other?.location;
       if (!other || !completePlurals) return;
       const needed = el.pluralType === 'ordinal' ? ordinal : cardinal;
+      // Categories the target does not use (a Russian `few` into English) are dropped with their keyword.
+      for (const [category, option] of Object.entries(el.options)) {
+        if (category.startsWith('=') || needed.includes(category) || !option.location) continue;
+        const keyword = source.lastIndexOf(category, option.location.start.offset);
+        if (keyword < 0) continue;
+        edits.push({ start: keyword, end: option.location.end.offset, render: () => '' });
+      }
       const missing = needed.filter((c) => !(c in el.options));
       if (missing.length === 0) return;
       const at = other.end.offset;
@@ -196,7 +203,7 @@ function icuBody(
  * Deterministic pseudo-localization: `Settings` → `[Ŝéţţîñĝš ~~]`. Letters are accented and the text is
  * padded by ~30% of its translatable letters inside brackets; ICU syntax and arguments, placeholders (`{name}`, `%s`, `%1$d`, `{{x}}`),
  * HTML/XML tags, entities, URLs and neverTranslate terms stay byte-identical; glossary terms with a target are
- * replaced by that target. ICU plurals get the categories the target locale needs (copies of `other`), unless
+ * replaced by that target. ICU plurals get exactly the categories the target locale needs (copies of `other` added, unused ones dropped), unless
  * nesting would grow the output past ~16× the source (then the source's cases are kept).
  * A source marked ICU that does not parse is treated as plain text.
  *

@@ -17,7 +17,7 @@ import { digestsEqual, generateApiKey, looksLikeApiKey, sha256 } from './secrets
 
 /** Who is calling with an API key, and the limits and review settings of the organization that pays. */
 export type Principal = { keyId: ApiKey['id']; userId: ApiKey['userId'] } & OrgLimits &
-  Pick<Organization, 'judgeSampleRate' | 'reviewThreshold'>;
+  Pick<Organization, 'judgeSampleRate' | 'reviewThreshold' | 'memoryEnabled'>;
 
 /** Upserts the operator's plans (PLANS) so organizations can reference them by name. */
 export async function syncPlans(database: Database, configured: PlanConfig[]): Promise<void> {
@@ -130,7 +130,8 @@ export async function issueApiKey(
 
 const PRINCIPAL_SQL = `
 SELECT k.id AS "keyId", k.hash, k.user_id AS "userId", k.org_id AS "orgId", ${ORG_LIMITS_COLUMNS},
-       o.judge_sample_rate AS "judgeSampleRate", o.review_threshold AS "reviewThreshold"
+       o.judge_sample_rate AS "judgeSampleRate", o.review_threshold AS "reviewThreshold",
+       o.memory_enabled AS "memoryEnabled"
   FROM api_keys k
   JOIN organizations o ON o.id = k.org_id
   JOIN plans p ON p.id = o.plan_id

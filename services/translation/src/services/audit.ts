@@ -24,7 +24,11 @@ export type AuditAction =
   | 'privacy.export'
   | 'privacy.delete'
   | 'billing.subscription'
-  | 'billing.invoice';
+  | 'billing.invoice'
+  | 'memory.enable'
+  | 'memory.disable'
+  | 'memory.export'
+  | 'memory.import';
 
 export interface AuditEntry {
   /** The user who acted; null for the payment provider or the operator. */

@@ -6,6 +6,7 @@ export interface Metrics {
   httpRequests: Counter<'route' | 'method' | 'status'>;
   httpDuration: Histogram<'route' | 'method'>;
   upstreamCalls: Counter<'kind' | 'outcome'>;
+  providerRequests: Counter<'kind'>;
   tokens: Counter<'direction'>;
   spendMicros: Counter<'kind'>;
   meterRefusals: Counter<'reason'>;
@@ -37,6 +38,12 @@ export function createMetrics(collectDefaults: boolean): Metrics {
       name: `${p}upstream_calls_total`,
       help: 'Metered calls to the LLM provider by usage kind (translate, judge, playground) and outcome',
       labelNames: ['kind', 'outcome'],
+      registers: [registry],
+    }),
+    providerRequests: new Counter({
+      name: `${p}provider_requests_total`,
+      help: 'Requests sent to the translation provider (a metered call of a file is several)',
+      labelNames: ['kind'],
       registers: [registry],
     }),
     tokens: new Counter({

@@ -32,6 +32,7 @@ function statements(days: Config['retentionDays'], now: number, idleMs: number):
        SELECT ((SELECT count(*) FROM q) + (SELECT count(*) FROM b))::int AS n`,
       [cutoffDay(days.meteringCounters)],
     ],
+    ['memoryEntries', counted('DELETE FROM translation_memory WHERE last_used_at < $1'), [cutoff(days.memoryEntries)]],
     // Windows whose end has passed can never count again.
     ['rateLimitWindows', counted('DELETE FROM rate_limit_windows WHERE window_start + window_ms < $1'), [now]],
     [

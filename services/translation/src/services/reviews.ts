@@ -8,6 +8,7 @@ import { AppError, conflict, notFound } from '../errors.ts';
 import type { GlossaryEntry, ValidationIssue } from '../language/index.ts';
 import { validateTranslation } from '../validators/index.ts';
 import { audit } from './audit.ts';
+import { remember } from './memory.ts';
 import type { Actor } from './orgs.ts';
 import { allows, authorize, type Role } from './roles.ts';
 
@@ -120,6 +121,17 @@ export async function actOnReview(
   });
   // Decided by someone else between the read and the write.
   if (!updated) throw conflict('the review item was decided meanwhile');
+  if (finalTarget !== null) {
+    // An approved or edited result goes to the organization's translation memory (a no-op while it is off).
+    await remember(
+      ctx.database,
+      item.orgId,
+      item,
+      [{ text: item.sourceText, isIcu: item.isIcu, target: finalTarget }],
+      'review',
+      actor.userId,
+    );
+  }
   const [after] = await ctx.database.query<ReviewView>(`SELECT ${COLUMNS} FROM review_items r WHERE r.id = $1`, [id]);
   return after!;
 }

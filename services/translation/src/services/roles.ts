@@ -27,6 +27,10 @@ export const PERMISSIONS = {
   'members.role': 'admin',
   /** Remove members (an owner only by an owner). */
   'members.remove': 'admin',
+  /** See whether the translation memory is on and how many entries it holds. */
+  'memory.read': 'member',
+  /** Turn the translation memory on or off (off deletes it), import and export it as TMX. */
+  'memory.manage': 'admin',
   /** Manage billing (the subscription is bound to the organization by the payment provider's events). */
   'billing.manage': 'owner',
 } as const satisfies Record<string, Role>;

@@ -1,9 +1,10 @@
-// Translate orchestration: resolve the model, reserve quota and budget, call the provider, validate,
-// retry once with the issues as feedback, settle with the reported usage, maybe sample for background judging.
+// Translate orchestration (both translate routes): resolve the model, answer what the organization's translation
+// memory holds, reserve quota and budget, call the provider, validate, retry once with the issues as feedback, settle
+// with the reported usage, remember what passed, maybe sample for background judging.
 
 import type { AppContext } from '../context.ts';
 import type { FineTunedModel } from '../db/schema.ts';
-import { AppError, forbidden, upstreamFailed } from '../errors.ts';
+import { AppError, forbidden, rateLimited, upstreamFailed } from '../errors.ts';
 import type { TranslateBatch, TranslateResult } from '../http/schemas.ts';
 import type { TranslateItem, ValidationIssue } from '../language/index.ts';
 import type { ProviderRequest, ProviderResult } from '../providers/index.ts';
@@ -11,7 +12,16 @@ import { UpstreamError } from '../providers/index.ts';
 import { isRetryable, validateBatch } from '../validators/index.ts';
 import type { Principal } from './accounts.ts';
 import { enqueue } from './jobs.ts';
-import { type MeteredCall, type MeterSubject, orgSubject, type Price, type RateLimitGate } from './meter.ts';
+import { recall, remember } from './memory.ts';
+import {
+  costMicros,
+  type MeteredCall,
+  type MeterSubject,
+  orgSubject,
+  type Price,
+  type RateLimitGate,
+} from './meter.ts';
+import { checkRateLimit } from './rate-limiter.ts';
 
 export interface ResolvedModel {
   /** Model name sent upstream. */
@@ -52,11 +62,33 @@ export async function resolveModel(
   };
 }
 
+/** A metered translation: one or more provider requests under ONE reservation (their estimates summed). */
+export async function meteredTranslateChunks(
+  ctx: AppContext,
+  subject: MeterSubject,
+  apiKeyId: string | null,
+  kind: 'translate' | 'playground',
+  reqs: ProviderRequest[],
+  price: Price,
+  gate?: RateLimitGate,
+): Promise<MeteredCall<ProviderResult>> {
+  const estimate = sumEstimates(ctx, reqs);
+  const call = await ctx.meter.meteredCall(subject, {
+    estimate,
+    price,
+    run: () => runChunks(ctx, reqs, kind),
+    usage: { apiKeyId, kind, model: reqs[0]!.model, items: reqs.reduce((n, r) => n + r.items.length, 0) },
+    ...(gate ? { gate } : {}),
+  });
+  if (call.error !== undefined && !(call.error instanceof UpstreamError)) throw call.error;
+  return call;
+}
+
 /**
  * One metered provider call: reserve (throws 402), translate, settle with the reported usage (or release on failure).
  * Never throws for an upstream failure: returns it, so callers decide (502, or keep an earlier result).
  */
-export async function meteredTranslate(
+export function meteredTranslate(
   ctx: AppContext,
   subject: MeterSubject,
   apiKeyId: string | null,
@@ -65,27 +97,242 @@ export async function meteredTranslate(
   price: Price,
   gate?: RateLimitGate,
 ): Promise<MeteredCall<ProviderResult>> {
-  const call = await ctx.meter.meteredCall(subject, {
-    estimate: ctx.provider.estimateTranslate(req),
-    price,
-    run: () => ctx.provider.translate(req),
-    usage: { apiKeyId, kind, model: req.model, items: req.items.length },
-    ...(gate ? { gate } : {}),
-  });
-  if (call.error !== undefined && !(call.error instanceof UpstreamError)) throw call.error;
-  return call;
+  return meteredTranslateChunks(ctx, subject, apiKeyId, kind, [req], price, gate);
 }
 
-function validateAll(batch: TranslateBatch, texts: Map<string, string>): ValidationIssue[] {
+function sumEstimates(ctx: AppContext, reqs: ProviderRequest[]): { tokensIn: number; maxTokensOut: number } {
+  let tokensIn = 0;
+  let maxTokensOut = 0;
+  for (const r of reqs) {
+    const e = ctx.provider.estimateTranslate(r);
+    tokensIn += e.tokensIn;
+    maxTokensOut += e.maxTokensOut;
+  }
+  return { tokensIn, maxTokensOut };
+}
+
+/** Provider requests of one metered call at the same time (a file's batches). */
+const CHUNK_CONCURRENCY = 4;
+
+/** Runs the requests (at most CHUNK_CONCURRENCY at once); the results summed. Any failure fails the whole call. */
+async function runChunks(ctx: AppContext, reqs: ProviderRequest[], kind: string): Promise<ProviderResult> {
+  const results: ProviderResult[] = new Array(reqs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < reqs.length) {
+      const i = next++;
+      ctx.metrics.providerRequests.inc({ kind });
+      results[i] = await ctx.provider.translate(reqs[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CHUNK_CONCURRENCY, reqs.length) }, worker));
+  return {
+    translations: results.flatMap((r) => r.translations),
+    model: results[0]!.model,
+    tokensIn: results.reduce((n, r) => n + r.tokensIn, 0),
+    tokensOut: results.reduce((n, r) => n + r.tokensOut, 0),
+  };
+}
+
+/** How a job's items are split into provider requests (a file's thousands of strings; /translate sends one). */
+export interface ChunkLimits {
+  maxItems: number;
+  /** Source characters per request (keeps each reply well under the output-token cap). */
+  maxChars: number;
+}
+
+export function chunkItems<T extends { text: string }>(items: T[], limits?: ChunkLimits): T[][] {
+  if (!limits) return items.length ? [items] : [];
+  const out: T[][] = [];
+  let cur: T[] = [];
+  let chars = 0;
+  for (const item of items) {
+    if (cur.length > 0 && (cur.length >= limits.maxItems || chars + item.text.length > limits.maxChars)) {
+      out.push(cur);
+      cur = [];
+      chars = 0;
+    }
+    cur.push(item);
+    chars += item.text.length;
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+/** What the translate routes ask for: the batch's fields, the items in any number. */
+export type TranslationJob = Omit<TranslateBatch, 'items'> & { items: TranslateItem[] };
+
+export interface TranslationOutcome {
+  texts: Map<string, string>;
+  /** Ids answered from the organization's translation memory (no provider call, no tokens). */
+  fromMemory: Set<string>;
+  model: string;
+  tokensIn: number;
+  tokensOut: number;
+  issues: ValidationIssue[];
+}
+
+export interface DryRunOutcome {
+  dryRun: true;
+  model: string;
+  /** Items the provider would translate. */
+  items: number;
+  /** Items the translation memory would answer. */
+  fromMemory: number;
+  /** Provider requests the call would make (before a validator retry). */
+  providerRequests: number;
+  /** What the call would reserve: the provider's token estimate, and its price. */
+  estimate: { tokensIn: number; maxTokensOut: number };
+  priceMicros: number;
+}
+
+function validateAll(job: TranslationJob, texts: Map<string, string>, items = job.items): ValidationIssue[] {
   return validateBatch(
-    batch.items.map((item) => ({
+    items.map((item) => ({
       id: item.id,
       source: item.text,
       target: texts.get(item.id) ?? '',
       isIcu: item.isIcu === true,
     })),
-    { sourceLocale: batch.sourceLocale, targetLocale: batch.targetLocale, glossary: batch.glossary },
+    { sourceLocale: job.sourceLocale, targetLocale: job.targetLocale, glossary: job.glossary },
   );
+}
+
+/** Counts the request against a gate when no reservation carries it (a dry run, a call answered from memory). */
+async function passGate(ctx: AppContext, gate: RateLimitGate | undefined): Promise<void> {
+  if (!gate) return;
+  const decision = await checkRateLimit(ctx.rateLimits.store, gate.bucket, gate.limit, gate.windowMs, ctx.now());
+  gate.onDecision(decision);
+  if (!decision.allowed) {
+    ctx.metrics.rateLimited.inc({ route: gate.route ?? 'translate' });
+    throw rateLimited(decision.retryAfterSeconds);
+  }
+}
+
+/** The memory's answers for `items` that pass the validators with this job's glossary (id → text). */
+async function fromMemory(ctx: AppContext, principal: Principal, job: TranslationJob): Promise<Map<string, string>> {
+  if (!principal.memoryEnabled) return new Map();
+  const hits = await recall(ctx.database, principal.orgId, job.sourceLocale, job.targetLocale, job.items);
+  const texts = new Map<string, string>();
+  const recheck: TranslateItem[] = [];
+  for (const [i, hit] of hits) {
+    const item = job.items[i]!;
+    texts.set(item.id, hit.text);
+    // A provider's translation passed every validator when it was stored; only this request's glossary is new to
+    // it. Reviewed (approved) and imported entries are checked like a fresh translation.
+    if (hit.origin !== 'translation' || job.glossary.length > 0) recheck.push(item);
+  }
+  // A stored translation the validators now refuse is translated again.
+  for (const issue of validateAll(job, texts, recheck)) texts.delete(issue.itemId!);
+  return texts;
+}
+
+/**
+ * The one translate path of the API: the translation memory first (when on), then the provider through ONE metered
+ * call for the rest (split into requests by `chunks`), the validators, one retry of the failing items with their
+ * issues as feedback, the memory updated with what passed, and maybe a sample for background judging.
+ * `dryRun` stops before the provider: what the call would reserve.
+ */
+export async function runTranslation(
+  ctx: AppContext,
+  principal: Principal,
+  job: TranslationJob,
+  opts: { gate?: RateLimitGate | undefined; chunks?: ChunkLimits; dryRun?: boolean } = {},
+): Promise<TranslationOutcome | DryRunOutcome> {
+  const model = await resolveModel(ctx, principal.orgId, job.tier, job.modelOverride);
+  const subject = orgSubject(principal);
+  const texts = await fromMemory(ctx, principal, job);
+  const remembered = new Set(texts.keys());
+  const pending = job.items.filter((i) => !remembered.has(i.id));
+  const request = (items: TranslateItem[], feedback?: ValidationIssue[]): ProviderRequest => ({
+    sourceLocale: job.sourceLocale,
+    targetLocale: job.targetLocale,
+    items,
+    style: job.style,
+    glossary: job.glossary,
+    model: model.upstream,
+    ...(feedback ? { feedback } : {}),
+  });
+  const reqs = chunkItems(pending, opts.chunks).map((items) => request(items));
+  const reported = model.reported ?? model.upstream;
+  if (opts.dryRun) {
+    await passGate(ctx, opts.gate);
+    const estimate = reqs.length ? sumEstimates(ctx, reqs) : { tokensIn: 0, maxTokensOut: 0 };
+    return {
+      dryRun: true,
+      model: reported,
+      items: pending.length,
+      fromMemory: remembered.size,
+      providerRequests: reqs.length,
+      estimate,
+      priceMicros: reqs.length ? costMicros(estimate.tokensIn, estimate.maxTokensOut, model.price) : 0,
+    };
+  }
+  if (reqs.length === 0) {
+    await passGate(ctx, opts.gate);
+    return { texts, fromMemory: remembered, model: reported, tokensIn: 0, tokensOut: 0, issues: [] };
+  }
+  // The rate-limit hit rides with the first reservation (one round trip); the retry is not a new request.
+  const first = await meteredTranslateChunks(ctx, subject, principal.keyId, 'translate', reqs, model.price, opts.gate);
+  if (!first.result) throw upstreamFailed();
+  let tokensIn = first.result.tokensIn;
+  let tokensOut = first.result.tokensOut;
+  const pendingIds = new Set(pending.map((i) => i.id));
+  for (const t of first.result.translations) if (pendingIds.has(t.id)) texts.set(t.id, t.text);
+  let issues = validateAll(job, texts, pending);
+
+  const retryable = issues.filter(isRetryable);
+  if (retryable.length > 0) {
+    // One retry of the failing items, with their issues as feedback. Issues of the client's own source (invalid
+    // ICU, unknown locale) are not retried: asking again cannot fix them. A 402 or upstream failure here keeps the
+    // first answer, with its issues flagged.
+    const failing = new Set(retryable.map((i) => i.itemId));
+    const retryReqs = chunkItems(
+      pending.filter((i) => failing.has(i.id)),
+      opts.chunks,
+    ).map((items) => {
+      const ids = new Set(items.map((i) => i.id));
+      return request(
+        items,
+        retryable.filter((i) => ids.has(i.itemId!)),
+      );
+    });
+    try {
+      const retry = await meteredTranslateChunks(ctx, subject, principal.keyId, 'translate', retryReqs, model.price);
+      if (retry.result) {
+        tokensIn += retry.result.tokensIn;
+        tokensOut += retry.result.tokensOut;
+        for (const t of retry.result.translations) if (failing.has(t.id)) texts.set(t.id, t.text);
+        issues = validateAll(job, texts, pending);
+      }
+    } catch (e) {
+      if (!(e instanceof AppError && e.status === 402)) throw e;
+    }
+  }
+  const modelName = model.reported ?? first.result.model;
+  if (principal.memoryEnabled) await rememberClean(ctx, principal, job, pending, texts, issues);
+  await maybeSample(ctx, principal, job, pending, texts, modelName);
+  return { texts, fromMemory: remembered, model: modelName, tokensIn, tokensOut, issues };
+}
+
+/** Stores the translations that passed the validators (best effort: the caller has been charged already). */
+async function rememberClean(
+  ctx: AppContext,
+  principal: Principal,
+  job: TranslationJob,
+  items: TranslateItem[],
+  texts: Map<string, string>,
+  issues: ValidationIssue[],
+): Promise<void> {
+  const flagged = new Set(issues.map((i) => i.itemId));
+  const entries = items
+    .filter((i) => !flagged.has(i.id) && texts.has(i.id))
+    .map((i) => ({ text: i.text, isIcu: i.isIcu === true, context: i.context, target: texts.get(i.id)! }));
+  try {
+    await remember(ctx.database, principal.orgId, job, entries, 'translation', principal.userId);
+  } catch (error) {
+    ctx.log.warn({ error: error instanceof Error ? error.name : 'error' }, 'translation memory not updated');
+  }
 }
 
 /**
@@ -97,53 +344,21 @@ export async function translateBatch(
   principal: Principal,
   batch: TranslateBatch,
   gate?: RateLimitGate,
-): Promise<TranslateResult> {
-  const model = await resolveModel(ctx, principal.orgId, batch.tier, batch.modelOverride);
-  const subject = orgSubject(principal);
-  const items: TranslateItem[] = batch.items;
-  const req: ProviderRequest = {
-    sourceLocale: batch.sourceLocale,
-    targetLocale: batch.targetLocale,
-    items,
-    style: batch.style,
-    glossary: batch.glossary,
-    model: model.upstream,
+): Promise<TranslateResult | DryRunOutcome> {
+  const outcome = await runTranslation(ctx, principal, batch, { gate, dryRun: batch.dryRun === true });
+  if ('dryRun' in outcome) return outcome;
+  const translations = batch.items.map((i) => ({
+    id: i.id,
+    text: outcome.texts.get(i.id) ?? '',
+    ...(outcome.fromMemory.has(i.id) ? { fromMemory: true as const } : {}),
+  }));
+  return {
+    translations,
+    model: outcome.model,
+    tokensIn: outcome.tokensIn,
+    tokensOut: outcome.tokensOut,
+    issues: outcome.issues,
   };
-  // The rate-limit hit rides with the first reservation (one round trip); the retry is not a new request.
-  const first = await meteredTranslate(ctx, subject, principal.keyId, 'translate', req, model.price, gate);
-  if (!first.result) throw upstreamFailed();
-  let tokensIn = first.result.tokensIn;
-  let tokensOut = first.result.tokensOut;
-  const texts = new Map(first.result.translations.map((t) => [t.id, t.text]));
-  let issues = validateAll(batch, texts);
-
-  const retryable = issues.filter(isRetryable);
-  if (retryable.length > 0) {
-    // One retry of the failing items, with their issues as feedback. Issues of the client's own source (invalid
-    // ICU, unknown locale) are not retried: asking again cannot fix them. A 402 or upstream failure here keeps the
-    // first answer, with its issues flagged.
-    const failing = new Set(retryable.map((i) => i.itemId));
-    const retryReq: ProviderRequest = {
-      ...req,
-      items: items.filter((i) => failing.has(i.id)),
-      feedback: retryable.filter((i) => failing.has(i.itemId)),
-    };
-    try {
-      const retry = await meteredTranslate(ctx, subject, principal.keyId, 'translate', retryReq, model.price);
-      if (retry.result) {
-        tokensIn += retry.result.tokensIn;
-        tokensOut += retry.result.tokensOut;
-        for (const t of retry.result.translations) if (failing.has(t.id)) texts.set(t.id, t.text);
-        issues = validateAll(batch, texts);
-      }
-    } catch (e) {
-      if (!(e instanceof AppError && e.status === 402)) throw e;
-    }
-  }
-
-  const translations = items.map((i) => ({ id: i.id, text: texts.get(i.id) ?? '' }));
-  await maybeSample(ctx, principal, batch, translations, model.reported ?? first.result.model);
-  return { translations, model: model.reported ?? first.result.model, tokensIn, tokensOut, issues };
 }
 
 /** Payload of a `judge-sample` job: the one place (besides review items) sampled text waits, until the job ends. */
@@ -158,26 +373,30 @@ export interface JudgeSamplePayload {
   items: { id: string; source: string; target: string; isIcu: boolean }[];
 }
 
+/** Items of one judge sample at most (a file's thousands of strings are sampled, not all judged). */
+const SAMPLE_MAX_ITEMS = 50;
+
 async function maybeSample(
   ctx: AppContext,
   principal: Principal,
-  batch: TranslateBatch,
-  translations: { id: string; text: string }[],
+  job: TranslationJob,
+  items: TranslateItem[],
+  texts: Map<string, string>,
   model: string,
 ): Promise<void> {
   if (principal.judgeSampleRate <= 0 || ctx.random() >= principal.judgeSampleRate) return;
   const payload: JudgeSamplePayload = {
     orgId: principal.orgId,
-    sourceLocale: batch.sourceLocale,
-    targetLocale: batch.targetLocale,
+    sourceLocale: job.sourceLocale,
+    targetLocale: job.targetLocale,
     model,
     threshold: principal.reviewThreshold,
-    glossary: batch.glossary,
-    style: batch.style,
-    items: batch.items.map((item, i) => ({
+    glossary: job.glossary,
+    style: job.style,
+    items: items.slice(0, SAMPLE_MAX_ITEMS).map((item) => ({
       id: item.id,
       source: item.text,
-      target: translations[i]?.text ?? '',
+      target: texts.get(item.id) ?? '',
       isIcu: item.isIcu === true,
     })),
   };

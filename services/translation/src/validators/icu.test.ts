@@ -105,9 +105,9 @@ describe('validateIcu: plural categories of the target locale', () => {
     const six = '{n, plural, zero {لا رسائل} one {رسالة} two {رسالتان} few {# رسائل} many {# رسالة} other {# رسالة}}';
     expect(codes(en, six, 'ar')).toEqual([]);
   });
-  it('ja needs only other, and a kept "one" is not an error', () => {
+  it('ja needs only other, and a kept "one" is an extra category', () => {
     expect(codes(en, '{n, plural, other {#件のメッセージ}}', 'ja')).toEqual([]);
-    expect(codes(en, '{n, plural, one {#件} other {#件のメッセージ}}', 'ja')).toEqual([]);
+    expect(codes(en, '{n, plural, one {#件} other {#件のメッセージ}}', 'ja')).toEqual(['icu_plural_category_extra']);
   });
   it('exact matches do not replace a category', () => {
     expect(codes(en, '{n, plural, =1 {eine Nachricht} other {# Nachrichten}}', 'de')).toEqual([

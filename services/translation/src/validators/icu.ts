@@ -28,6 +28,8 @@ const sameSet = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].
  * - `icu_argument_type`: an argument is used with another type (`{n, number}` vs `{n, plural, …}`);
  * - `icu_plural_category_missing`: a plural (selectordinal) in the target lacks a category the TARGET locale
  *   needs (`Intl.PluralRules(locale).resolvedOptions().pluralCategories`); exact matches (`=0`) do not count;
+ * - `icu_plural_category_extra`: a plural (selectordinal) in the target has a category the target locale does not
+ *   use (`few` in English: a form no number ever selects, left over from the source language); `=N` is always fine;
  * - `icu_select_case_missing`: a select in the target lacks a case the source's select has;
  * - `locale_invalid`: the target locale is not a valid BCP 47 tag (plural checks skipped).
  */
@@ -79,10 +81,18 @@ export function validateIcu(
       if (needed === undefined) return;
       const have = new Set(Object.keys(el.options));
       const missing = needed.filter((c) => !have.has(c));
+      const kind = el.pluralType === 'ordinal' ? 'selectordinal' : 'plural';
       if (missing.length > 0) {
         issues.push({
           code: 'icu_plural_category_missing',
-          message: `${el.pluralType === 'ordinal' ? 'selectordinal' : 'plural'} {${el.value}} lacks ${missing.join(', ')} needed by ${targetLocale}`,
+          message: `${kind} {${el.value}} lacks ${missing.join(', ')} needed by ${targetLocale}`,
+        });
+      }
+      const extra = [...have].filter((c) => !c.startsWith('=') && !needed.includes(c));
+      if (extra.length > 0) {
+        issues.push({
+          code: 'icu_plural_category_extra',
+          message: `${kind} {${el.value}} has ${extra.join(', ')}, which ${targetLocale} does not use`,
         });
       }
     } else if (el.type === TYPE.select) {

@@ -2,6 +2,7 @@
 export { validateGlossary } from './glossary.ts';
 export { validateIcu } from './icu.ts';
 export { validatePlaceholders } from './placeholders.ts';
+export { validatePluralForms } from './plural-forms.ts';
 export {
   isRetryable,
   REQUEST_ISSUE_CODES,

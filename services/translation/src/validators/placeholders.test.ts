@@ -28,6 +28,15 @@ describe('scanProtected', () => {
       ['printf', '%%'],
     ]);
   });
+  it('finds Python’s named placeholders (python-format) as printf', () => {
+    expect(scanProtected('%(count)d of %(total)5.2f songs (%(name)s)', { icu: false }).map((t) => t.text)).toEqual([
+      '%(count)d',
+      '%(total)5.2f',
+      '%(name)s',
+    ]);
+    expect(codes('%(count)d songs', '%(anzahl)d Lieder')).toEqual(['placeholder_missing', 'placeholder_extra']);
+    expect(codes('%(count)d songs', '%(count)d Lieder')).toEqual([]); // positive control
+  });
   it('does not take text for tags or printf', () => {
     expect(scanProtected('a < b and c > d, 50% off, 100 % sure', { icu: false })).toEqual([]);
   });

@@ -9,6 +9,7 @@ import type {
   KeyIssueRequest,
   Me,
   Member,
+  MemoryStatus,
   MfaResult,
   Organization,
   PlaygroundRequest,
@@ -49,6 +50,9 @@ export const removeMember = (orgId: string, userId: string) =>
   call<unknown>('DELETE', `/api/v1/orgs/${enc(orgId)}/members/${enc(userId)}`);
 export const acceptInvite = (token: string) => call<Organization>('POST', '/api/v1/invites/accept', { token });
 export const usage = (orgId: string) => call<Usage>('GET', `/api/v1/orgs/${enc(orgId)}/usage`);
+export const memory = (orgId: string) => call<MemoryStatus>('GET', `/api/v1/orgs/${enc(orgId)}/memory`);
+export const setMemory = (orgId: string, enabled: boolean) =>
+  call<MemoryStatus>('PUT', `/api/v1/orgs/${enc(orgId)}/memory`, { enabled });
 
 export const issueKey = (body: KeyIssueRequest) => call<KeyIssued>('POST', '/api/v1/keys', body);
 export const keys = (orgId: string) =>

@@ -23,4 +23,5 @@ export type ReviewItem = z.output<typeof S.ReviewItem>;
 export type ReviewAction = z.input<typeof S.ReviewAction>;
 export type MfaResult = z.output<typeof S.MfaResult>;
 export type Usage = z.output<typeof S.Usage>;
+export type MemoryStatus = z.output<typeof S.MemoryStatus>;
 export type PrivacyDeleteResult = z.output<typeof S.PrivacyDeleteResult>;

@@ -1,6 +1,8 @@
-// The user's organizations: switch between them, create one (the creator becomes its owner).
+// The user's organizations: switch between them, the selected one's translation memory, create one (the creator
+// becomes its owner).
 import { useId, useState } from 'preact/hooks';
 import { createOrganization } from '../api/endpoints.ts';
+import { MemoryCard } from '../components/memory-card.tsx';
 import { Notice } from '../components/notice.tsx';
 import { describeError } from '../lib/messages.ts';
 import { useSession } from '../session.tsx';
@@ -71,6 +73,7 @@ export function Organizations() {
           </tbody>
         </table>
       </div>
+      {session.org && <MemoryCard org={session.org} />}
       <section class="card" aria-labelledby={`${id}-title`}>
         <h2 id={`${id}-title`}>Create an organization</h2>
         <form onSubmit={create} class="stack">

@@ -12,12 +12,17 @@ import {
   Member,
   MemberList,
   MemberParams,
+  MemoryImport,
+  MemoryImported,
+  MemoryStatus,
+  MemorySwitch,
   Organization,
   OrganizationList,
   OrgCreate,
   RoleChange,
   Usage,
 } from '../../../http/schemas.ts';
+import { exportTmx, importTmx, memoryStatus, setMemory } from '../../../services/memory.ts';
 import {
   billingOf,
   changeRole,
@@ -30,12 +35,20 @@ import {
   withdrawInvite,
 } from '../../../services/orgs.ts';
 import { orgUsage } from '../../../services/usage.ts';
-import { actorOf, r400, r401, r403, r404, r409, r429, rateLimitHeaders, sessionHooks } from '../../responses.ts';
+import { actorOf, r400, r401, r403, r404, r409, r413, r429, rateLimitHeaders, sessionHooks } from '../../responses.ts';
+
+/** TMX uploads (the memory import): XML as a string, up to this many bytes. */
+const TMX_MAX_BYTES = 16 * 1024 * 1024;
+const TMX_TYPES = ['application/x-tmx+xml', 'application/xml', 'text/xml'];
 
 export default async function orgRoutes(app: FastifyInstance): Promise<void> {
   const hooks = (path: string, perMinute = 120) => ({
     onRequest: sessionHooks(app, `${app.prefix}${path}`, perMinute),
   });
+  // Only this folder's routes take XML (the TMX import); everywhere else a body is JSON.
+  app.addContentTypeParser(TMX_TYPES, { parseAs: 'string', bodyLimit: TMX_MAX_BYTES }, (_req, body, done) =>
+    done(null, body),
+  );
   const ok = (description: string, schema: Parameters<typeof route>[1]['body']) => ({
     description,
     ...(schema ? { schema } : {}),
@@ -241,5 +254,95 @@ export default async function orgRoutes(app: FastifyInstance): Promise<void> {
     },
     hooks('/:id/billing'),
     async (request) => billingOf(app, actorOf(request), request.params.id),
+  );
+
+  route(
+    app,
+    {
+      method: 'GET',
+      url: '/:id/memory',
+      operationId: 'organizationMemory',
+      summary: 'Whether the organization’s translation memory is on, and how many entries it holds (members)',
+      tags: ['organizations'],
+      security: 'session',
+      params: IdParams,
+      responses: { 200: ok('the memory', MemoryStatus), 401: r401, 403: r403, 429: r429 },
+    },
+    hooks('/:id/memory'),
+    async (request) => memoryStatus(app, actorOf(request), request.params.id),
+  );
+
+  route(
+    app,
+    {
+      method: 'PUT',
+      url: '/:id/memory',
+      operationId: 'switchOrganizationMemory',
+      summary: 'Turn the translation memory on or off (admin or above); off deletes every entry',
+      description:
+        'Off by default (zero retention). When on, translations that passed the validators, approved and edited ' +
+        'review results and TMX imports are kept for this organization only, per locale pair; an exact match is ' +
+        'answered without a provider call and without tokens.',
+      tags: ['organizations'],
+      security: 'session',
+      params: IdParams,
+      body: MemorySwitch,
+      responses: { 200: ok('the memory', MemoryStatus), 400: r400, 401: r401, 403: r403, 429: r429 },
+    },
+    hooks('/:id/memory', 30),
+    async (request) => setMemory(app, actorOf(request), request.params.id, request.body.enabled),
+  );
+
+  route(
+    app,
+    {
+      method: 'GET',
+      url: '/:id/memory.tmx',
+      operationId: 'exportOrganizationMemory',
+      summary: 'The translation memory as TMX 1.4b (admin or above)',
+      tags: ['organizations'],
+      security: 'session',
+      params: IdParams,
+      responses: {
+        200: { description: 'TMX 1.4b document', contentType: 'application/x-tmx+xml', headers: rateLimitHeaders },
+        401: r401,
+        403: r403,
+        429: r429,
+      },
+    },
+    hooks('/:id/memory.tmx', 30),
+    async (request, reply) => {
+      const tmx = await exportTmx(app, actorOf(request), request.params.id);
+      return reply
+        .type('application/x-tmx+xml; charset=utf-8')
+        .header('content-disposition', `attachment; filename="memory-${request.params.id}.tmx"`)
+        .send(tmx);
+    },
+  );
+
+  route(
+    app,
+    {
+      method: 'POST',
+      url: '/:id/memory.tmx',
+      operationId: 'importOrganizationMemory',
+      summary: 'Import a TMX document into the translation memory (admin or above; the memory must be on)',
+      tags: ['organizations'],
+      security: 'session',
+      params: IdParams,
+      body: MemoryImport,
+      bodyContentType: 'application/x-tmx+xml',
+      responses: {
+        200: ok('what was imported', MemoryImported),
+        400: { ...r400, description: 'not a TMX document (with the line and the reason)' },
+        401: r401,
+        403: r403,
+        409: { ...r409, description: 'the translation memory is off' },
+        413: { ...r413, description: `TMX document larger than ${TMX_MAX_BYTES} bytes` },
+        429: r429,
+      },
+    },
+    hooks('/:id/memory.tmx', 10),
+    async (request) => importTmx(app, actorOf(request), request.params.id, request.body),
   );
 }

@@ -1,49 +1,33 @@
-// POST /api/v1/translate (registered with that prefix).
-import type { FastifyInstance } from 'fastify';
+// POST /api/v1/translate and POST /api/v1/translate/file (registered with that prefix).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { route } from '../../../http/route-spec.ts';
-import { TranslateBatch, TranslateResult } from '../../../http/schemas.ts';
+import {
+  DryRunResult,
+  FILE_MAX_BYTES,
+  TranslateBatch,
+  TranslateFileRequest,
+  TranslateFileResult,
+  TranslateResult,
+} from '../../../http/schemas.ts';
+import type { RateLimitGate } from '../../../services/meter.ts';
 import { translateBatch } from '../../../services/translate.ts';
-import { r400, r401, r402, r403, r429, r502, rateLimitHeaders } from '../../responses.ts';
+import { translateFile } from '../../../services/translate-file.ts';
+import { r400, r401, r402, r403, r413, r429, r502, rateLimitHeaders } from '../../responses.ts';
+
+/** JSON bodies of the file route: the file's limit plus room for JSON escaping (a larger body is 413 too). */
+const FILE_BODY_LIMIT = 3 * FILE_MAX_BYTES;
 
 export default async function translateRoutes(app: FastifyInstance): Promise<void> {
-  const url = app.prefix;
-  const rule = { name: 'translate:key', limit: app.rateLimits.perMinute(url, 600), windowMs: 60_000 };
   // On PostgreSQL the rate-limit hit rides with the reservation (one statement, see the metering module); elsewhere
   // (single-process memory store) it is a hook like on the other routes.
   const shared = app.rateLimits.shared;
-  route(
-    app,
-    {
-      method: 'POST',
-      url: '',
-      operationId: 'translate',
-      summary: 'Translate a batch of strings (metered)',
-      description:
-        'Reserves quota and budget, calls the provider for the tier (or the fine-tuned modelOverride), validates the output, ' +
-        'retries failing items once with the issues as feedback, and returns the translations with the token counts used.',
-      tags: ['translation'],
-      security: 'apiKey',
-      body: TranslateBatch,
-      responses: {
-        200: { description: 'TranslateResult', schema: TranslateResult, headers: rateLimitHeaders },
-        400: r400,
-        401: r401,
-        402: r402,
-        403: r403,
-        429: r429,
-        502: r502,
-      },
-    },
-    {
+  const limited = (url: string, name: string, perMinute: number) => {
+    const rule = { name, limit: app.rateLimits.perMinute(url, perMinute), windowMs: 60_000 };
+    return {
       onRequest: shared
         ? [app.authenticate.apiKey]
         : [app.authenticate.apiKey, app.rateLimits.hook(url, [rule], (req) => req.principal!.keyId)],
-    },
-    async (request, reply) =>
-      translateBatch(
-        app,
-        request.principal!,
-        request.body,
+      gate: (request: FastifyRequest, reply: FastifyReply): RateLimitGate | undefined =>
         shared
           ? {
               route: url,
@@ -53,6 +37,77 @@ export default async function translateRoutes(app: FastifyInstance): Promise<voi
               onDecision: (d) => void reply.header('RateLimitRemaining', String(d.remaining)),
             }
           : undefined,
-      ),
+    };
+  };
+
+  const batch = limited(app.prefix, 'translate:key', 600);
+  route(
+    app,
+    {
+      method: 'POST',
+      url: '',
+      operationId: 'translate',
+      summary: 'Translate a batch of strings (metered)',
+      description:
+        'Answers what the organization’s translation memory holds (when on: no provider call, no tokens, ' +
+        '`fromMemory`), reserves quota and budget, calls the provider for the tier (or the fine-tuned modelOverride), ' +
+        'validates the output, retries failing items once with the issues as feedback, and returns the translations ' +
+        'with the token counts used. `dryRun` answers the estimate instead, calling and metering nothing.',
+      tags: ['translation'],
+      security: 'apiKey',
+      body: TranslateBatch,
+      responses: {
+        200: {
+          description: 'TranslateResult (or, with dryRun, what the call would reserve)',
+          schema: TranslateResult.or(DryRunResult),
+          headers: rateLimitHeaders,
+        },
+        400: r400,
+        401: r401,
+        402: r402,
+        403: r403,
+        429: r429,
+        502: r502,
+      },
+    },
+    { onRequest: batch.onRequest },
+    async (request, reply) => translateBatch(app, request.principal!, request.body, batch.gate(request, reply)),
+  );
+
+  const fileUrl = `${app.prefix}/file`;
+  const file = limited(fileUrl, 'translate-file:key', 120);
+  route(
+    app,
+    {
+      method: 'POST',
+      url: '/file',
+      operationId: 'translateFile',
+      summary: 'Translate a locale file: json, arb, xliff, po or android (metered)',
+      description:
+        'Parses the file (400 with the line and the reason when it does not parse; 413 above ' +
+        `${FILE_MAX_BYTES} bytes or 20,000 strings; nothing metered for either), sends its strings through the ` +
+        'same path as POST /api/v1/translate (translation memory, one reservation for the file, validators, one ' +
+        'retry), and returns the file in the same format with every key, placeholder and inline code, and the ' +
+        'plural forms the target language needs (CLDR, Intl.PluralRules).',
+      tags: ['translation'],
+      security: 'apiKey',
+      body: TranslateFileRequest,
+      responses: {
+        200: {
+          description: 'the translated file (or, with dryRun, what the call would reserve)',
+          schema: TranslateFileResult.or(DryRunResult),
+          headers: rateLimitHeaders,
+        },
+        400: { ...r400, description: 'invalid request body, or a file that does not parse (with the line and reason)' },
+        401: r401,
+        402: r402,
+        403: r403,
+        413: { ...r413, description: `file larger than ${FILE_MAX_BYTES} bytes or with more than 20,000 strings` },
+        429: r429,
+        502: r502,
+      },
+    },
+    { onRequest: file.onRequest, bodyLimit: FILE_BODY_LIMIT },
+    async (request, reply) => translateFile(app, request.principal!, request.body, file.gate(request, reply)),
   );
 }

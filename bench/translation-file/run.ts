@@ -1,0 +1,239 @@
+// bench/translation-file: POST /api/v1/translate/file with a 2,000-key nested JSON file and a 2,000-unit XLIFF 2.0
+// file through the pseudo provider, the service as its own process on real PostgreSQL. For each file: a first run
+// (the organization's translation memory on and empty: every string goes to the provider) and a second run of the
+// same file (every string answered from the memory), each timed by the wall clock and by the service's CPU
+// (/proc/<pid>/stat), with the provider requests and tokens of each run (the service's /metrics). RUNS (default 3)
+// repetitions, each with a fresh organization; medians reported. Writes bench/results/translation-file.json.
+// PROVIDER=openai runs the same against the fake OpenAI-compatible upstream of the service's tests, in the bench
+// process, answering after LATENCY_MS (default 500; an LLM takes seconds): what a real provider's latency makes of
+// the first run. Writes bench/results/translation-file-openai.json.
+//   BENCH=translation-file make bench         (RUNS=3; PROVIDER=pseudo | openai, LATENCY_MS=500)
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase, freePort, startTestPostgres } from '@scriptorium/test-support';
+import { FAKE_API_KEY, startFakeOpenAI } from '@scriptorium/translation/test/fakes';
+import { migrate, openDatabase } from '../../services/translation/src/db/index.ts';
+import { createOrganization, ensureUser, issueApiKey } from '../../services/translation/src/services/accounts.ts';
+import { cpuSeconds, postgresCpuSeconds, postmasterOf } from '../proc-cpu.ts';
+import { startService, stopService, unlimited } from '../translation-service.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const RUNS = Math.max(1, Math.min(10, Number(process.env.RUNS ?? 3)));
+const KEYS = 2_000;
+const PROVIDER = process.env.PROVIDER === 'openai' ? 'openai' : 'pseudo';
+const LATENCY_MS = Math.max(0, Number(process.env.LATENCY_MS ?? 500));
+const RESULTS = `bench/results/translation-file${PROVIDER === 'openai' ? '-openai' : ''}.json`;
+
+/**
+ * A 2,000-key i18next/ICU file in 40 sections: plain strings, arguments, tags, and an ICU plural every tenth key.
+ * `offset` changes every text (the warm-up file shares no string with the measured one, so no cache helps it).
+ */
+function nestedJson(offset = 0): string {
+  const doc: Record<string, Record<string, string>> = {};
+  for (let s = 0; s < KEYS / 50; s++) {
+    const section: Record<string, string> = {};
+    for (let k = 0; k < 50; k++) {
+      const i = s * 50 + k + offset;
+      section[`key${k}`] =
+        i % 10 === 0
+          ? `{count, plural, one {# message in folder ${i}} other {# messages in folder ${i}}}`
+          : i % 3 === 0
+            ? `Hello {name}, you have new items in <b>project ${i}</b>`
+            : `Save the changes to document number ${i} before closing`;
+    }
+    doc[`section${s}`] = section;
+  }
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/** A 2,000-unit XLIFF 2.0 file with inline codes (<pc>, <ph>) in a third of the units; `offset` as above. */
+function xliff2(offset = 0): string {
+  const units = Array.from({ length: KEYS }, (_, n) => {
+    const i = n + offset;
+    const source =
+      i % 3 === 0
+        ? `Press <pc id="1">Enter</pc> to open item ${i} <ph id="2"/>.`
+        : `The file number ${i} was saved to your workspace.`;
+    return `    <unit id="u${i}">\n      <segment>\n        <source>${source}</source>\n      </segment>\n    </unit>`;
+  });
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en">\n  <file id="app">\n${units.join('\n')}\n  </file>\n</xliff>\n`;
+}
+
+async function metric(base: string, name: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split('\n')) if (line.startsWith(name)) sum += Number(line.split(' ').pop());
+  return sum;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+
+interface Run {
+  wallMs: number;
+  serviceCpuMs: number;
+  postgresCpuMs: number;
+  providerRequests: number;
+  tokensIn: number;
+  tokensOut: number;
+  fromMemory: number;
+  issues: number;
+}
+
+const pg = await startTestPostgres();
+const fake = PROVIDER === 'openai' ? await startFakeOpenAI({ latencyMs: LATENCY_MS }) : null;
+const testDb = await createTestDatabase(pg.url, 'bench_translation_file');
+let service: Awaited<ReturnType<typeof startService>> | undefined;
+try {
+  const database = await openDatabase(testDb.url);
+  await migrate(database);
+  await database.query('UPDATE plans SET quota_tokens = 1e15 WHERE id = $1', ['enterprise']);
+  const userId = await ensureUser(database, 'bench-files@example.com');
+  const keys: string[] = [];
+  for (let r = 0; r < RUNS * 2 + 1; r++) {
+    const orgId = await createOrganization(database, { name: `files ${r}`, planId: 'enterprise', ownerId: userId });
+    await database.query('UPDATE organizations SET daily_budget_micros = 1e15, memory_enabled = true WHERE id = $1', [
+      orgId,
+    ]);
+    keys.push((await issueApiKey(database, { userId, orgId, defaultPlan: 'enterprise', actor: 'operator' })).apiKey);
+  }
+  const [backend] = await database.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const postmaster = postmasterOf(backend!.pid);
+  await database.close();
+
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  service = await startService({
+    databaseUrl: testDb.url,
+    port,
+    env: {
+      RATE_LIMITS: unlimited(['/api/v1/translate/file']),
+      DATABASE__POOL_MAX: '10',
+      ...(fake
+        ? {
+            PROVIDER__KIND: 'openai',
+            PROVIDER__BASE_URL: fake.url,
+            PROVIDER__API_KEY: FAKE_API_KEY,
+            PROVIDER__TIMEOUT_MS: '60000',
+          }
+        : {}),
+    },
+  });
+  const pid = service.pid!;
+  // Each repetition translates other texts (an offset in every string), so its first run finds no cache warm.
+  const files = {
+    json: (r: number) => nestedJson(r * 10_000),
+    xliff: (r: number) => xliff2(r * 10_000),
+  };
+
+  async function once(format: 'json' | 'xliff', apiKey: string, content: string): Promise<Run> {
+    const body = JSON.stringify({ format, content, sourceLocale: 'en', targetLocale: 'pl', tier: 'cheap' });
+    const calls0 = await metric(base, 'scriptorium_translation_provider_requests_total');
+    const cpu0 = cpuSeconds(pid);
+    const pg0 = postgresCpuSeconds(postmaster);
+    const t0 = performance.now();
+    const res = await fetch(`${base}/api/v1/translate/file`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body,
+    });
+    const answer = (await res.json()) as { tokensIn: number; tokensOut: number; fromMemory: number; issues: unknown[] };
+    const wallMs = performance.now() - t0;
+    const serviceCpuMs = (cpuSeconds(pid) - cpu0) * 1000;
+    const postgresCpuMs = (postgresCpuSeconds(postmaster) - pg0) * 1000;
+    if (res.status !== 200) throw new Error(`translate/file answered ${res.status}: ${JSON.stringify(answer)}`);
+    const providerRequests = (await metric(base, 'scriptorium_translation_provider_requests_total')) - calls0;
+    return {
+      wallMs: round(wallMs),
+      serviceCpuMs: round(serviceCpuMs),
+      postgresCpuMs: round(postgresCpuMs),
+      providerRequests,
+      tokensIn: answer.tokensIn,
+      tokensOut: answer.tokensOut,
+      fromMemory: answer.fromMemory,
+      issues: answer.issues.length,
+    };
+  }
+
+  const loadBefore = loadavg()[0]!;
+  const results: Record<string, { first: Run[]; second: Run[] }> = {};
+  // A warm-up request (module loading, JIT) with other texts on an organization of its own, not counted.
+  await once('json', keys[RUNS * 2]!, nestedJson(1_000_000));
+  for (const format of ['json', 'xliff'] as const) {
+    results[format] = { first: [], second: [] };
+    for (let r = 0; r < RUNS; r++) {
+      const key = keys[format === 'json' ? r : RUNS + r]!;
+      const content = files[format](r);
+      const first = await once(format, key, content);
+      const second = await once(format, key, content);
+      results[format]!.first.push(first);
+      results[format]!.second.push(second);
+      console.log(
+        `${format} run ${r + 1}: first ${first.wallMs} ms wall, ${first.serviceCpuMs} ms service CPU, ${first.postgresCpuMs} ms PostgreSQL CPU, ${first.providerRequests} provider requests; ` +
+          `second ${second.wallMs} ms wall, ${second.serviceCpuMs} ms service CPU, ${second.postgresCpuMs} ms PostgreSQL CPU, ${second.providerRequests} provider requests, ${second.fromMemory} from memory`,
+      );
+    }
+  }
+  const loadAfter = loadavg()[0]!;
+  const summary = Object.fromEntries(
+    Object.entries(results).map(([format, { first, second }]) => {
+      const med = (runs: Run[]) => ({
+        wallMs: median(runs.map((x) => x.wallMs)),
+        serviceCpuMs: median(runs.map((x) => x.serviceCpuMs)),
+        postgresCpuMs: median(runs.map((x) => x.postgresCpuMs)),
+      });
+      const f = med(first);
+      const s = med(second);
+      return [
+        format,
+        {
+          first: {
+            ...f,
+            providerRequests: first[0]!.providerRequests,
+            tokensIn: first[0]!.tokensIn,
+            tokensOut: first[0]!.tokensOut,
+          },
+          second: {
+            ...s,
+            providerRequests: Math.max(...second.map((x) => x.providerRequests)),
+            fromMemory: second[0]!.fromMemory,
+          },
+          serviceCpuRatio: round(f.serviceCpuMs / Math.max(s.serviceCpuMs, 1), 1),
+          wallRatio: round(f.wallMs / Math.max(s.wallMs, 1), 1),
+          met: {
+            tenTimesLessServiceTime: f.serviceCpuMs >= 10 * s.serviceCpuMs,
+            noProviderCalls: second.every((x) => x.providerRequests === 0 && x.tokensIn === 0 && x.tokensOut === 0),
+          },
+        },
+      ];
+    }),
+  );
+  const result = {
+    part: 'translation-file',
+    measuredAt: new Date().toISOString(),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, loadAverage: { before: loadBefore, after: loadAfter } },
+    setup: {
+      provider: fake
+        ? `the fake OpenAI-compatible upstream, ${LATENCY_MS} ms per request`
+        : 'pseudo (in the service process)',
+      keys: KEYS,
+      files: { jsonBytes: Buffer.byteLength(files.json(0)), xliffBytes: Buffer.byteLength(files.xliff(0)) },
+      targetLocale: 'pl',
+      runs: RUNS,
+    },
+    summary,
+    runs: results,
+  };
+  writeFileSync(join(root, RESULTS), `${JSON.stringify(result, null, 2)}\n`);
+  console.log(JSON.stringify(summary, null, 2));
+  console.log(`load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}; ${RESULTS}`);
+} finally {
+  await stopService(service);
+  await fake?.close();
+  await testDb.drop();
+  await pg.stop();
+}

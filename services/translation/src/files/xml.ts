@@ -1,0 +1,230 @@
+// XML for the XML formats (XLIFF, Android, TMX): saxes checks that a document is well-formed (and answers the line and
+// the reason when it is not); then a small tokenizer, which may assume well-formed input, builds a tree with the
+// offsets of every tag, so a writer changes only the spans it means to and the rest of the file stays byte for byte.
+import { SaxesParser } from 'saxes';
+import { FileParseError, lineAt } from './types.ts';
+
+export interface XmlElement {
+  name: string;
+  attrs: Map<string, string>;
+  /** Offset of `<` of the start tag. */
+  start: number;
+  /** Offset after `>` of the start tag. */
+  openEnd: number;
+  /** Offset of `<` of the end tag (= openEnd for an empty-element tag). */
+  closeStart: number;
+  /** Offset after the element. */
+  end: number;
+  selfClosing: boolean;
+  children: XmlNode[];
+}
+
+export type XmlNode =
+  | { kind: 'element'; element: XmlElement }
+  | { kind: 'text'; start: number; end: number; text: string }
+  | { kind: 'cdata'; start: number; end: number; text: string };
+
+/** Throws FileParseError (line, reason) unless `text` is a well-formed XML document. No DTD entity is expanded. */
+export function checkWellFormed(text: string): void {
+  const parser = new SaxesParser({ xmlns: false, position: true });
+  let failure: FileParseError | null = null;
+  parser.on('error', (e) => {
+    if (!failure) {
+      // saxes prefixes its messages with "line:column: ".
+      const m = /^(\d+):(\d+): (.*)$/s.exec(e.message);
+      failure = new FileParseError(m ? Number(m[1]) : parser.line, m ? m[3]!.split('\n')[0]! : e.message);
+    }
+  });
+  parser.on('doctype', (doctype) => {
+    // An internal subset may declare entities: refused, so nothing is ever expanded (billion laughs, XXE).
+    if (doctype.includes('[') && !failure)
+      failure = new FileParseError(parser.line, 'a DOCTYPE with an internal subset is not accepted');
+  });
+  try {
+    parser.write(text).close();
+  } catch (e) {
+    if (!failure) failure = new FileParseError(parser.line, e instanceof Error ? e.message : 'not well-formed XML');
+  }
+  if (failure) throw failure;
+}
+
+/** Deeper documents are refused (the tree walks recurse; no locale file nests like this). */
+export const MAX_DEPTH = 200;
+
+const ATTR = /([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+
+/** Decodes the five predefined entities and character references. */
+export function decodeXml(text: string): string {
+  return text.replace(/&(lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (_, e: string) => {
+    if (e === 'lt') return '<';
+    if (e === 'gt') return '>';
+    if (e === 'amp') return '&';
+    if (e === 'quot') return '"';
+    if (e === 'apos') return "'";
+    return String.fromCodePoint(e[1] === 'x' ? Number.parseInt(e.slice(2), 16) : Number(e.slice(1)));
+  });
+}
+
+/** Escapes text content (`&`, `<`, `>`). */
+export const escapeXmlText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** Escapes an attribute value in double quotes. */
+export const escapeXmlAttr = (s: string) => escapeXmlText(s).replace(/"/g, '&quot;');
+
+/**
+ * The root element of a well-formed document (check it with `checkWellFormed` first), with offsets.
+ * Comments, processing instructions and the DOCTYPE are skipped (they stay in the file untouched).
+ */
+export function parseXmlTree(text: string): XmlElement {
+  const stack: XmlElement[] = [];
+  let root: XmlElement | null = null;
+  let pos = 0;
+  const push = (node: XmlNode) => stack.at(-1)?.children.push(node);
+  while (pos < text.length) {
+    const lt = text.indexOf('<', pos);
+    if (lt < 0) break;
+    if (lt > pos && stack.length > 0) push({ kind: 'text', start: pos, end: lt, text: decodeXml(text.slice(pos, lt)) });
+    if (text.startsWith('<!--', lt)) {
+      pos = text.indexOf('-->', lt + 4) + 3;
+    } else if (text.startsWith('<![CDATA[', lt)) {
+      const end = text.indexOf(']]>', lt + 9);
+      push({ kind: 'cdata', start: lt, end: end + 3, text: text.slice(lt + 9, end) });
+      pos = end + 3;
+    } else if (text.startsWith('<?', lt)) {
+      pos = text.indexOf('?>', lt + 2) + 2;
+    } else if (text.startsWith('<!', lt)) {
+      pos = text.indexOf('>', lt) + 1;
+    } else if (text[lt + 1] === '/') {
+      const gt = text.indexOf('>', lt);
+      const el = stack.pop()!;
+      el.closeStart = lt;
+      el.end = gt + 1;
+      pos = gt + 1;
+    } else {
+      // A start tag: find its `>` outside quoted attribute values.
+      let i = lt + 1;
+      let quote = '';
+      for (; i < text.length; i++) {
+        const c = text[i]!;
+        if (quote) {
+          if (c === quote) quote = '';
+        } else if (c === '"' || c === "'") quote = c;
+        else if (c === '>') break;
+      }
+      const inner = text.slice(lt + 1, text[i - 1] === '/' ? i - 1 : i);
+      const name = /^[^\s/>]+/.exec(inner)![0];
+      const attrs = new Map<string, string>();
+      for (const m of inner.slice(name.length).matchAll(ATTR)) attrs.set(m[1]!, decodeXml(m[2] ?? m[3] ?? ''));
+      const selfClosing = text[i - 1] === '/';
+      const el: XmlElement = {
+        name,
+        attrs,
+        start: lt,
+        openEnd: i + 1,
+        closeStart: i + 1,
+        end: i + 1,
+        selfClosing,
+        children: [],
+      };
+      if (stack.length === 0) root = el;
+      else push({ kind: 'element', element: el });
+      if (!selfClosing) stack.push(el);
+      if (stack.length > MAX_DEPTH)
+        throw new FileParseError(lineAt(text, lt), `elements nested deeper than ${MAX_DEPTH} levels`);
+      pos = i + 1;
+    }
+  }
+  if (!root) throw new FileParseError(1, 'no root element');
+  return root;
+}
+
+/** Child elements of `el` named `name` (local name, any prefix when `name` has none). */
+export function childElements(el: XmlElement, name?: string): XmlElement[] {
+  const out: XmlElement[] = [];
+  for (const c of el.children) {
+    if (c.kind === 'element' && (name === undefined || c.element.name === name)) out.push(c.element);
+  }
+  return out;
+}
+
+/** Every descendant element named `name`, in document order. */
+export function descendants(el: XmlElement, name: string): XmlElement[] {
+  const out: XmlElement[] = [];
+  const walk = (e: XmlElement) => {
+    for (const c of e.children) {
+      if (c.kind !== 'element') continue;
+      if (c.element.name === name) out.push(c.element);
+      walk(c.element);
+    }
+  };
+  walk(el);
+  return out;
+}
+
+/**
+ * The content of `el` as translatable text: text and CDATA decoded; child elements (inline codes) kept as their raw
+ * markup, so they travel as tags the provider must keep. `codes` receives each inline tag's raw text.
+ */
+export function contentText(source: string, el: XmlElement, codes: Set<string>): string {
+  let out = '';
+  const walk = (e: XmlElement) => {
+    for (const c of e.children) {
+      if (c.kind === 'text' || c.kind === 'cdata') out += c.text;
+      else {
+        const child = c.element;
+        const open = source.slice(child.start, child.openEnd);
+        codes.add(open);
+        out += open;
+        if (!child.selfClosing) {
+          walk(child);
+          const close = source.slice(child.closeStart, child.end);
+          codes.add(close);
+          out += close;
+        }
+      }
+    }
+  };
+  walk(el);
+  return out;
+}
+
+/**
+ * Translated text back to XML content: the source's own inline tags (exact spellings in `codes`) are kept as markup,
+ * everything else is escaped as text, so the result is always well-formed when the kept tags balance.
+ */
+export function toXmlContent(text: string, codes: ReadonlySet<string>): string {
+  let out = '';
+  let pos = 0;
+  for (const m of text.matchAll(/<\/?[A-Za-z_][^<>]*>/g)) {
+    if (!codes.has(m[0])) continue;
+    out += escapeXmlText(text.slice(pos, m.index)) + m[0];
+    pos = m.index + m[0].length;
+  }
+  return out + escapeXmlText(text.slice(pos));
+}
+
+/** A start tag with `attr` set to `value` (added or replaced), the rest of the tag as it was. */
+export function withAttribute(source: string, el: XmlElement, attr: string, value: string): string {
+  const tag = source.slice(el.start, el.openEnd);
+  const escaped = escapeXmlAttr(value);
+  const re = new RegExp(`(\\s${attr.replace(/[.:-]/g, '\\$&')}\\s*=\\s*)(?:"[^"]*"|'[^']*')`);
+  if (re.test(tag)) return tag.replace(re, `$1"${escaped}"`);
+  const close = el.selfClosing ? tag.length - 2 : tag.length - 1;
+  return `${tag.slice(0, close).replace(/\s+$/, '')} ${attr}="${escaped}"${tag.slice(close)}`;
+}
+
+/**
+ * Whether the source's own tags kept in `text` (the only markup `toXmlContent` writes; all else is escaped) nest, so
+ * the written content is well-formed.
+ */
+export function keptTagsNest(text: string, codes: ReadonlySet<string>): boolean {
+  if (codes.size === 0) return true;
+  const open: string[] = [];
+  for (const m of text.matchAll(/<(\/?)([A-Za-z_][^\s/>]*)[^<>]*?(\/?)>/g)) {
+    if (!codes.has(m[0])) continue;
+    if (m[3] === '/') continue;
+    if (m[1] === '/') {
+      if (open.pop() !== m[2]) return false;
+    } else open.push(m[2]!);
+  }
+  return open.length === 0;
+}

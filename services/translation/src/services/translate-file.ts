@@ -1,0 +1,103 @@
+// File translation: parse the locale file (400 with the line and the reason), send its strings through the one
+// translate path (memory, then ONE metered call split into provider requests, validators, retry), write the
+// translations back in the same format, and report the issues per key.
+import type { AppContext } from '../context.ts';
+import { AppError, badRequest, payloadTooLarge } from '../errors.ts';
+import { FileParseError, gettextPlurals, type ParsedFile, parseLocaleFile } from '../files/index.ts';
+import {
+  FILE_MAX_BYTES,
+  FILE_MAX_STRINGS,
+  type TranslateFileRequest,
+  type TranslateFileResult,
+} from '../http/schemas.ts';
+import type { TranslateItem, ValidationIssue } from '../language/index.ts';
+import type { Principal } from './accounts.ts';
+import type { RateLimitGate } from './meter.ts';
+import { type ChunkLimits, type DryRunOutcome, runTranslation } from './translate.ts';
+
+/** A file's strings go to the provider in requests of at most this many strings and source characters. */
+export const FILE_CHUNKS: ChunkLimits = { maxItems: 50, maxChars: 4_000 };
+
+/** Parses the request's file: 413 over the limits, 400 (line and reason) when it does not parse. Nothing is metered. */
+export function readFile(
+  body: Pick<TranslateFileRequest, 'format' | 'content'>,
+  log?: Pick<AppContext['log'], 'warn'>,
+): ParsedFile {
+  if (Buffer.byteLength(body.content, 'utf8') > FILE_MAX_BYTES) {
+    throw payloadTooLarge(`the file is larger than ${FILE_MAX_BYTES} bytes`);
+  }
+  let parsed: ParsedFile;
+  try {
+    parsed = parseLocaleFile(body.format, body.content);
+  } catch (e) {
+    if (e instanceof FileParseError)
+      throw badRequest(`${body.format} file does not parse: line ${e.line}: ${e.reason}`);
+    if (e instanceof AppError) throw e;
+    // Never seen (the parsers are fuzzed): a parser fault on some input is still that input refused, and logged by
+    // its class only (its message could quote the file).
+    log?.warn({ format: body.format, error: e instanceof Error ? e.name : 'error' }, 'locale file parser fault');
+    throw badRequest(`${body.format} file does not parse`);
+  }
+  if (parsed.strings.length > FILE_MAX_STRINGS) {
+    throw payloadTooLarge(`the file has more than ${FILE_MAX_STRINGS} strings`);
+  }
+  return parsed;
+}
+
+/**
+ * Translates a locale file for an API-key caller.
+ * @example const { content } = await translateFile(ctx, principal, { format: 'po', content, sourceLocale: 'en', targetLocale: 'pl', tier: 'cheap' });
+ */
+export async function translateFile(
+  ctx: AppContext,
+  principal: Principal,
+  body: TranslateFileRequest,
+  gate?: RateLimitGate,
+): Promise<TranslateFileResult | DryRunOutcome> {
+  const file = readFile(body, ctx.log);
+  if (file.format === 'po') checkGettextLocale(body.targetLocale);
+  // Provider ids: the key, or the format's short id where keys are long (PO msgids).
+  const keyOf = new Map<string, string>();
+  const items: TranslateItem[] = file.strings.map((s) => {
+    const id = s.id ?? s.key;
+    keyOf.set(id, s.key);
+    return { id, text: s.text, isIcu: s.isIcu, ...(s.context ? { context: s.context.slice(0, 2_000) } : {}) };
+  });
+  const outcome = await runTranslation(
+    ctx,
+    principal,
+    {
+      sourceLocale: body.sourceLocale,
+      targetLocale: body.targetLocale,
+      tier: body.tier,
+      ...(body.modelOverride ? { modelOverride: body.modelOverride } : {}),
+      style: body.style ?? {},
+      glossary: body.glossary ?? [],
+      items,
+    },
+    { gate, chunks: FILE_CHUNKS, dryRun: body.dryRun === true },
+  );
+  if ('dryRun' in outcome) return outcome;
+  const translations = new Map<string, string>();
+  for (const [id, text] of outcome.texts) translations.set(keyOf.get(id) ?? id, text);
+  const written = file.write(translations, body.targetLocale);
+  const byKey = (i: ValidationIssue): ValidationIssue => ({ ...i, itemId: keyOf.get(i.itemId ?? '') ?? i.itemId });
+  return {
+    content: written.content,
+    format: file.format,
+    model: outcome.model,
+    tokensIn: outcome.tokensIn,
+    tokensOut: outcome.tokensOut,
+    issues: [...outcome.issues.map(byKey), ...written.issues],
+    fromMemory: outcome.fromMemory.size,
+  };
+}
+
+/** PO needs the target's gettext plural system up front (a locale whose rules have no gettext expression: 400). */
+function checkGettextLocale(locale: string): void {
+  try {
+    gettextPlurals(locale);
+  } catch {
+    throw badRequest(`no gettext Plural-Forms expression matches the plural rules of ${locale}`);
+  }
+}
