@@ -4,9 +4,14 @@ import { parseSteps, renderSteps } from './step-report.ts';
 describe('ci step report', () => {
   it('reads the rows the steps library writes, skipping anything else, and prints them nested, with totals', () => {
     const rows = parseSteps(
-      ['packages\t12\tran', 'noise', 'kube-bins/etcd\t37\tbuilt', 'kube-bins/helm\t0\tcached', 'unit\t208\tran', ''].join(
-        '\n',
-      ),
+      [
+        'packages\t12\tran',
+        'noise',
+        'kube-bins/etcd\t37\tbuilt',
+        'kube-bins/helm\t0\tcached',
+        'unit\t208\tran',
+        '',
+      ].join('\n'),
     );
     expect(rows.map((r) => r.name)).toEqual(['packages', 'kube-bins/etcd', 'kube-bins/helm', 'unit']);
     const out = renderSteps(rows, 2211).split('\n');
