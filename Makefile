@@ -16,7 +16,7 @@ STEP := bash tools/build/step.sh
 WORKSPACE_MANIFESTS := package.json package-lock.json $(wildcard packages/*/package.json services/*/package.json operator/package.json)
 
 .PHONY: help deps dev test test-unit test-integration lint format typecheck bench crds crds-check \
-        chart-lint kube-bins images e2e-kind clean kubectl-plugin web
+        chart-lint kube-bins images e2e-kind clean kubectl-plugin web ci-warm
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  \033[1m%-18s\033[0m %s\n", $$1, $$2}'
@@ -85,6 +85,9 @@ chart-lint: deps kube-bins ## helm lint, then helm template applied with server-
 
 kube-bins: ## Build (or reuse from the cache) etcd, kube-apiserver, kube-controller-manager, helm, kind
 	bash tools/kube/build.sh
+
+ci-warm: ## Build every cache a CI run uses (packages, Node, npm, Go binaries, images), run no test (root for images)
+	bash tools/build/warm.sh
 
 images: ## Build the three container images (needs a Docker engine)
 	@command -v docker >/dev/null && docker info >/dev/null 2>&1 || { echo "make images: no Docker engine answers here" >&2; exit 2; }

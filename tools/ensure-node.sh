@@ -16,6 +16,10 @@ bin="$dir/node_modules/.bin"
 if [ ! -x "$bin/node" ] || [ "$(major_of "$bin/node")" -lt "$want" ]; then
   echo "ensure-node: installing Node.js $want into $dir (machine has $(node --version 2>/dev/null || echo none))" >&2
   mkdir -p "$dir"
+  started=$SECONDS
   npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "node@$want" >&2
+  # shellcheck source=tools/build/lib.sh
+  source "$(dirname "${BASH_SOURCE[0]}")/build/lib.sh"
+  step_artifact "node$want" $((SECONDS - started)) built
 fi
 echo "$bin"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# `make ci-warm`: builds (or checks) every cache a CI run uses, and runs no test, so that a new machine can be warmed
+# early and the CI run after it finds everything built. Each artifact is rebuilt only when its key (version and
+# recipe, tools/build/lib.sh) changed, so a second run takes seconds. What it warms, in the order CI needs it:
+#   1. Debian packages (tools/build/packages.sh; root);
+#   2. Node 24 and the npm dependencies (make deps);
+#   3. every Go binary: the control plane, the local cluster's node pieces, Traefik, CoreDNS, kubeadm, helm, kind
+#      (tools/kube/build.sh --kind; the Go module and build caches with them);
+#   4. the local cluster's images, the three project images of this checkout included (tools/cluster/images.sh; root);
+#   5. kind's base and node images in the Docker engine's storage (tools/kind/node-image.sh; root; the engine is
+#      started for it and stopped after, unless it was already running).
+# Without root only 2 and 3 run. The caches live outside the repository ($SCRIPTORIUM_CACHE, /var/lib/containers,
+# /var/lib/scriptorium-docker).
+set -euo pipefail
+root_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root_dir"
+# shellcheck source=tools/build/lib.sh
+source tools/build/lib.sh
+started=$SECONDS
+root=$([[ $(id -u) == 0 ]] && echo yes || echo no)
+
+[[ $root == no ]] || step_run packages bash tools/build/packages.sh
+step_run deps make --no-print-directory deps
+step_run go-binaries bash tools/kube/build.sh --kind >/dev/null
+if [[ $root == yes ]]; then
+	step_run images bash tools/cluster/images.sh >/dev/null
+	engine_was_up=no
+	bash tools/kind/engine.sh status >/dev/null 2>&1 && engine_was_up=yes
+	step_run kind-engine bash tools/kind/engine.sh start
+	step_run kind-images bash tools/kind/node-image.sh >/dev/null
+	[[ $engine_was_up == yes ]] || bash tools/kind/engine.sh stop >/dev/null 2>&1 || true
+else
+	echo "ci-warm: not root: the images (local cluster, kind) are left for a root run" >&2
+fi
+echo "ci-warm: every cache CI uses is built ($((SECONDS - started)) s)" >&2
