@@ -21,6 +21,9 @@ export default defineConfig({
             'deploy/monitoring/**/*.test.ts',
           ],
           testTimeout: 20_000,
+          // vitest's default is one worker fewer than the cores: one on these 2-core machines. Pure tests share
+          // nothing, so both cores run them (the simulator's seed shards are most of the time).
+          maxWorkers: 2,
         },
       },
       {

@@ -53,11 +53,10 @@ flock 9
 
 # The cache key of a binary is its stamp: the version it is built from and its recipe (recipe_key, tools/build/lib.sh).
 # A changed version or recipe rebuilds it; nothing else does.
-# has NAME STAMP: the binary exists and was built with this stamp; a reuse is a `cached` step row.
-has() {
-	[[ -x "$bin/$1" && -f "$bin/.$1.version" && $(<"$bin/.$1.version") == "$2" ]] || return 1
-	step_artifact "$1" 0 cached
-}
+# has NAME STAMP: the binary exists and was built with this stamp.
+has() { [[ -x "$bin/$1" && -f "$bin/.$1.version" && $(<"$bin/.$1.version") == "$2" ]]; }
+# reused NAME STAMP: has, and then a `cached` step row.
+reused() { has "$1" "$2" && step_artifact "$1" 0 cached; }
 # mark NAME STAMP SECONDS: record the stamp and how long the build took.
 mark() {
 	echo "$2" >"$bin/.$1.version"
@@ -75,7 +74,8 @@ kube_build() {
 	local names=("$@") name missing=()
 	local stamp="$KUBE_VERSION recipe $(recipe_key kube_build -- "$here/wrappers/$wrappers" "$here/gen-kube-gomod.sh")"
 	for name in "${names[@]}"; do has "$name" "$stamp" || missing+=("$name"); done
-	((${#missing[@]})) || return 0
+	# One row for the group: they are built together, in one `go build`.
+	((${#missing[@]})) || { step_artifact "$(IFS=+ && echo "${names[*]}")" 0 cached; return 0; }
 	local src="$kube_root/src/$src_name" started=$SECONDS
 	need_go "${missing[0]}"
 	log "building ${missing[*]} $KUBE_VERSION"
@@ -99,7 +99,7 @@ kube_build() {
 		mv -f "$src/out/$name" "$bin/"
 		mark "$name" "$stamp" "$took"
 	done
-	step_artifact "$(IFS=+ && echo "${missing[*]}")" "$took" built
+	step_artifact "$(IFS=+ && echo "${names[*]}")" "$took" built
 }
 
 # kube-apiserver and kube-controller-manager (first build: ~30-45 min on 2 cores).
@@ -113,7 +113,7 @@ build_kubeadm() { kube_build kubeadm kubeadm kubeadm; }
 
 build_etcd() {
 	local stamp="$ETCD_VERSION recipe $(recipe_key build_etcd -- "$here/wrappers/etcd")"
-	if has etcd "$stamp"; then return; fi
+	if reused etcd "$stamp"; then return; fi
 	local src="$kube_root/src/etcd" started=$SECONDS
 	need_go etcd
 	log "building etcd $ETCD_VERSION"
@@ -136,7 +136,7 @@ build_plain() {
 	local name=$1 pkg=$2 version=$3 flags_fn=${4:-} started=$SECONDS
 	local stamp
 	stamp="$version recipe $(recipe_key build_plain ${flags_fn:+"$flags_fn"})"
-	if has "$name" "$stamp"; then return; fi
+	if reused "$name" "$stamp"; then return; fi
 	need_go "$name"
 	log "building $name $version"
 	local extra=
@@ -171,7 +171,7 @@ coredns_ldflags() { echo "-X github.com/coredns/coredns/coremain.GitCommit=$CORE
 # version stamps of upstream's Makefile. Cost: docs/operations.md.
 build_traefik() {
 	local stamp="$TRAEFIK_VERSION without DNS-01 providers, recipe $(recipe_key build_traefik -- "$here/gen-traefik-wrapper.sh")"
-	if has traefik "$stamp"; then return; fi
+	if reused traefik "$stamp"; then return; fi
 	local src="$kube_root/src/traefik" started=$SECONDS pkg=github.com/traefik/traefik/v3
 	need_go traefik
 	log "building traefik $TRAEFIK_VERSION"
