@@ -93,6 +93,7 @@ if [[ $offline == 1 ]]; then
 	[[ $tag == dev ]] || { log "KIND_OFFLINE=1 loads the images tools/cluster/images.sh builds (tag dev)"; exit 1; }
 	log "images (tools/cluster/images.sh, rebuilt when their inputs changed) into the kind node"
 	load_images() {
+		local name
 		bash tools/cluster/images.sh >/dev/null
 		for name in operator translation ledger-node postgres; do
 			"$kind" load image-archive "${SCRIPTORIUM_CACHE:-$HOME/.cache/scriptorium}/cluster/images/$name.oci.tar" --name "$cluster"
