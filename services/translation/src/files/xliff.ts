@@ -27,14 +27,27 @@ interface Unit {
   text: string;
 }
 
-const localName = (name: string) => name.slice(name.indexOf(':') + 1);
-const named = (el: XmlElement, name: string) => childElements(el).filter((c) => localName(c.name) === name);
+/** Whether `el`'s local name (after its prefix) is `name`. */
+const isNamed = (el: XmlElement, name: string) => {
+  const colon = el.name.indexOf(':');
+  return colon < 0 ? el.name === name : el.name.length - colon - 1 === name.length && el.name.endsWith(name);
+};
+const named = (el: XmlElement, name: string) => {
+  const out: XmlElement[] = [];
+  for (const c of el.children) if (c.kind === 'element' && isNamed(c.element, name)) out.push(c.element);
+  return out;
+};
+const firstNamed = (el: XmlElement, name: string): XmlElement | undefined => {
+  for (const c of el.children) if (c.kind === 'element' && isNamed(c.element, name)) return c.element;
+  return undefined;
+};
 const allNamed = (el: XmlElement, name: string) => {
   const out: XmlElement[] = [];
   const walk = (e: XmlElement) => {
-    for (const c of childElements(e)) {
-      if (localName(c.name) === name) out.push(c);
-      walk(c);
+    for (const c of e.children) {
+      if (c.kind !== 'element') continue;
+      if (isNamed(c.element, name)) out.push(c.element);
+      walk(c.element);
     }
   };
   walk(el);
@@ -43,11 +56,16 @@ const allNamed = (el: XmlElement, name: string) => {
 
 /** The inline tags of `text` that are among `codes`, in order (`<x id="1"/>`, `<pc id="2">`, `</pc>`). */
 export function inlineCodes(text: string, codes: ReadonlySet<string>): string[] {
-  return [...text.matchAll(/<\/?[A-Za-z_][^<>]*>/g)].map((m) => m[0]).filter((t) => codes.has(t));
+  const out: string[] = [];
+  if (codes.size === 0 || !text.includes('<')) return out;
+  for (const m of text.matchAll(/<\/?[A-Za-z_][^<>]*>/g)) if (codes.has(m[0])) out.push(m[0]);
+  return out;
 }
 
 /** Inline codes compared by count; in an ICU message by presence (plural cases repeat them). */
 function codeIssues(key: string, source: string[], target: string[], icu: boolean): ValidationIssue[] {
+  // The same codes in the same order: nothing missing, nothing extra.
+  if (source.length === target.length && source.every((tag, i) => tag === target[i])) return [];
   const count = (list: string[]) =>
     list.reduce((m, t) => m.set(t, icu ? 1 : (m.get(t) ?? 0) + 1), new Map<string, number>());
   const s = count(source);
@@ -70,7 +88,7 @@ function codeIssues(key: string, source: string[], target: string[], icu: boolea
 export function parseXliff(content: string): ParsedFile {
   checkWellFormed(content);
   const root = parseXmlTree(content);
-  if (localName(root.name) !== 'xliff') throw new FileParseError(1, 'the root element is not <xliff>');
+  if (!isNamed(root, 'xliff')) throw new FileParseError(1, 'the root element is not <xliff>');
   const version = root.attrs.get('version') ?? '';
   const v2 = /^2\./.test(version);
   if (!v2 && !/^1\.[012]$/.test(version))
@@ -90,9 +108,10 @@ export function parseXliff(content: string): ParsedFile {
     const codes = new Set<string>();
     units.push({ key, unit, holder, source, target, codes, text: contentText(content, source, codes) });
   };
-  for (const file of named(root, 'file')) {
+  const files = named(root, 'file');
+  for (const file of files) {
     const fileId = file.attrs.get(v2 ? 'id' : 'original') ?? '';
-    const multiFile = named(root, 'file').length > 1;
+    const multiFile = files.length > 1;
     const prefix = multiFile ? `${fileId}/` : '';
     if (v2) {
       for (const unit of allNamed(file, 'unit')) {
@@ -102,7 +121,7 @@ export function parseXliff(content: string): ParsedFile {
         const segments = named(unit, 'segment');
         segments.forEach((seg, i) => {
           const key = segments.length === 1 ? `${prefix}${id}` : `${prefix}${id}/${seg.attrs.get('id') ?? i + 1}`;
-          add(key, unit, seg, named(seg, 'source')[0], named(seg, 'target')[0]);
+          add(key, unit, seg, firstNamed(seg, 'source'), firstNamed(seg, 'target'));
         });
       }
     } else {
@@ -110,13 +129,13 @@ export function parseXliff(content: string): ParsedFile {
         if (unit.attrs.get('translate') === 'no') continue;
         const id = unit.attrs.get('id');
         if (!id) throw new FileParseError(lineOf(content, unit), '<trans-unit> without id');
-        add(`${prefix}${id}`, unit, unit, named(unit, 'source')[0], named(unit, 'target')[0]);
+        add(`${prefix}${id}`, unit, unit, firstNamed(unit, 'source'), firstNamed(unit, 'target'));
       }
     }
   }
   const strings: FileString[] = units.map((u) => {
-    const notes = named(u.unit, v2 ? 'notes' : 'note')[0];
-    const note = v2 && notes ? named(notes, 'note')[0] : notes;
+    const notes = firstNamed(u.unit, v2 ? 'notes' : 'note');
+    const note = v2 && notes ? firstNamed(notes, 'note') : notes;
     const context = note
       ? contentText(content, note, new Set())
           .replace(/<[^>]*>/g, '')
@@ -194,8 +213,15 @@ function lineOf(content: string, el: XmlElement): number {
   return line;
 }
 
-/** The whitespace (newline and indentation) in front of an element, to put a sibling after it the same way. */
+/**
+ * The whitespace (newline and indentation) in front of an element, to put a sibling after it the same way: a newline
+ * within the 200 characters before it, then only spaces and tabs.
+ */
 function indentBefore(content: string, el: XmlElement): string {
-  const m = /\n[ \t]*$/.exec(content.slice(Math.max(0, el.start - 200), el.start));
-  return m ? m[0] : '';
+  let i = el.start;
+  while (i > 0 && (content.charCodeAt(i - 1) === 32 || content.charCodeAt(i - 1) === 9)) i--;
+  const newline = i - 1;
+  return newline >= Math.max(0, el.start - 200) && content.charCodeAt(newline) === 10
+    ? content.slice(newline, el.start)
+    : '';
 }
