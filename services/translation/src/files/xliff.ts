@@ -6,7 +6,6 @@ import { parseIcu, type ValidationIssue } from '../language/index.ts';
 import { applySplices, FileParseError, type FileString, type ParsedFile, type Splice } from './types.ts';
 import {
   checkWellFormed,
-  childElements,
   contentText,
   keptTagsNest,
   parseXmlTree,
