@@ -26,10 +26,11 @@ interface Unit {
   text: string;
 }
 
-/** Whether `el`'s local name (after its prefix) is `name`. */
+/** Whether `el`'s local name (after its prefix, if any) is `name` (a name without a prefix). */
 const isNamed = (el: XmlElement, name: string) => {
+  if (el.name === name) return true;
   const colon = el.name.indexOf(':');
-  return colon < 0 ? el.name === name : el.name.length - colon - 1 === name.length && el.name.endsWith(name);
+  return colon >= 0 && el.name.length - colon - 1 === name.length && el.name.endsWith(name);
 };
 const named = (el: XmlElement, name: string) => {
   const out: XmlElement[] = [];
@@ -180,7 +181,7 @@ export function parseXliff(content: string): ParsedFile {
           return;
         }
         const found = codeIssues(u.key, inlineCodes(u.text, u.codes), inlineCodes(t, u.codes), strings[index]!.isIcu);
-        issues.push(...found);
+        if (found.length) issues.push(...found);
         const state = v2 ? 'translated' : found.length ? 'needs-review-translation' : 'translated';
         if (v2)
           splices.push({
@@ -196,7 +197,7 @@ export function parseXliff(content: string): ParsedFile {
           splices.push({ start: u.target.start, end: u.target.end, text: `${tag}${xml}</${u.target.name}>` });
         } else {
           const indent = indentBefore(content, u.source);
-          const name = u.source.name.replace(/source$/, 'target');
+          const name = u.source.name.endsWith('source') ? `${u.source.name.slice(0, -6)}target` : u.source.name;
           const attrs = v2 ? '' : ` state="${state}"`;
           splices.push({ start: u.source.end, end: u.source.end, text: `${indent}<${name}${attrs}>${xml}</${name}>` });
         }
