@@ -61,23 +61,25 @@ export async function recall(
   const keys = items.map(memoryKey);
   const unique = [...new Set(keys)];
   // A join from the keys (the primary key's lookups, one per key): a plan that stays right when the statement is
-  // prepared once and planned generically, whatever the table's size. Rows name their key by its position in
-  // `unique`, and say whether the entry's last use is a day old.
-  const rows = await database.query<{ i: number; t: string; o: MemoryOrigin; stale: boolean }>(
-    `SELECT x.i::int AS i, m.target_text AS t, m.origin AS o, m.last_used_at < now() - interval '1 day' AS stale
+  // prepared once and planned generically, whatever the table's size. The hits come back as one JSON array (one
+  // value to read, not a row each) of [position of the key in `unique`, target, origin, whether the entry's last
+  // use is a day old].
+  const [row] = await database.query<{ hits: [number, string, MemoryOrigin, boolean][] | null }>(
+    `SELECT json_agg(json_build_array(x.i, m.target_text, m.origin, m.last_used_at < now() - interval '1 day')) AS hits
        FROM unnest($4::text[]) WITH ORDINALITY AS x(h, i)
        JOIN translation_memory m
          ON m.org_id = $1 AND m.source_locale = $2 AND m.target_locale = $3 AND m.key_hash = decode(x.h, 'hex')`,
     [orgId, canonicalLocale(sourceLocale), canonicalLocale(targetLocale), unique],
     'memory_recall',
   );
-  if (rows.length === 0) return found;
+  const hits = row?.hits ?? [];
+  if (hits.length === 0) return found;
   const byKey = new Map<string, Recalled>();
   const stale: string[] = [];
-  for (const r of rows) {
-    const key = unique[r.i - 1]!;
-    byKey.set(key, { text: r.t, origin: r.o });
-    if (r.stale) stale.push(key);
+  for (const [i, text, origin, old] of hits) {
+    const key = unique[i - 1]!;
+    byKey.set(key, { text, origin });
+    if (old) stale.push(key);
   }
   keys.forEach((k, i) => {
     const hit = byKey.get(k);
