@@ -72,8 +72,10 @@ export function placeOf(url: string, functionName: string): string {
   return own ? own[1]!.replace(/\.ts$/, '') : url;
 }
 
+/** Milliseconds are means per profile (the profiles are of the same work, repeated). */
 export interface ProfileSummary {
-  /** Sampled milliseconds the main thread was busy (the profiles' total less `(idle)`). */
+  profiles: number;
+  /** Sampled milliseconds the main thread was busy (the profile less `(idle)`). */
   totalMs: number;
   /** Sampled milliseconds the main thread waited (for PostgreSQL, the network). */
   idleMs: number;
@@ -84,9 +86,9 @@ export interface ProfileSummary {
 }
 
 /**
- * Folds profiles (of the same work, repeated) into time per place and per function; `top` functions by total.
- * A sample's time is the wall time to the next one, capped at `capUs`: on a busy machine the process is descheduled
- * between two samples, and that wait is not this function's CPU.
+ * Folds profiles of the same work, repeated, into the mean time per place and per function; `top` functions by total.
+ * A busy sample's time is the wall time to the next one, capped at `capUs`: on a busy machine the process is
+ * descheduled between two samples, and that wait is not this function's CPU.
  */
 export function summarize(profiles: CpuProfile[], top = 40, capUs = 500): ProfileSummary {
   const self = new Map<string, number>();
@@ -104,12 +106,13 @@ export function summarize(profiles: CpuProfile[], top = 40, capUs = 500): Profil
       return `${f.functionName || '(anonymous)'} ${file}:${f.lineNumber + 1}`;
     };
     profile.samples.forEach((id, i) => {
-      const ms = Math.min(profile.timeDeltas[i + 1] ?? 0, capUs) / 1000;
+      const delta = profile.timeDeltas[i + 1] ?? 0;
       const f = byId.get(id)!.callFrame;
       if (f.functionName === '(idle)') {
-        idle += ms;
+        idle += delta / 1000;
         return;
       }
+      const ms = Math.min(delta, capUs) / 1000;
       all += ms;
       const place = placeOf(f.url, f.functionName);
       places.set(place, (places.get(place) ?? 0) + ms);
@@ -124,13 +127,14 @@ export function summarize(profiles: CpuProfile[], top = 40, capUs = 500): Profil
       }
     });
   }
-  const r = (x: number) => Math.round(x * 10) / 10;
+  const r = (x: number) => Math.round((x / Math.max(profiles.length, 1)) * 100) / 100;
   return {
+    profiles: profiles.length,
     totalMs: r(all),
     idleMs: r(idle),
     byPlace: [...places]
       .sort((a, b) => b[1] - a[1])
-      .map(([place, ms]) => ({ place, selfMs: r(ms), share: r((100 * ms) / all) })),
+      .map(([place, ms]) => ({ place, selfMs: r(ms), share: Math.round((1000 * ms) / all) / 10 })),
     byFunction: [...total]
       .filter(([fn]) => !fn.startsWith('(root)') && !fn.startsWith('(program)'))
       .sort((a, b) => b[1] - a[1])

@@ -8,8 +8,8 @@
 // BASELINE=<another checkout's services/translation/src/main.ts> starts that service too, on the same database server,
 // and runs each repetition on both, alternating which goes first: before and after in one sitting, in one file.
 // PROFILE=1 runs the service under the inspector and records a CPU profile of each run (not the timed figures: the
-// profiler costs time): bench/results/translation-file-profile-<format>-<first|second>.cpuprofile (the last
-// repetition's) and bench/results/translation-file-profile.json (where the time of every repetition went).
+// profiler costs time): bench/results/translation-file-profile-[baseline-]<format>-<first|second>.cpuprofile (the
+// last repetition's) and bench/results/translation-file-profile.json (where the time of every repetition went).
 // PROVIDER=openai runs the same against the fake OpenAI-compatible upstream of the service's tests, in the bench
 // process, answering after LATENCY_MS (default 500; an LLM takes seconds): what a real provider's latency makes of
 // the first run. Writes bench/results/translation-file-openai.json.
@@ -232,8 +232,9 @@ try {
       const order = r % 2 === 0 ? services : [...services].reverse();
       for (const service of order) {
         const key = service.keys[format === 'json' ? r : RUNS + r]!;
-        const first = await once(service, format, key, content, `${format}-first`);
-        const second = await once(service, format, key, content, `${format}-second`);
+        const profileAs = `${service.name === 'baseline' ? 'baseline-' : ''}${format}`;
+        const first = await once(service, format, key, content, `${profileAs}-first`);
+        const second = await once(service, format, key, content, `${profileAs}-second`);
         results.get(service)![format]!.first.push(first);
         results.get(service)![format]!.second.push(second);
         console.log(
@@ -304,7 +305,7 @@ try {
           join(root, `bench/results/translation-file-profile-${name}.cpuprofile`),
           JSON.stringify(list.at(-1)),
         );
-        return [name, summarize(list)];
+        return [name, summarize(list, 60)];
       }),
     );
     const out = 'bench/results/translation-file-profile.json';
