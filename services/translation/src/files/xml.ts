@@ -240,17 +240,19 @@ export function withAttribute(source: string, el: XmlElement, attr: string, valu
 
 /**
  * Whether the source's own tags kept in `text` (the only markup `toXmlContent` writes; all else is escaped) nest, so
- * the written content is well-formed.
+ * the written content is well-formed. The tags are found as `toXmlContent` finds them.
  */
 export function keptTagsNest(text: string, codes: ReadonlySet<string>): boolean {
   if (codes.size === 0) return true;
   const open: string[] = [];
-  for (const m of text.matchAll(/<(\/?)([A-Za-z_][^\s/>]*)[^<>]*?(\/?)>/g)) {
-    if (!codes.has(m[0])) continue;
-    if (m[3] === '/') continue;
-    if (m[1] === '/') {
-      if (open.pop() !== m[2]) return false;
-    } else open.push(m[2]!);
+  for (const m of text.matchAll(/<\/?[A-Za-z_][^<>]*>/g)) {
+    const tag = m[0];
+    if (!codes.has(tag) || tag.endsWith('/>')) continue;
+    const closing = tag.charCodeAt(1) === 47;
+    const name = /^[^\s/>]*/.exec(tag.slice(closing ? 2 : 1))![0];
+    if (closing) {
+      if (open.pop() !== name) return false;
+    } else open.push(name);
   }
   return open.length === 0;
 }
