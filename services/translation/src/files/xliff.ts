@@ -4,15 +4,7 @@
 // translation is escaped as text, so the file always stays well-formed.
 import { parseIcu, type ValidationIssue } from '../language/index.ts';
 import { applySplices, FileParseError, type FileString, type ParsedFile, type Splice } from './types.ts';
-import {
-  checkWellFormed,
-  contentText,
-  keptTagsNest,
-  parseXmlTree,
-  toXmlContent,
-  withAttribute,
-  type XmlElement,
-} from './xml.ts';
+import { checkWellFormed, contentText, keptMarkup, parseXmlTree, withAttribute, type XmlElement } from './xml.ts';
 
 interface Unit {
   key: string;
@@ -55,12 +47,7 @@ const allNamed = (el: XmlElement, name: string) => {
 };
 
 /** The inline tags of `text` that are among `codes`, in order (`<x id="1"/>`, `<pc id="2">`, `</pc>`). */
-export function inlineCodes(text: string, codes: ReadonlySet<string>): string[] {
-  const out: string[] = [];
-  if (codes.size === 0 || !text.includes('<')) return out;
-  for (const m of text.matchAll(/<\/?[A-Za-z_][^<>]*>/g)) if (codes.has(m[0])) out.push(m[0]);
-  return out;
-}
+export const inlineCodes = (text: string, codes: ReadonlySet<string>): string[] => keptMarkup(text, codes).tags;
 
 /** Inline codes compared by count; in an ICU message by presence (plural cases repeat them). */
 function codeIssues(key: string, source: string[], target: string[], icu: boolean): ValidationIssue[] {
@@ -171,8 +158,8 @@ export function parseXliff(content: string): ParsedFile {
       units.forEach((u, index) => {
         const t = translations.get(u.key);
         if (t === undefined) return;
-        const xml = toXmlContent(t, u.codes);
-        if (!keptTagsNest(t, u.codes)) {
+        const kept = keptMarkup(t, u.codes);
+        if (!kept.nests) {
           issues.push({
             itemId: u.key,
             code: 'tag_unbalanced',
@@ -180,7 +167,8 @@ export function parseXliff(content: string): ParsedFile {
           });
           return;
         }
-        const found = codeIssues(u.key, inlineCodes(u.text, u.codes), inlineCodes(t, u.codes), strings[index]!.isIcu);
+        const found = codeIssues(u.key, inlineCodes(u.text, u.codes), kept.tags, strings[index]!.isIcu);
+        const xml = kept.xml;
         if (found.length) issues.push(...found);
         const state = v2 ? 'translated' : found.length ? 'needs-review-translation' : 'translated';
         if (v2)

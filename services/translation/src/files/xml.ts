@@ -205,21 +205,72 @@ export function contentText(source: string, el: XmlElement, codes: Set<string>):
   return out;
 }
 
-/**
- * Translated text back to XML content: the source's own inline tags (exact spellings in `codes`) are kept as markup,
- * everything else is escaped as text, so the result is always well-formed when the kept tags balance.
- */
-export function toXmlContent(text: string, codes: ReadonlySet<string>): string {
-  if (codes.size === 0 || !text.includes('<')) return escapeXmlText(text);
-  let out = '';
-  let pos = 0;
-  for (const m of text.matchAll(/<\/?[A-Za-z_][^<>]*>/g)) {
-    if (!codes.has(m[0])) continue;
-    out += escapeXmlText(text.slice(pos, m.index)) + m[0];
-    pos = m.index + m[0].length;
-  }
-  return out + escapeXmlText(text.slice(pos));
+/** The source's own inline tags in a translation, and the translation as XML content. */
+export interface KeptMarkup {
+  /** The text as XML content: the kept tags as markup, everything else escaped. */
+  xml: string;
+  /** The kept tags, in order. */
+  tags: string[];
+  /** Whether the kept tags nest (then `xml` is well-formed). */
+  nests: boolean;
 }
+
+/**
+ * Translated text back to XML: the source's own inline tags (exact spellings in `codes`) found in `text` as
+ * `<\/?[A-Za-z_][^<>]*>` finds them, left to right, are kept as markup; everything else is escaped as text. One scan
+ * gives the content, the kept tags and whether they nest.
+ * @example keptMarkup('a <b>x</b> & <c>', new Set(['<b>', '</b>'])) // { xml: 'a <b>x</b> &amp; &lt;c&gt;', tags: ['<b>', '</b>'], nests: true }
+ */
+export function keptMarkup(text: string, codes: ReadonlySet<string>): KeptMarkup {
+  const tags: string[] = [];
+  if (codes.size === 0 || !text.includes('<')) return { xml: escapeXmlText(text), tags, nests: true };
+  const open: string[] = [];
+  let nests = true;
+  let xml = '';
+  let pos = 0;
+  for (let lt = text.indexOf('<'); lt >= 0; ) {
+    const end = tagEnd(text, lt);
+    if (end < 0) {
+      lt = text.indexOf('<', lt + 1);
+      continue;
+    }
+    const tag = text.slice(lt, end);
+    if (codes.has(tag)) {
+      xml += escapeXmlText(text.slice(pos, lt)) + tag;
+      pos = end;
+      tags.push(tag);
+      if (!tag.endsWith('/>')) {
+        const closing = tag.charCodeAt(1) === 47;
+        TAG_NAME.lastIndex = closing ? 2 : 1;
+        const name = TAG_NAME.exec(tag)![0];
+        if (!closing) open.push(name);
+        else if (open.pop() !== name) nests = false;
+      }
+    }
+    lt = text.indexOf('<', end);
+  }
+  return { xml: xml + escapeXmlText(text.slice(pos)), tags, nests: nests && open.length === 0 };
+}
+
+/** A tag's name, after its `<` or `</`. */
+const TAG_NAME = /[^\s/>]*/y;
+
+/** The end (after `>`) of the tag `<\/?[A-Za-z_][^<>]*>` matches at `lt`, or -1 when it matches none there. */
+function tagEnd(text: string, lt: number): number {
+  let i = lt + 1;
+  if (text.charCodeAt(i) === 47) i++;
+  const c = text.charCodeAt(i);
+  if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95)) return -1;
+  for (i++; i < text.length; i++) {
+    const d = text.charCodeAt(i);
+    if (d === 62) return i + 1;
+    if (d === 60) return -1;
+  }
+  return -1;
+}
+
+/** `keptMarkup(text, codes).xml`: the text as XML content, the source's own tags kept as markup. */
+export const toXmlContent = (text: string, codes: ReadonlySet<string>): string => keptMarkup(text, codes).xml;
 
 /** The pattern of each attribute `withAttribute` has set (a handful of names: state, trgLang, target-language). */
 const attributePatterns = new Map<string, RegExp>();
@@ -240,19 +291,7 @@ export function withAttribute(source: string, el: XmlElement, attr: string, valu
 
 /**
  * Whether the source's own tags kept in `text` (the only markup `toXmlContent` writes; all else is escaped) nest, so
- * the written content is well-formed. The tags are found as `toXmlContent` finds them.
+ * the written content is well-formed.
  */
-export function keptTagsNest(text: string, codes: ReadonlySet<string>): boolean {
-  if (codes.size === 0) return true;
-  const open: string[] = [];
-  for (const m of text.matchAll(/<\/?[A-Za-z_][^<>]*>/g)) {
-    const tag = m[0];
-    if (!codes.has(tag) || tag.endsWith('/>')) continue;
-    const closing = tag.charCodeAt(1) === 47;
-    const name = /^[^\s/>]*/.exec(tag.slice(closing ? 2 : 1))![0];
-    if (closing) {
-      if (open.pop() !== name) return false;
-    } else open.push(name);
-  }
-  return open.length === 0;
-}
+export const keptTagsNest = (text: string, codes: ReadonlySet<string>): boolean =>
+  codes.size === 0 || keptMarkup(text, codes).nests;
