@@ -59,9 +59,13 @@ export async function translateFile(
   // Provider ids: the key, or the format's short id where keys are long (PO msgids).
   const keyOf = new Map<string, string>();
   const items: TranslateItem[] = file.strings.map((s) => {
-    const id = s.id ?? s.key;
-    keyOf.set(id, s.key);
-    return { id, text: s.text, isIcu: s.isIcu, ...(s.context ? { context: s.context.slice(0, 2_000) } : {}) };
+    if (s.id !== undefined) keyOf.set(s.id, s.key);
+    return {
+      id: s.id ?? s.key,
+      text: s.text,
+      isIcu: s.isIcu,
+      ...(s.context ? { context: s.context.slice(0, 2_000) } : {}),
+    };
   });
   const outcome = await runTranslation(
     ctx,
@@ -78,8 +82,12 @@ export async function translateFile(
     { gate, chunks: FILE_CHUNKS, dryRun: body.dryRun === true },
   );
   if ('dryRun' in outcome) return outcome;
-  const translations = new Map<string, string>();
-  for (const [id, text] of outcome.texts) translations.set(keyOf.get(id) ?? id, text);
+  // Keyed by the file's keys (the provider ids are the keys unless the format has short ids).
+  let translations = outcome.texts;
+  if (keyOf.size > 0) {
+    translations = new Map();
+    for (const [id, text] of outcome.texts) translations.set(keyOf.get(id) ?? id, text);
+  }
   const written = file.write(translations, body.targetLocale);
   const byKey = (i: ValidationIssue): ValidationIssue => ({ ...i, itemId: keyOf.get(i.itemId ?? '') ?? i.itemId });
   return {
