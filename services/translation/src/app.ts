@@ -2,18 +2,23 @@
 // that decorate the instance (settings, database, observability, providers, rate limits, metering, cookies, sign-in,
 // auth, the OpenAPI collector); each route folder is a plugin registered under its prefix.
 import cookie from '@fastify/cookie';
+import {
+  errors,
+  frameworkErrors,
+  MAX_PARAM_LENGTH,
+  openapi,
+  serializerCompiler,
+  validatorCompiler,
+} from '@scriptorium/http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/index.ts';
-import { serializerCompiler, validatorCompiler } from './http/zod-compilers.ts';
 import { createLogger } from './logger.ts';
 import auth from './plugins/auth.ts';
 import databasePlugin from './plugins/database.ts';
-import errors from './plugins/errors.ts';
 import metering from './plugins/metering.ts';
 import observability from './plugins/observability.ts';
-import openapi from './plugins/openapi.ts';
 import providers from './plugins/providers.ts';
 import rateLimits from './plugins/rate-limit.ts';
 import settings from './plugins/settings.ts';
@@ -87,6 +92,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     requestTimeout: 120_000,
+    // A path parameter over the router's limit is 414 and a malformed URL 400, with `{error}` bodies.
+    frameworkErrors,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildOpenApi } from './openapi.ts';
+import { ErrorBody } from './errors.ts';
+import { buildOpenApi, type OpenApiInfo } from './openapi.ts';
 import type { RouteSpec } from './route-spec.ts';
-import { ErrorBody } from './schemas.ts';
 
 describe('buildOpenApi', () => {
+  const info: OpenApiInfo = {
+    title: 't',
+    version: '1.0.0',
+    description: 'd',
+    securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } },
+  };
   const spec: RouteSpec = {
     method: 'POST',
     url: '/x',
@@ -20,7 +26,7 @@ describe('buildOpenApi', () => {
   };
 
   it('uses input schemas for requests (defaults optional) and output schemas for responses', () => {
-    const doc = buildOpenApi([spec, { ...spec, url: '/internal', internal: true }]) as {
+    const doc = buildOpenApi([spec, { ...spec, url: '/internal', internal: true }], info) as {
       openapi: string;
       paths: Record<string, Record<string, Record<string, unknown>>>;
     };
@@ -37,5 +43,12 @@ describe('buildOpenApi', () => {
       properties: { n: { type: 'integer' } },
     });
     expect(op.security).toEqual([{ apiKey: [] }]);
+  });
+
+  it('declares 414 on routes with path parameters, and refuses an unknown security scheme', () => {
+    const withParams: RouteSpec = { ...spec, url: '/x/:id', params: z.object({ id: z.string() }) };
+    const doc = buildOpenApi([withParams], info) as { paths: Record<string, { post: { responses: object } }> };
+    expect(Object.keys(doc.paths['/x/{id}']!.post.responses)).toEqual(['200', '401', '414']);
+    expect(() => buildOpenApi([{ ...spec, security: 'session' }], info)).toThrow(/no security scheme named session/);
   });
 });

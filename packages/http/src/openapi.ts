@@ -1,0 +1,105 @@
+// Builds the OpenAPI 3.1 document from the registered route specs (zod 4 → JSON Schema 2020-12).
+import { z } from 'zod';
+import { ErrorBody } from './errors.ts';
+import { MAX_PARAM_LENGTH } from './framework-errors.ts';
+import type { ResponseSpec, RouteSpec } from './route-spec.ts';
+
+/** What a service's document says about itself besides its routes. */
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+  description: string;
+  /** The security schemes a route's `security` names (OpenAPI `components.securitySchemes`). */
+  securitySchemes: Record<string, Record<string, unknown>>;
+  serverUrl?: string;
+}
+
+/** The answer every route with path parameters may give (framework-errors.ts), declared on each of them. */
+const PARAM_TOO_LONG: ResponseSpec = {
+  description: `a path parameter longer than ${MAX_PARAM_LENGTH} characters`,
+  schema: ErrorBody,
+};
+
+/** OpenAPI parameters of a zod object (path or query). */
+function parametersOf(schema: z.ZodObject | undefined, where: 'path' | 'query'): Record<string, unknown>[] {
+  if (!schema) return [];
+  const json = jsonSchema(schema, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, s]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (json.required ?? []).includes(name),
+    schema: s,
+  }));
+}
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}
+
+function responseObject(r: ResponseSpec): Record<string, unknown> {
+  return {
+    description: r.description,
+    ...(r.headers ? { headers: r.headers } : {}),
+    ...(r.schema
+      ? {
+          content: {
+            [r.contentType ?? 'application/json']: {
+              schema: r.schema === ErrorBody ? { $ref: '#/components/schemas/Error' } : jsonSchema(r.schema, 'output'),
+            },
+          },
+        }
+      : r.contentType
+        ? { content: { [r.contentType]: { schema: { type: 'string' } } } }
+        : {}),
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document of `specs`. A route with path parameters also declares 414 (a parameter over the
+ * router's limit), which the shared error handling answers.
+ * @example const doc = buildOpenApi(app.routeSpecs, { title: 'Ledger node', version: '2.0.0', description: '…', securitySchemes: {} });
+ */
+export function buildOpenApi(specs: RouteSpec[], info: OpenApiInfo): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const spec of specs) {
+    if (spec.internal) continue;
+    if (spec.security !== 'none' && !(spec.security in info.securitySchemes)) {
+      throw new Error(`${spec.operationId}: no security scheme named ${spec.security}`);
+    }
+    const declared = spec.params && !spec.responses[414] ? { ...spec.responses, 414: PARAM_TOO_LONG } : spec.responses;
+    const responses: Record<string, unknown> = {};
+    for (const [status, r] of Object.entries(declared)) responses[status] = responseObject(r);
+    const parameters = [...parametersOf(spec.params, 'path'), ...parametersOf(spec.querystring, 'query')];
+    const operation: Record<string, unknown> = {
+      operationId: spec.operationId,
+      summary: spec.summary,
+      ...(spec.description ? { description: spec.description } : {}),
+      tags: spec.tags,
+      security: spec.security === 'none' ? [] : [{ [spec.security]: [] }],
+      ...(parameters.length > 0 ? { parameters } : {}),
+      ...(spec.body
+        ? {
+            requestBody: {
+              required: spec.bodyRequired !== false,
+              content: { [spec.bodyContentType ?? 'application/json']: { schema: jsonSchema(spec.body, 'input') } },
+            },
+          }
+        : {}),
+      responses,
+    };
+    const path = spec.url.replace(/:(\w+)/g, '{$1}');
+    paths[path] ??= {};
+    (paths[path] as Record<string, unknown>)[spec.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: info.title, version: info.version, description: info.description },
+    ...(info.serverUrl ? { servers: [{ url: info.serverUrl }] } : {}),
+    paths,
+    components: {
+      schemas: { Error: jsonSchema(ErrorBody, 'output') },
+      securitySchemes: info.securitySchemes,
+    },
+  };
+}
