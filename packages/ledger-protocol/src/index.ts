@@ -22,6 +22,7 @@ export {
   AcceptedBody,
   ChainStatus,
   ConsolePeersBody,
+  HealthBody,
   MAX_CHANGES_PER_REQUEST,
   MAX_PEERS,
   MAX_RECORDS_PER_REQUEST,

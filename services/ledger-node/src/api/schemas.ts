@@ -1,23 +1,20 @@
-// Route parameters and query strings. The bodies other parts send or read are the protocol's
-// (@scriptorium/ledger-protocol bodies.ts); records, blocks and consensus messages are checked by the
+// Route parameters, query strings and the answers only the node gives. The bodies other parts send or read are the
+// protocol's (@scriptorium/ledger-protocol bodies.ts); records, blocks and consensus messages are checked by the
 // mempool, the chain and the consensus gate inside the service.
+import { ErrorBody, type ResponseSpec } from '@scriptorium/http';
+import { Height } from '@scriptorium/ledger-protocol';
 import { z } from 'zod';
 
-export const heightParam = z.object({
-  index: z
+const decimal = (what: string) =>
+  z
     .string()
-    .regex(/^\d{1,15}$/, { message: 'expected a block index' })
-    .transform(Number),
-});
+    .regex(/^\d{1,15}$/, { message: `expected ${what}` })
+    .transform(Number);
+
+export const heightParam = z.object({ index: decimal('a block index').meta({ description: 'the block height' }) });
 export const proofParams = z.object({
-  height: z
-    .string()
-    .regex(/^\d{1,15}$/, { message: 'expected a height' })
-    .transform(Number),
-  index: z
-    .string()
-    .regex(/^\d{1,15}$/, { message: 'expected a record index' })
-    .transform(Number),
+  height: decimal('a height').meta({ description: 'the block height' }),
+  index: decimal('a record index').meta({ description: 'the index in the block’s records' }),
 });
 export const submitQuery = z.object({
   count: z
@@ -27,3 +24,33 @@ export const submitQuery = z.object({
     .pipe(z.number().int().min(1).max(100_000))
     .default(1),
 });
+
+/** POST /consensus and POST /block: a JSON object, checked by the consensus gate or the chain. */
+export const CheckedObject = z.record(z.string(), z.unknown());
+
+/** POST /consensus: the message is in the inbound queue. */
+export const QueuedBody = z.object({ status: z.literal('queued') });
+/** POST /block: what the node did with the pushed block. */
+export const BlockReceipt = z.object({ height: Height, status: z.enum(['applied', 'known', 'ahead']) });
+/** POST /peers: how many specs were new, and how many moved an existing key to a new address. */
+export const PeersMerged = z.object({ added: z.int().min(0), updated: z.int().min(0) });
+/** GET /ready: synced within one block of the best peer (200), or not (503, with `error`). */
+export const ReadyBody = z.object({
+  status: z.literal('ready').optional(),
+  error: z.string().optional(),
+  ready: z.boolean(),
+  height: Height,
+  best_peer_height: Height,
+});
+
+const error = (description: string): ResponseSpec => ({ description, schema: ErrorBody });
+export const r400 = error('malformed payload');
+export const r401 = error('token missing or invalid (or, in mutual TLS, no verified client certificate)');
+export const r404 = error('block or record does not exist');
+export const r413 = error('payload above MAX_BODY_BYTES');
+export const r429: ResponseSpec = {
+  description: 'rate limit exceeded (per request source)',
+  schema: ErrorBody,
+  headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } },
+};
+export const r503 = error('inbound queue full (backpressure)');
