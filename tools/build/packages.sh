@@ -4,7 +4,7 @@
 # time. Prefer Debian's where it is recent enough; what is not comes from the Go module proxy or the npm registry
 # (docs/operations.md, "What CI builds, and why not from Debian"). Root only; prints nothing when all are present.
 #   make test:       postgresql (server binaries), openssl (test certificates), chromium (browser tests),
-#                    util-linux (runuser, flock), curl
+#                    util-linux (runuser, flock), curl, python3-venv (the fuzzer's virtual environment)
 #   make e2e-local:  containerd, runc, iptables, conntrack, socat, containernetworking-plugins, buildah, debootstrap
 #   make e2e-kind:   docker.io (the engine kind runs its nodes in), jq
 set -euo pipefail
@@ -17,6 +17,8 @@ for pair in openssl:openssl chromium:chromium flock:util-linux curl:curl contain
 	have_cmd "${pair%%:*}" || want+=("${pair#*:}")
 done
 [[ -x /usr/lib/cni/bridge ]] || want+=(containernetworking-plugins)
+# Debian's python3 makes a virtual environment (with pip) only with python3-venv.
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || want+=(python3-venv)
 ((${#want[@]})) || exit 0
 echo "packages: installing ${want[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive

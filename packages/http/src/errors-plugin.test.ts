@@ -72,6 +72,13 @@ describe('the shared error handling', () => {
     const get = await app.inject({ method: 'GET', url: '/items/' });
     expect(get.statusCode).toBe(405);
     expect(get.headers.allow).toBe('POST');
+    const unparsable = await app.inject({
+      method: 'PATCH',
+      url: '/items',
+      payload: 'x',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect([unparsable.statusCode, unparsable.headers.allow]).toEqual([405, 'POST']);
     const none = await app.inject({ method: 'GET', url: '/nothing?x=1' });
     expect(none.statusCode).toBe(404);
     expect(none.json()).toEqual({ error: 'no route GET /nothing' });

@@ -1,6 +1,6 @@
 // Every error answer is `{error: string}`: the service's own errors (HttpError), fastify's 400/404/413/415,
 // unexpected 500s, and a known path asked with a method it does not have (405 with Allow, as HTTP says).
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { HttpError } from './errors.ts';
@@ -80,15 +80,27 @@ function errorPlugin(app: FastifyInstance, options: ErrorPluginOptions): void {
     }
   });
 
+  /** The methods `path` has, when it is known with another method than the one asked. */
+  const allowedOn = (method: string, path: string): string[] =>
+    METHODS.filter((m) => m !== method && routes.find(m, path) !== null);
+  const methodNotAllowed = (reply: FastifyReply, method: string, path: string, allowed: string[]) =>
+    reply
+      .code(405)
+      .header('allow', allowed.join(', '))
+      .send({ error: `method ${method} not allowed on ${path}; allowed: ${allowed.join(', ')}` });
+
+  // Before any body is parsed: a wrong method with a body fastify cannot parse is still 405, not a parser's 4xx.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.is404) return;
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = allowedOn(request.method, path);
+    if (allowed.length > 0) return methodNotAllowed(reply, request.method, path, allowed);
+  });
+
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const allowed = METHODS.filter((m) => m !== request.method && routes.find(m, path) !== null);
-    if (allowed.length > 0) {
-      return reply
-        .code(405)
-        .header('allow', allowed.join(', '))
-        .send({ error: `method ${request.method} not allowed on ${path}; allowed: ${allowed.join(', ')}` });
-    }
+    const allowed = allowedOn(request.method, path);
+    if (allowed.length > 0) return methodNotAllowed(reply, request.method, path, allowed);
     return reply.code(404).send({ error: `no route ${request.method} ${path}` });
   });
 }

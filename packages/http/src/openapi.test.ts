@@ -51,4 +51,21 @@ describe('buildOpenApi', () => {
     expect(Object.keys(doc.paths['/x/{id}']!.post.responses)).toEqual(['200', '401', '414']);
     expect(() => buildOpenApi([{ ...spec, security: 'session' }], info)).toThrow(/no security scheme named session/);
   });
+
+  it('hoists the definitions zod makes for recursive schemas into components, where references reach them', () => {
+    const json: RouteSpec = {
+      ...spec,
+      responses: { 200: { description: 'any JSON', schema: z.object({ v: z.json() }) } },
+    };
+    const doc = buildOpenApi([json, { ...json, url: '/y' }], info) as {
+      paths: Record<string, { post: { responses: Record<string, { content: Record<string, { schema: object }> }> } }>;
+      components: { schemas: Record<string, unknown> };
+    };
+    const text = JSON.stringify(doc);
+    expect(text).not.toContain('#/$defs/');
+    const refs = [...text.matchAll(/"#\/components\/schemas\/(\w+)"/g)].map((m) => m[1]);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) expect(doc.components.schemas[ref as string]).toBeDefined();
+    expect(Object.keys(doc.components.schemas)).toHaveLength(2);
+  });
 });

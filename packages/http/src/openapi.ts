@@ -1,4 +1,5 @@
 // Builds the OpenAPI 3.1 document from the registered route specs (zod 4 → JSON Schema 2020-12).
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ErrorBody } from './errors.ts';
 import { MAX_PARAM_LENGTH } from './framework-errors.ts';
@@ -21,9 +22,16 @@ const PARAM_TOO_LONG: ResponseSpec = {
 };
 
 /** OpenAPI parameters of a zod object (path or query). */
-function parametersOf(schema: z.ZodObject | undefined, where: 'path' | 'query'): Record<string, unknown>[] {
+function parametersOf(
+  schema: z.ZodObject | undefined,
+  where: 'path' | 'query',
+  definitions: Definitions,
+): Record<string, unknown>[] {
   if (!schema) return [];
-  const json = jsonSchema(schema, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+  const json = jsonSchema(schema, 'input', definitions) as {
+    properties?: Record<string, unknown>;
+    required?: string[];
+  };
   return Object.entries(json.properties ?? {}).map(([name, s]) => ({
     name,
     in: where,
@@ -32,12 +40,36 @@ function parametersOf(schema: z.ZodObject | undefined, where: 'path' | 'query'):
   }));
 }
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
-  return rest;
+/**
+ * Shared definitions hoisted out of the per-schema JSON Schemas (zod puts a recursive schema such as z.json() in a
+ * `$defs` of its own output, which a `#/$defs/…` reference inside an OpenAPI document cannot reach), named by content.
+ */
+type Definitions = Record<string, unknown>;
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output', definitions?: Definitions): Record<string, unknown> {
+  const {
+    $schema: _drop,
+    $defs,
+    ...rest
+  } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  if (!$defs || !definitions) return rest;
+  const renamed = new Map<string, string>();
+  for (const [name, def] of Object.entries($defs as Record<string, unknown>)) {
+    renamed.set(name, `Def${createHash('sha256').update(JSON.stringify(def)).digest('hex').slice(0, 10)}`);
+  }
+  const rewrite = (value: unknown): unknown =>
+    JSON.parse(JSON.stringify(value), (key, v) =>
+      key === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')
+        ? `#/components/schemas/${renamed.get(v.slice('#/$defs/'.length)) ?? v}`
+        : v,
+    );
+  for (const [name, def] of Object.entries($defs as Record<string, unknown>)) {
+    definitions[renamed.get(name) as string] = rewrite(def);
+  }
+  return rewrite(rest) as Record<string, unknown>;
 }
 
-function responseObject(r: ResponseSpec): Record<string, unknown> {
+function responseObject(r: ResponseSpec, definitions: Definitions): Record<string, unknown> {
   return {
     description: r.description,
     ...(r.headers ? { headers: r.headers } : {}),
@@ -45,7 +77,10 @@ function responseObject(r: ResponseSpec): Record<string, unknown> {
       ? {
           content: {
             [r.contentType ?? 'application/json']: {
-              schema: r.schema === ErrorBody ? { $ref: '#/components/schemas/Error' } : jsonSchema(r.schema, 'output'),
+              schema:
+                r.schema === ErrorBody
+                  ? { $ref: '#/components/schemas/Error' }
+                  : jsonSchema(r.schema, 'output', definitions),
             },
           },
         }
@@ -62,6 +97,7 @@ function responseObject(r: ResponseSpec): Record<string, unknown> {
  */
 export function buildOpenApi(specs: RouteSpec[], info: OpenApiInfo): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const definitions: Definitions = {};
   for (const spec of specs) {
     if (spec.internal) continue;
     if (spec.security !== 'none' && !(spec.security in info.securitySchemes)) {
@@ -69,8 +105,11 @@ export function buildOpenApi(specs: RouteSpec[], info: OpenApiInfo): Record<stri
     }
     const declared = spec.params && !spec.responses[414] ? { ...spec.responses, 414: PARAM_TOO_LONG } : spec.responses;
     const responses: Record<string, unknown> = {};
-    for (const [status, r] of Object.entries(declared)) responses[status] = responseObject(r);
-    const parameters = [...parametersOf(spec.params, 'path'), ...parametersOf(spec.querystring, 'query')];
+    for (const [status, r] of Object.entries(declared)) responses[status] = responseObject(r, definitions);
+    const parameters = [
+      ...parametersOf(spec.params, 'path', definitions),
+      ...parametersOf(spec.querystring, 'query', definitions),
+    ];
     const operation: Record<string, unknown> = {
       operationId: spec.operationId,
       summary: spec.summary,
@@ -82,7 +121,9 @@ export function buildOpenApi(specs: RouteSpec[], info: OpenApiInfo): Record<stri
         ? {
             requestBody: {
               required: spec.bodyRequired !== false,
-              content: { [spec.bodyContentType ?? 'application/json']: { schema: jsonSchema(spec.body, 'input') } },
+              content: {
+                [spec.bodyContentType ?? 'application/json']: { schema: jsonSchema(spec.body, 'input', definitions) },
+              },
             },
           }
         : {}),
@@ -98,7 +139,7 @@ export function buildOpenApi(specs: RouteSpec[], info: OpenApiInfo): Record<stri
     ...(info.serverUrl ? { servers: [{ url: info.serverUrl }] } : {}),
     paths,
     components: {
-      schemas: { Error: jsonSchema(ErrorBody, 'output') },
+      schemas: { Error: jsonSchema(ErrorBody, 'output'), ...definitions },
       securitySchemes: info.securitySchemes,
     },
   };
