@@ -45,10 +45,15 @@ describe('buildOpenApi', () => {
     expect(op.security).toEqual([{ apiKey: [] }]);
   });
 
-  it('declares 414 on routes with path parameters, and refuses an unknown security scheme', () => {
+  it('declares what the shared layer answers (400, 414, the body responses), and refuses an unknown scheme', () => {
     const withParams: RouteSpec = { ...spec, url: '/x/:id', params: z.object({ id: z.string() }) };
-    const doc = buildOpenApi([withParams], info) as { paths: Record<string, { post: { responses: object } }> };
-    expect(Object.keys(doc.paths['/x/{id}']!.post.responses)).toEqual(['200', '401', '414']);
+    const plain: RouteSpec = { ...spec, url: '/y', body: undefined };
+    const r415 = { description: 'not JSON', schema: ErrorBody };
+    const doc = buildOpenApi([withParams, plain], { ...info, bodyResponses: { 415: r415 } }) as {
+      paths: Record<string, { post: { responses: object } }>;
+    };
+    expect(Object.keys(doc.paths['/x/{id}']!.post.responses)).toEqual(['200', '400', '401', '414', '415']);
+    expect(Object.keys(doc.paths['/y']!.post.responses)).toEqual(['200', '401']);
     expect(() => buildOpenApi([{ ...spec, security: 'session' }], info)).toThrow(/no security scheme named session/);
   });
 

@@ -12,6 +12,11 @@ export interface OpenApiInfo {
   description: string;
   /** The security schemes a route's `security` names (OpenAPI `components.securitySchemes`). */
   securitySchemes: Record<string, Record<string, unknown>>;
+  /**
+   * What every route with a request body may also answer, from fastify's body handling as the service maps it
+   * (e.g. 413 above the body limit, 415 for a media type other than JSON), unless the route declares the status.
+   */
+  bodyResponses?: Record<number, ResponseSpec>;
   serverUrl?: string;
 }
 
@@ -20,6 +25,21 @@ const PARAM_TOO_LONG: ResponseSpec = {
   description: `a path parameter longer than ${MAX_PARAM_LENGTH} characters`,
   schema: ErrorBody,
 };
+/** The answer of the validator compiler (zod-compilers.ts) on every route with a params, query or body schema. */
+const INVALID_REQUEST: ResponseSpec = {
+  description: 'a path parameter, the query or the body does not match its schema',
+  schema: ErrorBody,
+};
+
+/** The route's own responses, and what the shared layer answers on its behalf where the route does not say. */
+function declaredResponses(spec: RouteSpec, info: OpenApiInfo): Record<number, ResponseSpec> {
+  const implied: Record<number, ResponseSpec> = {};
+  if (spec.params || spec.querystring || spec.body) implied[400] = INVALID_REQUEST;
+  if (spec.body) Object.assign(implied, info.bodyResponses);
+  if (spec.params) implied[414] = PARAM_TOO_LONG;
+  // Integer keys iterate in ascending order: the statuses stay sorted.
+  return { ...implied, ...spec.responses };
+}
 
 /** OpenAPI parameters of a zod object (path or query). */
 function parametersOf(
@@ -91,8 +111,9 @@ function responseObject(r: ResponseSpec, definitions: Definitions): Record<strin
 }
 
 /**
- * The OpenAPI 3.1 document of `specs`. A route with path parameters also declares 414 (a parameter over the
- * router's limit), which the shared error handling answers.
+ * The OpenAPI 3.1 document of `specs`. Each route also declares what the shared layer answers for it where the route
+ * does not: 400 when it has a params, query or body schema, 414 when it has path parameters (a parameter over the
+ * router's limit), and `info.bodyResponses` when it takes a body.
  * @example const doc = buildOpenApi(app.routeSpecs, { title: 'Ledger node', version: '2.0.0', description: '…', securitySchemes: {} });
  */
 export function buildOpenApi(specs: RouteSpec[], info: OpenApiInfo): Record<string, unknown> {
@@ -103,9 +124,10 @@ export function buildOpenApi(specs: RouteSpec[], info: OpenApiInfo): Record<stri
     if (spec.security !== 'none' && !(spec.security in info.securitySchemes)) {
       throw new Error(`${spec.operationId}: no security scheme named ${spec.security}`);
     }
-    const declared = spec.params && !spec.responses[414] ? { ...spec.responses, 414: PARAM_TOO_LONG } : spec.responses;
     const responses: Record<string, unknown> = {};
-    for (const [status, r] of Object.entries(declared)) responses[status] = responseObject(r, definitions);
+    for (const [status, r] of Object.entries(declaredResponses(spec, info))) {
+      responses[status] = responseObject(r, definitions);
+    }
     const parameters = [
       ...parametersOf(spec.params, 'path', definitions),
       ...parametersOf(spec.querystring, 'query', definitions),

@@ -1,6 +1,8 @@
 // Runs schemathesis, the OpenAPI-driven fuzzer (PyPI; tools/schemathesis/build.sh installs it into the cache), against
 // a running service's own OpenAPI document, with a fixed seed and a bounded number of examples per operation.
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -82,8 +84,11 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzResult> {
   ];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('--header', `${name}: ${value}`);
   for (const id of options.excludeOperationIds ?? []) args.push('--exclude-operation-id', id);
+  // schemathesis keeps its own state (.schemathesis/) in its working folder: a temporary one, not the checkout.
+  const cwd = mkdtempSync(join(tmpdir(), 'schemathesis-'));
   try {
     const { stdout, stderr } = await run(st, args, {
+      cwd,
       maxBuffer: 16 << 20,
       env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_TELEMETRY: 'false', COLUMNS: '160' },
     });
@@ -91,5 +96,7 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzResult> {
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
     return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? e.message}` };
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
   }
 }

@@ -9,6 +9,7 @@ import {
   errors,
   frameworkErrors,
   MAX_PARAM_LENGTH,
+  type OpenApiInfo,
   openapi,
   serializerCompiler,
   serveOpenApi,
@@ -27,6 +28,7 @@ import { peerRoutes } from './routes/peer.ts';
 import { readRoutes } from './routes/read.ts';
 import { uiRoutes } from './routes/ui.ts';
 import { type WatchService, watchRoutes } from './routes/watch.ts';
+import { r413 } from './schemas.ts';
 import type { LedgerService } from './service.ts';
 
 export interface AppOptions {
@@ -68,13 +70,15 @@ const clientMessage = (status: number, error: FastifyError) => {
 /** The version of the node's HTTP API (the node architecture v2, spec section 9). */
 export const NODE_API_VERSION = '2.0.0';
 
-const OPENAPI_INFO = {
+const OPENAPI_INFO: OpenApiInfo = {
   title: 'Scriptorium integrity ledger node',
   version: NODE_API_VERSION,
   description:
     'One validator of a permissioned integrity ledger (BFT consensus). Open reads: health, chain status, blocks, ' +
     'Merkle proofs, light evidence, the console’s peer list and the watch; peer-to-peer and admin endpoints take ' +
     'the cluster token. Every error body is {error: string}.',
+  // A body above MAX_BODY_BYTES, on every route that takes one (any other unparsable body is a malformed payload, 400).
+  bodyResponses: { 413: r413 },
   securitySchemes: {
     clusterToken: {
       type: 'http',

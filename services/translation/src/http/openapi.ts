@@ -1,6 +1,6 @@
 // What the translation service's OpenAPI 3.1 document says about itself; the document is built from the route specs
 // by the shared HTTP layer (@scriptorium/http).
-import { buildOpenApi as buildDocument, type OpenApiInfo, type RouteSpec } from '@scriptorium/http';
+import { buildOpenApi as buildDocument, ErrorBody, type OpenApiInfo, type RouteSpec } from '@scriptorium/http';
 
 export const API_VERSION = '1.0.0';
 
@@ -10,6 +10,11 @@ export const OPENAPI_INFO: OpenApiInfo = {
   description:
     'Metered translation proxy: translation, quality judging, a public capped playground, GitHub sign-in and the ' +
     'session API (organizations, members, API keys, reviews, MFA, privacy), the billing webhook and operations endpoints.',
+  // fastify's answers for a body it will not parse (the error plugin's messages), on every route that takes one.
+  bodyResponses: {
+    413: { description: 'request body too large', schema: ErrorBody },
+    415: { description: 'unsupported content type: send application/json', schema: ErrorBody },
+  },
   securitySchemes: {
     apiKey: {
       type: 'http',
