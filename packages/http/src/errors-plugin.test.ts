@@ -89,7 +89,7 @@ describe('the shared error handling', () => {
     expect(res.statusCode).toBe(414);
     expect(res.json()).toEqual({ error: `a path parameter is longer than ${MAX_PARAM_LENGTH} characters` });
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    expect(Object.keys(doc.paths['/items/{id}'].get.responses)).toEqual(['200', '400', '414']);
+    expect(Object.keys(doc.paths['/items/{id}'].get.responses)).toEqual(['200', '400', '414', '431']);
   });
 
   it('turns validation, parsing and thrown errors into {error}, never echoing internals', async () => {

@@ -1,7 +1,7 @@
 // The HTTP layer of both fastify services (README.md).
 export { ErrorBody, HttpError } from './errors.ts';
 export { clientErrorMessage, type ErrorPluginOptions, errors } from './errors-plugin.ts';
-export { frameworkErrors, MAX_PARAM_LENGTH } from './framework-errors.ts';
+export { clientErrorHandler, frameworkErrors, MAX_HEADER_BYTES, MAX_PARAM_LENGTH } from './framework-errors.ts';
 export { buildOpenApi, type OpenApiInfo } from './openapi.ts';
 export { openapi, serveOpenApi } from './openapi-plugin.ts';
 export { type Body, type ResponseSpec, type RouteSpec, route } from './route-spec.ts';

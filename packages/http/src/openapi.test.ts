@@ -52,7 +52,7 @@ describe('buildOpenApi', () => {
     const doc = buildOpenApi([withParams, plain], { ...info, bodyResponses: { 415: r415 } }) as {
       paths: Record<string, { post: { responses: object } }>;
     };
-    expect(Object.keys(doc.paths['/x/{id}']!.post.responses)).toEqual(['200', '400', '401', '414', '415']);
+    expect(Object.keys(doc.paths['/x/{id}']!.post.responses)).toEqual(['200', '400', '401', '414', '415', '431']);
     expect(Object.keys(doc.paths['/y']!.post.responses)).toEqual(['200', '401']);
     expect(() => buildOpenApi([{ ...spec, security: 'session' }], info)).toThrow(/no security scheme named session/);
   });

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ErrorBody } from './errors.ts';
-import { MAX_PARAM_LENGTH } from './framework-errors.ts';
+import { MAX_HEADER_BYTES, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import type { ResponseSpec, RouteSpec } from './route-spec.ts';
 
 /** What a service's document says about itself besides its routes. */
@@ -25,6 +25,11 @@ const PARAM_TOO_LONG: ResponseSpec = {
   description: `a path parameter longer than ${MAX_PARAM_LENGTH} characters`,
   schema: ErrorBody,
 };
+/** Node's answer to a URL too long for it (framework-errors.ts), on every route whose URL carries parameters or a query. */
+const URL_TOO_LONG: ResponseSpec = {
+  description: `the request line and headers exceed ${MAX_HEADER_BYTES} bytes`,
+  schema: ErrorBody,
+};
 /** The answer of the validator compiler (zod-compilers.ts) on every route with a params, query or body schema. */
 const INVALID_REQUEST: ResponseSpec = {
   description: 'a path parameter, the query or the body does not match its schema',
@@ -37,6 +42,7 @@ function declaredResponses(spec: RouteSpec, info: OpenApiInfo): Record<number, R
   if (spec.params || spec.querystring || spec.body) implied[400] = INVALID_REQUEST;
   if (spec.body) Object.assign(implied, info.bodyResponses);
   if (spec.params) implied[414] = PARAM_TOO_LONG;
+  if (spec.params || spec.querystring) implied[431] = URL_TOO_LONG;
   // Integer keys iterate in ascending order: the statuses stay sorted.
   return { ...implied, ...spec.responses };
 }
@@ -113,7 +119,8 @@ function responseObject(r: ResponseSpec, definitions: Definitions): Record<strin
 /**
  * The OpenAPI 3.1 document of `specs`. Each route also declares what the shared layer answers for it where the route
  * does not: 400 when it has a params, query or body schema, 414 when it has path parameters (a parameter over the
- * router's limit), and `info.bodyResponses` when it takes a body.
+ * router's limit), 431 when its URL carries parameters or a query (a URL over Node's limit), and
+ * `info.bodyResponses` when it takes a body.
  * @example const doc = buildOpenApi(app.routeSpecs, { title: 'Ledger node', version: '2.0.0', description: '…', securitySchemes: {} });
  */
 export function buildOpenApi(specs: RouteSpec[], info: OpenApiInfo): Record<string, unknown> {

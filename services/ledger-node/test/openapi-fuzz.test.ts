@@ -29,6 +29,7 @@ beforeAll(async () => {
   const config = loadConfig({
     NODE_ID: 'fuzz-node',
     NODE_CLUSTER_TOKEN: TOKEN,
+    NODE_DEBUG_API: 'true',
     NODE_DATA_DIR: join(dir, 'data'),
     NODE_KEY_FILE: join(dir, 'key.json'),
     NODE_GENESIS_FILE: join(dir, 'genesis.json'),
@@ -60,8 +61,9 @@ describe('the node API under schemathesis', () => {
       baseUrl: base,
       headers: { authorization: `Bearer ${TOKEN}` },
       maxExamples: 25,
-      // The console page: HTML, and 503 by design where the console is not built (make web builds it).
-      excludeOperationIds: ['console'],
+      // The console page: HTML, and 503 by design where the console is not built (make web builds it). A validator
+      // change would add a random key to the one-node set, which then cannot reach a quorum.
+      excludeOperationIds: ['console', 'adminValidator'],
     });
     expect(result.ok, result.output).toBe(true);
   });

@@ -3,6 +3,7 @@
 // auth, the OpenAPI collector); each route folder is a plugin registered under its prefix.
 import cookie from '@fastify/cookie';
 import {
+  clientErrorHandler,
   errors,
   frameworkErrors,
   MAX_PARAM_LENGTH,
@@ -112,8 +113,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     requestTimeout: 120_000,
-    // A path parameter over the router's limit is 414 and a malformed URL 400, with `{error}` bodies.
+    // A path parameter over the router's limit is 414, a malformed URL 400, a URL over Node's limit 431: `{error}`.
     frameworkErrors,
+    clientErrorHandler,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });
   app.setValidatorCompiler(validatorCompiler);

@@ -391,6 +391,7 @@ describe('the console (/ui) and CORS on the open reads', () => {
       '404',
       '414',
       '429',
+      '431',
     ]);
     expect(doc.paths['/peers'].get.security).toEqual([{ clusterToken: [] }]);
     const wrong = await app.inject({ method: 'DELETE', url: '/chain' });

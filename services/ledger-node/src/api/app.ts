@@ -6,6 +6,7 @@
 // `node.audit` logger.
 import type { TLSSocket } from 'node:tls';
 import {
+  clientErrorHandler,
   errors,
   frameworkErrors,
   MAX_PARAM_LENGTH,
@@ -103,8 +104,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: options.maxBodyBytes,
     // Peer specs and record ids are short; deep or huge JSON is refused by the limits above.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
-    // A path parameter over the router's limit is 414 and a malformed URL 400, with `{error}` bodies.
+    // A path parameter over the router's limit is 414, a malformed URL 400, a URL over Node's limit 431: `{error}`.
     frameworkErrors,
+    clientErrorHandler,
   };
   if (options.tls) {
     fastifyOptions.https = {
