@@ -58,12 +58,17 @@ function parametersOf(
     properties?: Record<string, unknown>;
     required?: string[];
   };
-  return Object.entries(json.properties ?? {}).map(([name, s]) => ({
-    name,
-    in: where,
-    required: where === 'path' || (json.required ?? []).includes(name),
-    schema: s,
-  }));
+  return Object.entries(json.properties ?? {}).map(([name, s]) => {
+    // A schema's first example (zod `.meta({ examples })`) is the parameter's example, which clients and fuzzers use.
+    const examples = (s as { examples?: unknown[] }).examples;
+    return {
+      name,
+      in: where,
+      required: where === 'path' || (json.required ?? []).includes(name),
+      schema: s,
+      ...(examples?.length ? { example: examples[0] } : {}),
+    };
+  });
 }
 
 /**

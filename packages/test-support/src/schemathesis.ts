@@ -1,7 +1,7 @@
 // Runs schemathesis, the OpenAPI-driven fuzzer (PyPI; tools/schemathesis/build.sh installs it into the cache), against
 // a running service's own OpenAPI document, with a fixed seed and a bounded number of examples per operation.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -29,7 +29,10 @@ export interface FuzzOptions {
   baseUrl: string;
   /** Headers sent with every request (credentials). */
   headers?: Record<string, string>;
-  /** The run's seed: 24 unless set here, or by FUZZ_SEED in the environment (to explore beyond the fixed run). */
+  /**
+   * The run's seed: 24 unless set here, or by FUZZ_SEED in the environment (to explore beyond the fixed run);
+   * FUZZ_REPORT=FILE keeps the full report.
+   */
   seed?: number;
   /** Most test cases per operation and phase. */
   maxExamples?: number;
@@ -43,7 +46,16 @@ export interface FuzzResult {
   ok: boolean;
   /** schemathesis's report: failures with the request that reproduces each (`curl`). */
   output: string;
+  /** Its closing line (`… passed … in 9.1s`), for the test log. */
+  summary: string;
 }
+
+const summaryOf = (output: string): string => {
+  const lines = output.split('\n').map((line) => line.trim());
+  const cases = lines.find((line) => /^\d+ generated/.test(line)) ?? '';
+  const closing = lines.filter((line) => /^=+ .* =+$/.test(line)).at(-1) ?? '';
+  return [cases, closing.replace(/^=+ | =+$/g, '')].filter(Boolean).join('; ');
+};
 
 /** The `st` executable, installed (or found cached) by the build recipe. */
 export async function schemathesisBinary(): Promise<string> {
@@ -93,10 +105,14 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzResult> {
       maxBuffer: 16 << 20,
       env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_TELEMETRY: 'false', COLUMNS: '160' },
     });
-    return { ok: true, output: stdout + stderr };
+    const output = stdout + stderr;
+    if (process.env.FUZZ_REPORT) writeFileSync(process.env.FUZZ_REPORT, output);
+    return { ok: true, output, summary: summaryOf(output) };
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
-    return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? e.message}` };
+    const output = `${e.stdout ?? ''}${e.stderr ?? e.message}`;
+    if (process.env.FUZZ_REPORT) writeFileSync(process.env.FUZZ_REPORT, output);
+    return { ok: false, output, summary: summaryOf(output) };
   } finally {
     rmSync(cwd, { recursive: true, force: true });
   }

@@ -65,6 +65,7 @@ describe('the node API under schemathesis', () => {
       // change would add a random key to the one-node set, which then cannot reach a quorum.
       excludeOperationIds: ['console', 'adminValidator'],
     });
+    console.log(`schemathesis: ${result.summary}`);
     expect(result.ok, result.output).toBe(true);
   });
 });

@@ -47,6 +47,7 @@ describe('the translation API under schemathesis', () => {
       // Signing out ends the session the rest of the run signs in with; deleting the account, the user.
       excludeOperationIds: ['signOut', 'privacyDelete'],
     });
+    console.log(`schemathesis: ${result.summary}`);
     expect(result.ok, result.output).toBe(true);
   });
 });

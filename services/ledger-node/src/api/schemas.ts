@@ -5,16 +5,18 @@ import { ErrorBody, type ResponseSpec } from '@scriptorium/http';
 import { Height } from '@scriptorium/ledger-protocol';
 import { z } from 'zod';
 
-const decimal = (what: string) =>
+/** A decimal path parameter (a height or an index): its description and examples sit on the string it is sent as. */
+const decimal = (what: string, description: string, examples: string[]) =>
   z
     .string()
     .regex(/^\d{1,15}$/, { message: `expected ${what}` })
+    .meta({ description, examples })
     .transform(Number);
 
-export const heightParam = z.object({ index: decimal('a block index').meta({ description: 'the block height' }) });
+export const heightParam = z.object({ index: decimal('a block index', 'the block height', ['0', '1']) });
 export const proofParams = z.object({
-  height: decimal('a height').meta({ description: 'the block height' }),
-  index: decimal('a record index').meta({ description: 'the index in the block’s records' }),
+  height: decimal('a height', 'the block height', ['1']),
+  index: decimal('a record index', 'the index in the block’s records', ['0']),
 });
 export const submitQuery = z.object({
   count: z
