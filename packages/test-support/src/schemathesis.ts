@@ -38,6 +38,8 @@ export interface FuzzOptions {
   maxExamples?: number;
   /** Operations left out (`--exclude-operation-id`). */
   excludeOperationIds?: string[];
+  /** Only these operations (`--include-operation-id`). */
+  includeOperationIds?: string[];
   /** Concurrent workers: 1 by default (Python 3.11's ast module is not thread-safe, and hypothesis parses lambdas' source). */
   workers?: number;
 }
@@ -97,6 +99,7 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzResult> {
   ];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('--header', `${name}: ${value}`);
   for (const id of options.excludeOperationIds ?? []) args.push('--exclude-operation-id', id);
+  for (const id of options.includeOperationIds ?? []) args.push('--include-operation-id', id);
   // schemathesis keeps its own state (.schemathesis/) in its working folder: a temporary one, not the checkout.
   const cwd = mkdtempSync(join(tmpdir(), 'schemathesis-'));
   try {

@@ -1,11 +1,11 @@
 // The API under an OpenAPI-driven fuzzer: schemathesis reads /api/v1/openapi.json and sends what it describes,
-// valid and invalid, signed in with a session and with an API key, to the app listening on loopback (real
+// valid and invalid, signed in with a session and with an API key (and the worker secret for the operations endpoints), to the app listening on loopback (real
 // PostgreSQL, the pseudo provider). Every answer must be a status the document declares for the operation, with its
 // headers and body schema; never a 5xx; a method a path does not have is 405 with Allow. Fixed seed, bounded examples.
 import type { AddressInfo } from 'node:net';
 import { fuzz } from '@scriptorium/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from './harness.ts';
+import { type Harness, startHarness, WORKER_SECRET } from './harness.ts';
 
 let h: Harness;
 let base: string;
@@ -20,6 +20,9 @@ beforeAll(async () => {
     '/api/v1/keys',
     '/api/v1/orgs',
     '/api/v1/mfa',
+    ...['/:id/members', '/:id/members/:userId', '/:id/invites/:inviteId', '/:id/memory.tmx'].map(
+      (p) => `/api/v1/orgs${p}`,
+    ),
   ];
   h = await startHarness({
     provider: 'pseudo',
@@ -49,5 +52,15 @@ describe('the translation API under schemathesis', () => {
     });
     console.log(`schemathesis: ${result.summary}`);
     expect(result.ok, result.output).toBe(true);
+    // The operations endpoints take the worker secret instead.
+    const ops = await fuzz({
+      schemaUrl: `${base}/api/v1/openapi.json`,
+      baseUrl: base,
+      headers: { authorization: `Bearer ${WORKER_SECRET}` },
+      maxExamples: 10,
+      includeOperationIds: ['worker', 'retention'],
+    });
+    console.log(`schemathesis (worker secret): ${ops.summary}`);
+    expect(ops.ok, ops.output).toBe(true);
   });
 });
