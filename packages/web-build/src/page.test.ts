@@ -27,32 +27,22 @@ describe('the page', () => {
     expect(newNonce()).not.toBe(a);
   });
 
-  it('a policy with script and style only through the nonce: nothing inline, no other origin', () => {
-    const csp = contentSecurityPolicy('abc', { scripts: "'strict-dynamic'", styles: "'nonce'" });
-    expect(csp.split('; ')).toEqual([
-      "default-src 'none'",
-      "script-src 'nonce-abc' 'strict-dynamic'",
-      "style-src 'nonce-abc'",
-      "connect-src 'self'",
-      "img-src 'self' data:",
-      "base-uri 'none'",
-      "form-action 'none'",
-      "frame-ancestors 'none'",
-      "object-src 'none'",
-    ]);
-    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:|\*/);
-  });
-
   it("a policy with this origin's scripts and stylesheets, fetching from other origins too", () => {
     const csp = contentSecurityPolicy('abc', {
       scripts: "'self'",
       styles: "'self'",
       connect: ['http://10.0.0.2:8000'],
     });
-    expect(csp).toContain("script-src 'nonce-abc' 'self'");
-    expect(csp).toContain("style-src 'self'");
-    expect(csp).toContain("connect-src 'self' http://10.0.0.2:8000");
-    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|strict-dynamic/);
+    expect(csp).toBe(
+      "default-src 'none'; script-src 'nonce-abc' 'self'; style-src 'self'; connect-src 'self' http://10.0.0.2:8000; " +
+        "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'",
+    );
+  });
+
+  it('a policy with script and style only through the nonce: nothing inline, no other origin', () => {
+    const csp = contentSecurityPolicy('abc', { scripts: "'strict-dynamic'", styles: "'nonce'" });
+    expect(csp).toContain("script-src 'nonce-abc' 'strict-dynamic'; style-src 'nonce-abc'; connect-src 'self';");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:|\*/);
   });
 
   it('headers: the policy, never cached, no sniffing, no referrer, its own browsing context group', () => {

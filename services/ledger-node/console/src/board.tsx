@@ -91,8 +91,11 @@ export function Board() {
         {num(rows.length)} nodes in the registry; best height {num(best)}. Refreshed every {REFRESH_MS / 1000} s
         {updated ? `, last at ${new Date(updated).toLocaleTimeString()}` : ''}.
       </p>
-      <Table class="board" columns={COLUMNS}>
-        {rows.map((r) => (
+      <Table
+        class="board"
+        columns={COLUMNS}
+        rows={rows}
+        row={(r) => (
           <tr key={r.publicKey} data-node={r.nodeId} class={r.answers ? '' : 'down'}>
             <th scope="row">
               {r.nodeId}
@@ -118,8 +121,8 @@ export function Board() {
               <code title={r.publicKey}>{short(r.publicKey, 12)}</code>
             </td>
           </tr>
-        ))}
-      </Table>
+        )}
+      />
     </section>
   );
 }

@@ -44,8 +44,10 @@ export function LatestBlocks() {
       <Load state={blocks}>
         {(list) => (
           <>
-            <Table columns={BLOCK_COLUMNS}>
-              {list.map((b) => (
+            <Table
+              columns={BLOCK_COLUMNS}
+              rows={list}
+              row={(b) => (
                 <tr key={b.header.height}>
                   <td class="n">
                     <a href={`#/blocks/${b.header.height}`}>{num(b.header.height)}</a>
@@ -58,8 +60,8 @@ export function LatestBlocks() {
                     <code>{short(blockHash(b.header), 12)}</code>
                   </td>
                 </tr>
-              ))}
-            </Table>
+              )}
+            />
             {height !== null && height + 1 > PAGE ? (
               <nav class="pager" aria-label="Older blocks">
                 <button type="button" onClick={() => setTop(Math.max(PAGE - 1, height - PAGE))}>
@@ -195,8 +197,11 @@ const text = (v: unknown) => (v === undefined || v === null ? '—' : typeof v =
 
 function RecordTable({ height, records }: { height: number; records: IntegrityRecord[] }) {
   return (
-    <Table class="records" columns={RECORD_COLUMNS}>
-      {records.map((r, i) => (
+    <Table
+      class="records"
+      columns={RECORD_COLUMNS}
+      rows={records}
+      row={(r, i) => (
         <tr key={r.id} class={r.verdict === 'TAMPERED' ? 'tampered' : ''}>
           <td class="n">
             <a href={`#/blocks/${height}/records/${i}`}>{i}</a>
@@ -208,8 +213,8 @@ function RecordTable({ height, records }: { height: number; records: IntegrityRe
             <code title={r.id}>{short(r.id, 16)}</code>
           </td>
         </tr>
-      ))}
-    </Table>
+      )}
+    />
   );
 }
 

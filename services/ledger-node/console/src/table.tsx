@@ -1,6 +1,6 @@
 // A table that scrolls sideways on a narrow screen: a header row of column names (numeric columns right-aligned,
-// class `n`), then the rows given.
-import type { ComponentChildren } from 'preact';
+// class `n`), then one row per item.
+import type { VNode } from 'preact';
 
 export interface Column {
   label: string;
@@ -8,14 +8,17 @@ export interface Column {
   numeric?: boolean;
 }
 
-export function Table({
+export function Table<T>({
   class: className,
   columns,
-  children,
+  rows,
+  row,
 }: {
   class?: string;
   columns: readonly Column[];
-  children: ComponentChildren;
+  rows: readonly T[];
+  /** The `<tr>` of an item, with its key. */
+  row: (item: T, index: number) => VNode;
 }) {
   return (
     <div class="table-wrap">
@@ -29,7 +32,7 @@ export function Table({
             ))}
           </tr>
         </thead>
-        <tbody>{children}</tbody>
+        <tbody>{rows.map(row)}</tbody>
       </table>
     </div>
   );
