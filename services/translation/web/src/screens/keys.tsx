@@ -14,15 +14,14 @@ import { formatTime } from '../lib/format.ts';
 import { allows } from '../lib/roles.ts';
 import { href } from '../lib/router.ts';
 import { useAction } from '../lib/use-action.ts';
-import { useResource } from '../lib/use-resource.ts';
+import { useOrgResource } from '../lib/use-resource.ts';
 import { useSession } from '../session.tsx';
 
 export function Keys() {
   const session = useSession();
   const org = session.org;
   const id = useId();
-  const orgId = org?.id ?? '';
-  const list = useResource(() => (orgId ? fetchKeys(orgId) : Promise.resolve([])), [orgId]);
+  const list = useOrgResource(org?.id, fetchKeys, []);
   const [name, setName] = useState('');
   const [issued, setIssued] = useState<KeyIssued | null>(null);
   const [revoking, setRevoking] = useState<ApiKeyView | null>(null);

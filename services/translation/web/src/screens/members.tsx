@@ -20,20 +20,16 @@ import { SubmitRow } from '../components/submit-row.tsx';
 import { formatTime } from '../lib/format.ts';
 import { allows, mayChangeRole, mayRemove, ROLES } from '../lib/roles.ts';
 import { useAction } from '../lib/use-action.ts';
-import { useResource } from '../lib/use-resource.ts';
+import { useOrgResource } from '../lib/use-resource.ts';
 import { useSession } from '../session.tsx';
 
 export function Members() {
   const session = useSession();
   const org = session.org;
   const id = useId();
-  const orgId = org?.id ?? '';
-  const list = useResource(() => (orgId ? fetchMembers(orgId) : Promise.resolve([])), [orgId]);
+  const list = useOrgResource(org?.id, fetchMembers, []);
   const canInvite = org ? allows(org.role, 'members.invite') : false;
-  const pending = useResource(
-    () => (orgId && canInvite ? fetchInvites(orgId) : Promise.resolve([])),
-    [orgId, canInvite],
-  );
+  const pending = useOrgResource(canInvite ? org?.id : undefined, fetchInvites, []);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('member');
   const [created, setCreated] = useState<InviteCreated | null>(null);
