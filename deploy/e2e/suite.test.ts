@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Block, blockHash, verifyLightEvidence } from '@scriptorium/ledger-protocol';
+import { keysCreateArgs } from '@scriptorium/operator';
 import { hasChromium, launchBrowser } from '@scriptorium/test-support/browser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { keysCreateArgs } from '../../operator/src/plugin/keys.ts';
 import { loadConfig, repoRoot } from './config.ts';
 import {
   condition,

@@ -6,4 +6,5 @@ export { type AppOptions, buildApp } from './api/app.ts';
 export { LocalCluster, type LocalClusterOptions, type LocalNode } from './cluster/local-cluster.ts';
 export { loadConfig, type NodeConfig } from './config.ts';
 export { ConfigError, NodeError } from './errors.ts';
+export { createMetrics, type NodeMetrics } from './metrics.ts';
 export { type RunningNode, startNode } from './server.ts';

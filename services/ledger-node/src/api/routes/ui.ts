@@ -1,12 +1,11 @@
 // The read-only web console (spec section 4, GET /ui): the page, its built files under /ui/assets/, and the
 // read-only peer list its cluster board reads (GET /ui/peers, open and CORS like the other read endpoints).
-import { randomBytes } from 'node:crypto';
 import { ErrorBody, route } from '@scriptorium/http';
 import { ConsolePeersBody } from '@scriptorium/ledger-protocol';
-import type { AssetStore } from '@scriptorium/web-build';
+import { type AssetStore, appPage } from '@scriptorium/web-build';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { consolePage, contentSecurityPolicy } from '../../console/page.ts';
+import { consolePage } from '../../console/page.ts';
 import { notFound } from '../../errors.ts';
 import { r429 } from '../schemas.ts';
 import type { LedgerService } from '../service.ts';
@@ -32,27 +31,16 @@ export const uiRoutes: FastifyPluginAsync<UiOptions> = async (app, { service, as
       responses: {
         200: { description: 'the console page', contentType: 'text/html' },
         429: r429,
-        503: { description: 'the console is not built in this installation', contentType: 'text/plain' },
+        503: {
+          description: 'the console is not built in this installation (a page saying so)',
+          contentType: 'text/html',
+        },
       },
     },
     {},
     async (_request, reply) => {
-      if (!assets)
-        return reply
-          .status(503)
-          .type('text/plain; charset=utf-8')
-          .send('The ledger console is not built in this installation (make web builds it).\n');
-      const nonce = randomBytes(16).toString('base64');
-      return reply
-        .type('text/html; charset=utf-8')
-        .headers({
-          'content-security-policy': contentSecurityPolicy(nonce, service.peerOrigins()),
-          'cache-control': 'no-store',
-          'x-content-type-options': 'nosniff',
-          'referrer-policy': 'no-referrer',
-          'cross-origin-opener-policy': 'same-origin',
-        })
-        .send(consolePage(assets, nonce, service.chainStatus().node_id));
+      const page = appPage(assets, consolePage(service.chainStatus().node_id, service.peerOrigins()));
+      return reply.code(page.status).headers(page.headers).send(page.body);
     },
   );
 
