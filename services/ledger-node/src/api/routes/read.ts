@@ -159,11 +159,13 @@ export const readRoutes: FastifyPluginAsync<{ service: LedgerService; metrics: N
       method: 'GET',
       url: '/metrics',
       operationId: 'metrics',
-      summary: 'Prometheus metrics',
+      summary: 'Metrics in the Prometheus text exposition format (names prefixed scriptorium_ledger_)',
       tags: ['read'],
       security: 'none',
-      internal: true,
-      responses: { 200: { description: 'metrics in the text exposition format', contentType: 'text/plain' } },
+      responses: {
+        200: { description: 'metrics in the text exposition format', contentType: 'text/plain' },
+        429: r429,
+      },
     },
     {},
     async (_request, reply) => {
