@@ -5,4 +5,5 @@ export { clientErrorHandler, frameworkErrors, MAX_HEADER_BYTES, MAX_PARAM_LENGTH
 export { buildOpenApi, type OpenApiInfo } from './openapi.ts';
 export { openapi, serveOpenApi } from './openapi-plugin.ts';
 export { type Body, type ResponseSpec, type RouteSpec, route } from './route-spec.ts';
+export { DUPLICATE_IDS, hasUniqueIds, UNIQUE_IDS } from './unique-ids.ts';
 export { describeIssue, serializerCompiler, validatorCompiler } from './zod-compilers.ts';

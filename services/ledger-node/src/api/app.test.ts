@@ -228,6 +228,7 @@ describe('limits and malformed payloads', () => {
     const cases: Array<[string, unknown]> = [
       ['/mempool', { records: 'x' }],
       ['/mempool', { records: [{ noid: 1 }] }],
+      ['/mempool', { records: [{ id: 'twice' }, { id: 'twice' }] }],
       ['/membership', { changes: [{ action: 'MAYBE', validator: 'a'.repeat(64) }] }],
       ['/membership', { changes: [] }],
       ['/peers', { peers: ['not a spec'] }],

@@ -1,8 +1,8 @@
 // Route parameters, query strings and the answers only the node gives. The bodies other parts send or read are the
 // protocol's (@scriptorium/ledger-protocol bodies.ts); records, blocks and consensus messages are checked by the
 // mempool, the chain and the consensus gate inside the service.
-import { ErrorBody, type ResponseSpec } from '@scriptorium/http';
-import { Height } from '@scriptorium/ledger-protocol';
+import { DUPLICATE_IDS, ErrorBody, hasUniqueIds, type ResponseSpec, UNIQUE_IDS } from '@scriptorium/http';
+import { Height, MempoolBody } from '@scriptorium/ledger-protocol';
 import { z } from 'zod';
 
 /** A decimal path parameter (a height or an index): its description and examples sit on the string it is sent as. */
@@ -25,6 +25,11 @@ export const submitQuery = z.object({
     .transform(Number)
     .pipe(z.number().int().min(1).max(100_000))
     .default(1),
+});
+
+/** POST /mempool: the protocol's body, its records' ids unique within the request (the rule of both APIs' batches). */
+export const MempoolRequest = MempoolBody.extend({
+  records: MempoolBody.shape.records.refine(hasUniqueIds, { message: DUPLICATE_IDS }).meta({ description: UNIQUE_IDS }),
 });
 
 /** POST /consensus and POST /block: a JSON object, checked by the consensus gate or the chain. */

@@ -1,6 +1,6 @@
 // The zod schemas of the HTTP API: the single source for validation, TypeScript types and the OpenAPI document.
 // Field names follow docs spec `translation-service-api.md` exactly; fields the spec leaves open are documented in docs/translation.md.
-import { ErrorBody } from '@scriptorium/http';
+import { DUPLICATE_IDS, ErrorBody, hasUniqueIds, UNIQUE_IDS } from '@scriptorium/http';
 import { z } from 'zod';
 import { FILE_FORMATS } from '../files/types.ts';
 import { GlossaryEntry, Locale, Style, Tier, TranslateItem, ValidationIssue } from '../language/index.ts';
@@ -10,10 +10,6 @@ import { charLength, PLAYGROUND_MAX_CHARS } from './limits.ts';
 export { ErrorBody, GlossaryEntry, Locale, Style, Tier, TranslateItem, ValidationIssue };
 
 const text = (max: number) => z.string().max(max);
-
-/** Results are keyed by item id, so ids are unique within a batch. */
-const uniqueIds = (items: { id: string }[]): boolean => new Set(items.map((i) => i.id)).size === items.length;
-const UNIQUE_IDS = 'the items’ ids are unique within the request (400 otherwise): results are keyed by them';
 
 export const TranslateBatch = z.object({
   sourceLocale: Locale,
@@ -29,7 +25,7 @@ export const TranslateBatch = z.object({
     .array(TranslateItem)
     .min(1)
     .max(100)
-    .refine(uniqueIds, { message: 'item ids must be unique' })
+    .refine(hasUniqueIds, { message: DUPLICATE_IDS })
     .meta({ description: UNIQUE_IDS }),
   style: Style,
   glossary: z.array(GlossaryEntry).max(500),
@@ -157,7 +153,7 @@ export const JudgeRequest = z.object({
     )
     .min(1)
     .max(50)
-    .refine(uniqueIds, { message: 'item ids must be unique' })
+    .refine(hasUniqueIds, { message: DUPLICATE_IDS })
     .meta({ description: UNIQUE_IDS }),
   glossary: z.array(GlossaryEntry).max(500).default([]),
   style: Style.optional(),

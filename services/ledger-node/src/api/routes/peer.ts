@@ -2,9 +2,20 @@
 // /peers (POST and the authenticated GET).
 
 import { route } from '@scriptorium/http';
-import { AcceptedBody, MembershipBody, MempoolBody, PeerListBody, PeersBody } from '@scriptorium/ledger-protocol';
+import { AcceptedBody, MembershipBody, PeerListBody, PeersBody } from '@scriptorium/ledger-protocol';
 import type { FastifyPluginAsync } from 'fastify';
-import { BlockReceipt, CheckedObject, PeersMerged, QueuedBody, r400, r401, r413, r429, r503 } from '../schemas.ts';
+import {
+  BlockReceipt,
+  CheckedObject,
+  MempoolRequest,
+  PeersMerged,
+  QueuedBody,
+  r400,
+  r401,
+  r413,
+  r429,
+  r503,
+} from '../schemas.ts';
 import type { LedgerService } from '../service.ts';
 
 const protectedRoute = { config: { protected: true } };
@@ -41,11 +52,12 @@ export const peerRoutes: FastifyPluginAsync<{ service: LedgerService }> = async 
       operationId: 'postMempool',
       summary: 'Gossiped integrity records',
       description:
-        'Each record is an object with an `id`; records already seen are not counted. Gossip from a peer carries ' +
+        'Each record is an object with an `id`, unique within the request; records already seen are not counted. ' +
+        'Gossip from a peer carries ' +
         '`x-gossip: 1` and is not relayed again.',
       tags: ['peer'],
       security: 'clusterToken',
-      body: MempoolBody,
+      body: MempoolRequest,
       responses: { 200: { description: 'how many records were new', schema: AcceptedBody }, ...refusals },
     },
     protectedRoute,
