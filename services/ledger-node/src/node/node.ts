@@ -10,7 +10,7 @@ import { createSigner, type KeyPair } from '@scriptorium/ledger-protocol/keys';
 import type { Logger } from 'pino';
 import type { NodeConfig } from '../config.ts';
 import { cachedVerify } from '../consensus/index.ts';
-import { badRequest, NodeError } from '../errors.ts';
+import { badRequest, ConsensusRefused, NodeError } from '../errors.ts';
 import { Mempool } from '../mempool/index.ts';
 import type { NodeMetrics } from '../metrics.ts';
 import { Gossip } from '../network/gossip.ts';
@@ -179,10 +179,10 @@ export class LedgerNode {
     return this.inbound.depth;
   }
 
-  /** POST /consensus: the gate's door (400 with the reason), then the bounded queue (503 when full). */
+  /** POST /consensus: the gate's door (400 with the gate's reason), then the bounded queue (503 when full). */
   submitConsensus(body: unknown): void {
     const admission = this.driver.admit(body);
-    if (!admission.ok) throw new NodeError('bad_signature', `consensus message refused: ${admission.reason}`);
+    if (!admission.ok) throw new ConsensusRefused(admission.reason, admission.detail);
     const msg = admission.msg;
     if (msg.height > this.chain.height + 1) this.sync.request();
     if (!this.inbound.push(msg)) {
