@@ -1,6 +1,6 @@
 // The bodies of the node's HTTP API that other parts read or send (spec section 2 and 4): the operator,
 // the browser console and the node itself parse them with these schemas, so a field exists in one place.
-import { z } from 'zod';
+import * as z from 'zod';
 import { HOST_PORT_PATTERN, PEER_SPEC_PATTERN, peerSpecSchema } from './peer-spec.ts';
 import { HashHex, Height, IntegrityRecord, PublicKeyHex, ValidatorChange } from './schemas.ts';
 

@@ -98,6 +98,11 @@ export {
   parsePeerSpec,
   peerSpecSchema,
 } from './peer-spec.ts';
+export {
+  judgeWithPrefetchedSignatures,
+  type VerifyAsync,
+  webCryptoVerify,
+} from './prefetched-signatures.ts';
 export { leafData, type VerifyProofInput, verifyProof } from './proof.ts';
 export {
   Block,

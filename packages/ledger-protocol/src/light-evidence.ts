@@ -15,7 +15,7 @@
  * Browser-safe: the console, `ledger-node verify-proof`, the kubectl plugin and the tests judge with this code.
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { sha256 as platformSha256, verifySignature } from '#platform-crypto';
 import { blockHash, checkGenesis, proofFor, proofShape } from './block.ts';
 import { MerkleProofBody, ProofStepSchema } from './bodies.ts';

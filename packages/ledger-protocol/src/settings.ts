@@ -2,7 +2,7 @@
 // at start. The node loads them (services/ledger-node/src/config.ts) and the operator builds validator
 // environments from the same names, so a misspelt or unknown variable fails `tsc` on the operator's side.
 // Nested names use `__` (NODE_CONSENSUS__BIND_PORT); a secret may come from `<NAME>_FILE` instead.
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_RECORDS_PER_BLOCK } from './schemas.ts';
 
 /** "true"/"false" (also 1/0, yes/no, on/off) to a boolean. */

@@ -12,13 +12,17 @@ import {
   ChainVerifier,
   checkGenesis,
   type EvidenceReport,
+  judgeWithPrefetchedSignatures,
   LightEvidence,
   type MembershipEvidence,
   membershipBelow,
   membershipEvidence,
+  nobleVerify,
+  type Verify,
   verifyEvidence,
   verifyLightEvidence,
   verifyLightFinality,
+  webCryptoVerify,
 } from '@scriptorium/ledger-protocol';
 import { blockAt, home } from './api.ts';
 
@@ -68,17 +72,27 @@ async function withGenesis(pin: string | undefined, judge: (g: GenesisUsed) => P
   }
 }
 
+/**
+ * A judgement of the protocol's verifier with its signatures checked natively (WebCrypto's Ed25519) beforehand, and
+ * by @noble where the browser cannot: tens of milliseconds less per verdict on a cold page.
+ */
+const prefetched = <R>(judge: (verify: Verify) => R) =>
+  judgeWithPrefetchedSignatures(judge, webCryptoVerify, nobleVerify);
+
 /** Record `index` of block `height`, from its light evidence. */
 export function judgeRecord(height: number, index: number, pin?: string): Promise<Verdict> {
   // Fetched while block 0 is: nothing in it is believed before the genesis is checked.
   const evidence = home.evidence(height, index);
   evidence.catch(() => undefined);
-  return withGenesis(pin, async (g) => verifyLightEvidence(await evidence, g.block));
+  return withGenesis(pin, async (g) => {
+    const ev = await evidence;
+    return prefetched((verify) => verifyLightEvidence(ev, g.block, verify));
+  });
 }
 
 /** Light evidence, a proof, a chain or {proof, chain} pasted by the reader: the same verdict as verify-proof. */
 export function judgePasted(data: unknown, pin?: string): Promise<Verdict> {
-  return withGenesis(pin, async (g) => verifyEvidence(data, { genesis: g.block }));
+  return withGenesis(pin, async (g) => prefetched((verify) => verifyEvidence(data, { genesis: g.block, verify })));
 }
 
 /** The membership blocks below `block`, as light evidence; the node's answers are verified with them. */
@@ -104,7 +118,10 @@ async function membershipFor(block: Block): Promise<MembershipEvidence[]> {
 export function judgeBlock(block: Block, pin?: string): Promise<Verdict> {
   if (block.header.height === 0)
     return Promise.resolve({ ok: false, lines: ['block 0 has no certificate: it is the genesis (compare its hash)'] });
-  return withGenesis(pin, async (g) => verifyLightFinality(g.block, await membershipFor(block), block));
+  return withGenesis(pin, async (g) => {
+    const membership = await membershipFor(block);
+    return prefetched((verify) => verifyLightFinality(g.block, membership, block, verify));
+  });
 }
 
 /** Every block from 1 to the node's tip, in order: links, bodies and certificates (the full walk). */

@@ -32,8 +32,11 @@ export const MempoolRequest = MempoolBody.extend({
   records: MempoolBody.shape.records.refine(hasUniqueIds, { message: DUPLICATE_IDS }).meta({ description: UNIQUE_IDS }),
 });
 
-/** POST /consensus and POST /block: a JSON object, checked by the consensus gate or the chain. */
-export const CheckedObject = z.record(z.string(), z.unknown());
+/**
+ * POST /consensus and POST /block: any JSON, checked by the node itself (the consensus gate, with its own refusal
+ * reasons and their counter; the chain), not by the route.
+ */
+export const CheckedByNode = z.unknown();
 
 /** POST /consensus: the message is in the inbound queue. */
 export const QueuedBody = z.object({ status: z.literal('queued') });

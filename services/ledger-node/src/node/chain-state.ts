@@ -53,7 +53,7 @@ export class ChainState {
 
   /**
    * Opens the chain on its storage: an empty one gets the genesis block, a used one must hold the same genesis.
-   * `verify` checks commit seals (the simulator passes a memoized one).
+   * `verify` checks commit seals: the node passes its signature cache (consensus `cachedVerify`).
    */
   static open(store: BlockStorage<Block>, genesis: Block, verify: Verify = verifySignature): ChainState {
     if (store.length === 0) store.append(0, genesis);

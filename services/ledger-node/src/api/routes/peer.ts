@@ -6,7 +6,7 @@ import { AcceptedBody, MembershipBody, PeerListBody, PeersBody } from '@scriptor
 import type { FastifyPluginAsync } from 'fastify';
 import {
   BlockReceipt,
-  CheckedObject,
+  CheckedByNode,
   MempoolRequest,
   PeersMerged,
   QueuedBody,
@@ -31,10 +31,11 @@ export const peerRoutes: FastifyPluginAsync<{ service: LedgerService }> = async 
       operationId: 'postConsensus',
       summary: 'A signed consensus message (PRE-PREPARE, PREPARE, COMMIT, ROUND_CHANGE)',
       description:
-        'Checked by the consensus gate (shape, signature, sender; 400 with the reason) and enqueued (503 when full).',
+        'Checked by the consensus gate (400 `consensus message refused: <reason> (<detail>)`, reason `malformed`, ' +
+        '`wrong_chain`, `unknown_sender` or `bad_signature`) and enqueued (503 when full).',
       tags: ['peer'],
       security: 'clusterToken',
-      body: CheckedObject,
+      body: CheckedByNode,
       responses: { 200: { description: 'enqueued', schema: QueuedBody }, ...refusals },
     },
     protectedRoute,
@@ -93,7 +94,7 @@ export const peerRoutes: FastifyPluginAsync<{ service: LedgerService }> = async 
         'a node that already stores that height answers `known` before parsing the body.',
       tags: ['peer'],
       security: 'clusterToken',
-      body: CheckedObject,
+      body: CheckedByNode,
       responses: { 200: { description: 'what the node did with the block', schema: BlockReceipt }, ...refusals },
     },
     {
