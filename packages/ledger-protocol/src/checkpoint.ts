@@ -95,6 +95,8 @@ export interface LogSignatures {
   reason?: string;
   /** Validators (public keys) whose valid signature the note carries. */
   signers: string[];
+  /** Their signature lines, as written. */
+  lines: string[];
   validators: number;
   quorum: number;
 }
@@ -118,6 +120,7 @@ export function judgeLogSignatures(
     byId.set(key.keyId, key);
   }
   const signers = new Set<string>();
+  const lines: string[] = [];
   for (const sig of note.signatures) {
     if (sig.name !== origin) continue;
     const key = byId.get(sig.keyId);
@@ -127,9 +130,11 @@ export function judgeLogSignatures(
         ok: false,
         reason: `the signature of validator ${key.publicKey.slice(0, 12)}… does not verify`,
         signers: [...signers],
+        lines,
         validators: members.size,
         quorum,
       };
+    if (!signers.has(key.publicKey)) lines.push(sig.line);
     signers.add(key.publicKey);
   }
   const ok = signers.size >= quorum;
@@ -137,6 +142,7 @@ export function judgeLogSignatures(
     ok,
     ...(ok ? {} : { reason: `${signers.size} valid signatures of validators active there, quorum is ${quorum}` }),
     signers: [...signers],
+    lines,
     validators: members.size,
     quorum,
   };

@@ -22,7 +22,10 @@ export {
 export {
   AcceptedBody,
   ChainStatus,
+  CheckpointSignatureBody,
+  CheckpointSignBody,
   ConsolePeersBody,
+  CosignedCheckpointBody,
   MAX_CHANGES_PER_REQUEST,
   MAX_PEERS,
   MAX_RECORDS_PER_REQUEST,
@@ -33,6 +36,7 @@ export {
   PeerListBody,
   PeersBody,
   ProofStepSchema,
+  WitnessStatusBody,
 } from './bodies.ts';
 export { canonicalBytes, canonicalize } from './canonical-json.ts';
 export { type ChainStep, ChainVerifier, verifyChain } from './chain-verify.ts';
@@ -170,6 +174,11 @@ export {
   type NodeSettings,
   nodeSettings,
   SECRET_SETTINGS,
+  WitnessEndpoint,
+  WitnessLog,
+  type WitnessSettings,
+  witnessEndpointsSetting,
+  witnessSettings,
 } from './settings.ts';
 export { PROTOCOL_DOMAIN, sealBytes, signingBytes } from './signing.ts';
 export {

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'bad_signature'
   | 'not_validator'
   | 'invalid_block'
+  | 'conflict'
   | 'config'
   | 'storage_corrupt'
   | 'internal';
@@ -25,6 +26,7 @@ const statusOf: Record<ErrorCode, number> = {
   bad_signature: 400,
   not_validator: 400,
   invalid_block: 400,
+  conflict: 409,
   config: 500,
   storage_corrupt: 500,
   internal: 500,
