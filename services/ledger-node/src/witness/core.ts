@@ -38,7 +38,17 @@ export interface LogHead {
 }
 
 export type Decision =
-  | { status: 200; origin: string; size: number; root: Uint8Array; text: string; unchanged: boolean }
+  | {
+      status: 200;
+      origin: string;
+      size: number;
+      root: Uint8Array;
+      text: string;
+      unchanged: boolean;
+      /** The size it extends and the length of the consistency proof that showed it. */
+      oldSize: number;
+      proofLength: number;
+    }
   | { status: 409; knownSize: number }
   | {
       status: 400 | 403 | 404 | 409 | 422;
@@ -118,12 +128,30 @@ export function decide(
         `another root for size ${cp.size}, which this witness cosigned with root ${toBase64(head.root)}`,
         409,
       );
-    return { status: 200, origin: cp.origin, size: cp.size, root: cp.root, text: note.text, unchanged: true };
+    return {
+      status: 200,
+      origin: cp.origin,
+      size: cp.size,
+      root: cp.root,
+      text: note.text,
+      unchanged: true,
+      oldSize: head.size,
+      proofLength: 0,
+    };
   }
   if (!verifyConsistency(head.size, cp.size, head.root, cp.root, request.proof))
     return conflict(
       `the checkpoint of size ${cp.size} does not extend the one of size ${head.size} this witness cosigned`,
       422,
     );
-  return { status: 200, origin: cp.origin, size: cp.size, root: cp.root, text: note.text, unchanged: false };
+  return {
+    status: 200,
+    origin: cp.origin,
+    size: cp.size,
+    root: cp.root,
+    text: note.text,
+    unchanged: false,
+    oldSize: head.size,
+    proofLength: request.proof.length,
+  };
 }

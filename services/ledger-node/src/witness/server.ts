@@ -94,7 +94,13 @@ export async function buildWitnessApp(
     requests.inc({ status: String(decision.status) });
     if (decision.status === 200) {
       const seconds = Math.floor(now() / 1000);
-      if (!decision.unchanged) state.advance(decision.origin, decision.size, decision.root, seconds);
+      if (!decision.unchanged) {
+        state.advance(decision.origin, decision.size, decision.root, seconds);
+        logger.info(
+          { origin: decision.origin, old: decision.oldSize, size: decision.size, proof: decision.proofLength },
+          'cosigned',
+        );
+      }
       const line = cosignatureLine(config.name, signer.publicKey, (m) => signer.sign(m), decision.text, seconds);
       return reply.type('text/plain; charset=utf-8').send(line);
     }
