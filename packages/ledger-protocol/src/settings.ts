@@ -92,6 +92,8 @@ export const nodeSettings = z.object({
   NODE_TLS__CERT_FILE: z.string().min(1).optional(),
   NODE_TLS__KEY_FILE: z.string().min(1).optional(),
   NODE_TLS__CA_FILE: z.string().min(1).optional(),
+  /** More CAs trusted for peer TLS besides the cluster CA: other organizations' validators of the same chain. */
+  NODE_TLS__EXTRA_CA_FILE: z.string().min(1).optional(),
   // Limits and loops.
   MAX_BODY_BYTES: intSetting(1024, 256 * 1024 * 1024).default(8 * 1024 * 1024),
   NODE_RATE_LIMIT__RPS: intSetting(1, 10_000_000).default(2000),
