@@ -144,7 +144,11 @@ export function loadConfig(env: Env): NodeConfig {
     // Another organization's CA bundle: trusted as the cluster CA is, for servers and client certificates alike.
     if (e.NODE_TLS__EXTRA_CA_FILE) {
       if (!tls.ca) throw new ConfigError('NODE_TLS__EXTRA_CA_FILE', 'needs NODE_TLS__CA_FILE');
-      tls.ca = Buffer.concat([tls.ca, Buffer.from('\n'), readFileVar('NODE_TLS__EXTRA_CA_FILE', e.NODE_TLS__EXTRA_CA_FILE)]);
+      tls.ca = Buffer.concat([
+        tls.ca,
+        Buffer.from('\n'),
+        readFileVar('NODE_TLS__EXTRA_CA_FILE', e.NODE_TLS__EXTRA_CA_FILE),
+      ]);
     }
   }
 

@@ -5,7 +5,6 @@ import { RESOURCES, resourcePath } from '../../kube/resources.ts';
 import { controllerOf } from '../../kube/types.ts';
 import { issueNodeCertificate } from '../../ledger/index.ts';
 import {
-  clusterNames,
   type Pem,
   PUBLIC_KEY_ANNOTATION,
   secretValue,
