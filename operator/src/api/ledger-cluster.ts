@@ -174,7 +174,7 @@ export const ledgerClusterSpec = z
       })
       .optional()
       .describe(
-        'Expose the open read endpoints and the /ui console through an Ingress: an explicit path allow-list (/health, /chain, /blocks, /proof, /evidence, /ui); peer, membership and admin routes are never routed.',
+        'Expose the open read endpoints and the /ui console through an Ingress: an explicit path allow-list (/health, /chain, /blocks, /proof, /evidence, /checkpoint and its proofs and witnesses, /ui); peer, membership and admin routes are never routed.',
       ),
     consensus: z
       .object({

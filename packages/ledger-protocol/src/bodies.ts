@@ -119,7 +119,7 @@ export const WitnessStatusBody = z.object({
 export type WitnessStatusBody = z.infer<typeof WitnessStatusBody>;
 
 /** POST /checkpoint/sign (peer): sign the checkpoint of this size of your own chain. */
-export const CheckpointSignBody = z.strictObject({ size: z.int().min(1).max(Number.MAX_SAFE_INTEGER) });
+export const CheckpointSignBody = z.strictObject({ size: z.int().min(2).max(Number.MAX_SAFE_INTEGER) });
 /** Its answer: the validator's signature line on that checkpoint's text. */
 export const CheckpointSignatureBody = z.object({ line: z.string().min(1).max(512) });
 /** POST /checkpoint/cosigned (peer): a checkpoint with its log signatures and the witnesses' cosignatures. */

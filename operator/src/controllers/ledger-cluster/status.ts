@@ -115,7 +115,14 @@ export function witnessingStatus(spec: LedgerClusterSpec, s: Snapshot): Witnessi
     .map((w) => `${w.name}: ${w.last_error}`)
     .join('; ');
   let condition: ConditionInput;
-  if (view.unwitnessed_since === null)
+  if (view.witnesses.length === 0)
+    condition = {
+      type: 'Witnessed',
+      status: 'Unknown',
+      reason: 'NotSubmitting',
+      message: 'The validators do not submit checkpoints to the witnesses yet (their settings are rolling out)',
+    };
+  else if (view.unwitnessed_since === null)
     condition = {
       type: 'Witnessed',
       status: 'True',

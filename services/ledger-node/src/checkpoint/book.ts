@@ -107,7 +107,7 @@ export class CheckpointBook {
   /** This validator's log signature line on the checkpoint of `size` (at most the node's own size). */
   sign(size: number): string {
     if (this.signer === undefined) throw new RangeError('this node holds no validator key');
-    if (!Number.isSafeInteger(size) || size < 1 || size > this.size)
+    if (!Number.isSafeInteger(size) || size < 2 || size > this.size)
       throw new RangeError(`no checkpoint of size ${size} here (size ${this.size})`);
     if (this.signed?.size === size) return this.signed.line;
     const line = logSignatureLine(
@@ -146,7 +146,7 @@ export class CheckpointBook {
     if (cp.origin !== this.origin)
       return { status: 'invalid', reason: `origin ${JSON.stringify(cp.origin)} is not this log's` };
     if (cp.extension !== '') return { status: 'invalid', reason: 'this log writes no extension lines' };
-    if (cp.size < 1) return { status: 'invalid', reason: 'size 0' };
+    if (cp.size < 2) return { status: 'invalid', reason: `size ${cp.size}: a checkpoint covers at least block 1` };
     if (cp.size > this.size) return { status: 'ahead', reason: `size ${cp.size}, this node has ${this.size}` };
     const ours = toHex(this.chain.log.root(cp.size));
     const theirs = toHex(cp.root);

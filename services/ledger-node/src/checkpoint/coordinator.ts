@@ -81,6 +81,8 @@ export class WitnessCoordinator {
     if (set.length === 0 || set[slot % set.length] !== this.d.self) return;
     const { book } = this.d;
     const size = book.size;
+    // A checkpoint covers at least block 1: block 0 (the genesis) alone proves nothing.
+    if (size < 2) return;
     const unwitnessed = book.endpoints.length > 0 && book.witnessedSize < size;
     if (book.latestSize < size || unwitnessed) this.request(size);
   }
