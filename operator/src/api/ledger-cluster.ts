@@ -20,6 +20,7 @@ export const NOTIFICATION_EVENTS = ['membership', 'fork', 'stall', 'anchor', 'ta
 
 /** A tlog-cosignature/v1 Ed25519 verifier key (type 0x04): `<name>+<key id>+<base64 of 0x04 ‖ key>`. */
 export const COSIGNATURE_KEY_PATTERN = /^[^\s+]{1,256}\+[0-9a-f]{8}\+B[A-Za-z0-9+/]{43}$/;
+const COSIGNATURE_KEY_MESSAGE = 'a tlog-cosignature Ed25519 verifier key: <name>+<key id>+<base64 of 0x04 and the key>';
 
 const witness = z.object({
   name: z
@@ -35,7 +36,16 @@ const witness = z.object({
   key: z
     .string()
     .max(512)
-    .regex(COSIGNATURE_KEY_PATTERN, 'a tlog-cosignature Ed25519 verifier key: <name>+<key id>+<base64>')
+    .regex(COSIGNATURE_KEY_PATTERN, COSIGNATURE_KEY_MESSAGE)
+    // The API server's refusal of a pattern quotes only the pattern; the rule says what the key must be.
+    .meta({
+      'x-kubernetes-validations': [
+        {
+          rule: `self.matches('${COSIGNATURE_KEY_PATTERN.source.replaceAll('\\', '\\\\')}')`,
+          message: COSIGNATURE_KEY_MESSAGE,
+        },
+      ],
+    })
     .describe('Its Ed25519 note verifier key (C2SP tlog-cosignature/v1, type 0x04), as the witness publishes it.'),
 });
 
