@@ -35,7 +35,7 @@ deps: $(DEPS_STAMP) ## Install Node 24 (if needed) and the npm dependencies
 web: deps ## Build the browser apps (translation web app, ledger /ui console) with esbuild
 	@$(STEP) web bash -c 'node services/translation/src/web/build.ts && node services/ledger-node/src/console/build.ts'
 
-dev: deps web ## Run the whole system locally: PGlite, the pseudo provider, 4 local validators
+dev: deps web ## Run the whole system locally: PGlite, the pseudo provider, 4 local validators, 2 witnesses
 	node tools/dev.ts
 
 RESULTS := .test-results
