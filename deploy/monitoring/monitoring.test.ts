@@ -106,6 +106,7 @@ describe('monitoring', () => {
       'ScriptoriumLedgerQuorumAtRisk',
       'ScriptoriumLedgerRoundChangeStorm',
       'ScriptoriumLedgerStalled',
+      'ScriptoriumLedgerUnwitnessed',
       'ScriptoriumLedgerValidatorDown',
       'ScriptoriumOperatorNoLeader',
       'ScriptoriumOperatorReconcileErrors',

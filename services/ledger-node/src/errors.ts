@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'consensus_refused'
   | 'not_validator'
   | 'invalid_block'
+  | 'conflict'
   | 'config'
   | 'storage_corrupt'
   | 'internal';
@@ -27,6 +28,7 @@ const statusOf: Record<ErrorCode, number> = {
   consensus_refused: 400,
   not_validator: 400,
   invalid_block: 400,
+  conflict: 409,
   config: 500,
   storage_corrupt: 500,
   internal: 500,

@@ -62,8 +62,9 @@ describe('the node API under schemathesis', () => {
       headers: { authorization: `Bearer ${TOKEN}` },
       maxExamples: 25,
       // The console page: HTML, and 503 by design where the console is not built (make web builds it). A validator
-      // change would add a random key to the one-node set, which then cannot reach a quorum.
-      excludeOperationIds: ['console', 'adminValidator'],
+      // change would add a random key to the one-node set, which then cannot reach a quorum. A checkpoint signature
+      // for a size the node has not reached waits 2 s for it, by design: the run would spend its time waiting.
+      excludeOperationIds: ['console', 'adminValidator', 'checkpointSign'],
     });
     console.log(`schemathesis: ${result.summary}`);
     expect(result.ok, result.output).toBe(true);

@@ -4,6 +4,7 @@ import { type ApplyContext, apply, createIfAbsent, decide } from '../../kube/app
 import { RESOURCES } from '../../kube/resources.ts';
 import { controllerOf, type KubeObject } from '../../kube/types.ts';
 import {
+  checkPublishedGenesis,
   clientIngress,
   clientService,
   clusterNames,
@@ -11,6 +12,7 @@ import {
   externalNodeId,
   genesisConfigMap,
   genesisValidators,
+  joinedGenesisConfigMap,
   peersConfigMap,
   podDisruptionBudget,
   randomClusterToken,
@@ -28,6 +30,7 @@ import {
 import { reconcileInFrame } from '../reconcile-frame.ts';
 import { ensureKey, ensureTls, readCaCert } from './credentials.ts';
 import type { LedgerReconcileDeps, Result } from './deps.ts';
+import { readPublishedGenesis } from './genesis-source.ts';
 import { membershipStep } from './membership.ts';
 import { type ClusterObservation, observeNodes } from './observe.ts';
 import { STATEFUL_SET } from './resources.ts';
@@ -99,8 +102,9 @@ async function reconcileSpec(
   const existing = existingValidators(deps, lcObj);
   const members = [...new Set([...desired, ...existing])].sort(byIndex(lc.metadata.name));
 
-  // 1. Generated once, never regenerated: the token, each validator's key, the CA.
-  if (!deps.lookup(RESOURCES.Secret, namespace, names.tokenSecret)) {
+  // 1. Generated once, never regenerated: the token (unless the chain's shared one is referenced), each
+  // validator's key, the CA.
+  if (!spec.clusterTokenSecretRef && !deps.lookup(RESOURCES.Secret, namespace, names.tokenSecret)) {
     await createIfAbsent(ctx, RESOURCES.Secret, tokenSecret(lc, randomClusterToken()));
   }
   const keys = new Map<string, string>();
@@ -108,7 +112,15 @@ async function reconcileSpec(
 
   // 2. Genesis: once, from the validators desired when the cluster is first reconciled; immutable afterwards.
   let genesis = deps.lookup(RESOURCES.ConfigMap, namespace, names.genesisConfigMap);
-  if (!genesis) {
+  const from = spec.genesis?.from;
+  if (!genesis && from) {
+    // Joining another organization's chain: its published genesis, copied once into our own immutable ConfigMap.
+    const { text, source } = await readPublishedGenesis(deps, namespace, from);
+    const checked = checkPublishedGenesis(text, from.hash);
+    if (typeof checked === 'string') throw new SpecRefusedError('GenesisRefused', `${source}: ${checked}`);
+    await createIfAbsent(ctx, RESOURCES.ConfigMap, joinedGenesisConfigMap(lc, text, source));
+    genesis = deps.lookup(RESOURCES.ConfigMap, namespace, names.genesisConfigMap);
+  } else if (!genesis) {
     // External validators present at creation are part of the genesis set too.
     const initial = [
       ...desired.map((v) => ({ name: v, publicKey: keys.get(v) ?? '' })),

@@ -1,10 +1,13 @@
 export {
   chainIdOf,
+  checkPublishedGenesis,
   GENESIS_FILE,
+  GENESIS_FROM_ANNOTATION,
   genesisConfigMap,
   genesisFileContent,
   genesisTimeMs,
   genesisValidators,
+  joinedGenesisConfigMap,
 } from './genesis.ts';
 export {
   APP_NAME,
@@ -56,10 +59,12 @@ export {
   tlsRenewalDue,
   tlsSecret,
   tlsSecretName,
+  tokenRef,
   tokenSecret,
   validatorDnsNames,
 } from './secrets.ts';
 export {
+  checkpointEnv,
   DEFAULT_RESOURCES,
   PATHS,
   rolloutSettled,
