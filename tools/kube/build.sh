@@ -188,7 +188,26 @@ build_traefik() {
 	step_artifact traefik $((SECONDS - started)) built
 }
 
+# build_wrapped NAME MODULE VERSION PKG: a package of a module whose go.mod has replace lines to other published
+# modules, from the wrapper module gen-go-wrapper.sh writes (its go, godebug, exclude and replace lines repeated).
+build_wrapped() {
+	local name=$1 module=$2 version=$3 pkg=$4 started=$SECONDS
+	local stamp="$version recipe $(recipe_key build_wrapped -- "$here/gen-go-wrapper.sh")"
+	if reused "$name" "$stamp"; then return; fi
+	local src="$kube_root/src/$name"
+	need_go "$name"
+	log "building $name $version"
+	rm -rf "$src" && mkdir -p "$src"
+	bash "$here/gen-go-wrapper.sh" "$module" "$version" "$src"
+	(cd "$src" && go build -p "$jobs" -trimpath -ldflags "$ldflags_common" -o "$src/out/$name" "$pkg")
+	mv -f "$src/out/$name" "$bin/$name"
+	mark "$name" "$stamp" $((SECONDS - started))
+	step_artifact "$name" $((SECONDS - started)) built
+}
+
 build_etcd
+# SeaweedFS's `weed` (the S3 server of the ledger's backup tests; cost: docs/operations.md).
+build_wrapped weed github.com/seaweedfs/seaweedfs "$SEAWEEDFS_VERSION" github.com/seaweedfs/seaweedfs/weed
 build_plain helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" helm_ldflags
 build_plain kind sigs.k8s.io/kind "$KIND_VERSION"
 build_kube

@@ -4,6 +4,16 @@
 
 export { platform, sha256, sha256Hex, verifySignature } from '#platform-crypto';
 export {
+  BACKUP_FORMAT,
+  BackupManifest,
+  BackupSegment,
+  type BackupStep,
+  BackupVerifier,
+  MANIFEST_KEY,
+  parseManifest,
+  segmentKey,
+} from './backup.ts';
+export {
   type BodyCheck,
   type BuildBlockInput,
   blockHash,
@@ -115,6 +125,11 @@ export {
   ValidatorChange,
 } from './schemas.ts';
 export {
+  BACKUP_SECRET_SETTINGS,
+  type BackupEnvVar,
+  type BackupSettingName,
+  type BackupSettings,
+  backupSettings,
   boolSetting,
   intSetting,
   NODE_SETTING_NAMES,

@@ -13,7 +13,15 @@ const usage = `usage: ledger-node <command>
   verify-proof --genesis FILE [FILE|-]    verify offline a GET /evidence JSON (light evidence) against the genesis file;
                                           also a GET /proof JSON, a chain (JSON array of blocks from 0) or {proof, chain}
                                           (without --genesis, a chain's block 0 is taken as given); exit 0 when valid,
-                                          1 otherwise`;
+                                          1 otherwise
+  backup                                  upload what the node (BACKUP__NODE_URL) finalized since the last backup to
+                                          S3 (BACKUP__ENDPOINT, BACKUP__BUCKET, BACKUP__PREFIX): segments, then the manifest
+  restore                                 verify the backup (every block from genesis, NODE_GENESIS_FILE) and write it
+                                          into NODE_DATA_DIR; refuses a backup that does not verify; skips a data
+                                          directory that already holds a chain
+  backup-verify                           the restore drill: restore the latest backup into scratch, verify it, and
+                                          compare its tip with the live node's block at that height
+  (the backup commands print one JSON line; exit 0 when done, 1 when refused, with the height and the reason)`;
 
 function fail(line: string, code = 2): never {
   process.stderr.write(`${line}\n`);
@@ -111,6 +119,13 @@ async function main(argv: string[]): Promise<void> {
       if (!report.ok) fail(`invalid: ${report.lines.at(-1) ?? 'unreadable'}`, 1);
       const pinned = genesis ? ` (genesis ${blockHash(genesis.header)})` : '';
       process.stdout.write(`valid${pinned}: ${report.lines.join('; ')}\n`);
+      return;
+    }
+    case 'backup':
+    case 'restore':
+    case 'backup-verify': {
+      const { runBackupCommand } = await import('./backup/commands.ts');
+      process.exitCode = await runBackupCommand(command, process.env);
       return;
     }
     case 'help':
