@@ -113,7 +113,7 @@ afterAll(async () => {
 });
 
 describe('backup, restore and drill against a real S3 server', () => {
-  let first: Result;
+  let first: ReturnType<typeof run>;
 
   it('backs up the chain in segments, then only what is new', async () => {
     first = run('backup', 'prod/ledger');
