@@ -138,8 +138,15 @@ export const backupSettings = z.object({
   BACKUP__SECRET_ACCESS_KEY: z.string().min(1).max(256),
   /** PEM CA bundle for the endpoint. */
   BACKUP__CA_FILE: z.string().min(1).optional(),
-  /** The node whose read API `backup` and `backup-verify` read (`http(s)://host:port`). */
-  BACKUP__NODE_URL: z.url({ protocol: /^https?$/, message: 'expected an http(s) URL' }).optional(),
+  /**
+   * The nodes whose read API `backup` and `backup-verify` read: comma-separated `http(s)://host:port`; the one at
+   * the highest height that answers is read.
+   */
+  BACKUP__NODE_URL: z
+    .string()
+    .max(8192)
+    .regex(/^https?:\/\/[^\s,]+(,https?:\/\/[^\s,]+)*$/, { message: 'expected comma-separated http(s) URLs' })
+    .optional(),
   /** PEM CA bundle for the node's HTTPS. */
   BACKUP__NODE_CA_FILE: z.string().min(1).optional(),
   /** A segment is closed once its blocks' JSON reaches this size. */

@@ -1,4 +1,13 @@
 export {
+  BACKUP_PATHS,
+  backupCronJob,
+  backupNames,
+  backupPrefix,
+  RESULT_FILE,
+  restoreInitContainer,
+  verifyCronJob,
+} from './backup.ts';
+export {
   chainIdOf,
   GENESIS_FILE,
   genesisConfigMap,

@@ -22,7 +22,27 @@ export const GENESIS_VALIDATORS_ANNOTATION = 'scriptorium.dev/genesis-validators
 /** Label selector of every object the operator creates for a LedgerCluster (informers filter on it). */
 export const MANAGED_SELECTOR = managedSelector(APP_NAME);
 
-export type Component = 'validator' | 'client' | 'key' | 'tls' | 'ca' | 'token' | 'genesis' | 'peers' | 'ingress';
+export type Component =
+  | 'validator'
+  | 'client'
+  | 'key'
+  | 'tls'
+  | 'ca'
+  | 'token'
+  | 'genesis'
+  | 'peers'
+  | 'ingress'
+  | 'backup'
+  | 'backup-verify';
+
+/** Where a validator pod mounts each input (the image's defaults for the key and genesis files). */
+export const PATHS = {
+  keyDir: '/etc/ledger-node/key',
+  genesisDir: '/etc/ledger-node/genesis',
+  tokenDir: '/etc/ledger-node/token',
+  tlsDir: '/etc/ledger-node/tls',
+  dataDir: '/var/lib/ledger-node/data',
+} as const;
 
 /** Labels every child carries; per-validator objects add `scriptorium.dev/validator`. */
 export function labels(lc: LedgerCluster, component: Component, validator?: string): Record<string, string> {

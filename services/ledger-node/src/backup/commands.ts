@@ -28,10 +28,33 @@ function s3Of(config: BackupConfig): S3Client {
   });
 }
 
-function nodeOf(config: BackupConfig, command: string): NodeReader {
-  const url = config.settings.BACKUP__NODE_URL;
-  if (!url) throw new BackupError(0, `${command} needs BACKUP__NODE_URL (the node to read)`);
-  return new NodeReader(url, { ca: config.nodeCa });
+/** The node to read: of those listed, the highest that answers (a node that is down or behind is passed over). */
+async function nodeOf(config: BackupConfig, command: string): Promise<NodeReader> {
+  const urls = config.settings.BACKUP__NODE_URL?.split(',') ?? [];
+  if (urls.length === 0) throw new BackupError(0, `${command} needs BACKUP__NODE_URL (the node to read)`);
+  const readers = urls.map((url) => new NodeReader(url, { ca: config.nodeCa, timeoutMs: 30_000 }));
+  const tips = await Promise.all(
+    readers.map((r) =>
+      r.chain().then(
+        (t) => t.height,
+        (err: Error) => err,
+      ),
+    ),
+  );
+  let best = -1;
+  tips.forEach((t, i) => {
+    if (typeof t === 'number' && (best < 0 || t > (tips[best] as number))) best = i;
+  });
+  await Promise.all(readers.filter((_, i) => i !== best).map((r) => r.close()));
+  if (best < 0)
+    throw new BackupError(
+      0,
+      `no node answered: ${tips
+        .map((t) => (t as Error).message)
+        .join('; ')
+        .slice(0, 600)}`,
+    );
+  return readers[best] as NodeReader;
 }
 
 /** Runs one command; returns the exit code. `env` is the process environment (tests pass their own). */
@@ -49,7 +72,7 @@ export async function runBackupCommand(
   try {
     const genesis = readGenesisFile(s.NODE_GENESIS_FILE);
     if (command === 'backup') {
-      node = nodeOf(config, command);
+      node = await nodeOf(config, command);
       const r = await runBackup({ s3, prefix: s.BACKUP__PREFIX, node, genesis, segmentBytes: s.BACKUP__SEGMENT_BYTES });
       result = { ok: true, ...r };
     } else if (command === 'restore') {
@@ -60,7 +83,7 @@ export async function runBackupCommand(
           ...(await restoreBackup({ s3, prefix: s.BACKUP__PREFIX, genesis, dataDir: s.NODE_DATA_DIR })),
         };
     } else {
-      node = nodeOf(config, command);
+      node = await nodeOf(config, command);
       const scratchDir = join(s.BACKUP__SCRATCH_DIR ?? tmpdir(), 'backup-drill');
       result = { ok: true, ...(await drillBackup({ s3, prefix: s.BACKUP__PREFIX, genesis, scratchDir, node })) };
     }

@@ -1,4 +1,5 @@
 export { type BackupInput, type BackupResult, objectKey, readManifest, runBackup } from './backup.ts';
+export { type BackupCommand, runBackupCommand } from './commands.ts';
 export { type BackupConfig, loadBackupConfig } from './config.ts';
 export { BackupError } from './errors.ts';
 export { NodeReader } from './node-reader.ts';
