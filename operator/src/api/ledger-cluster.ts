@@ -337,6 +337,7 @@ export const ledgerClusterStatus = z.object({
       newKey: z.string().optional(),
       since: z.string().optional().describe('When the current step began (RFC 3339).'),
       completed: z.array(z.string()).optional().describe('Validators of this request already rotated.'),
+      refused: z.string().optional().describe('Why the request was refused (nothing was changed).'),
     })
     .optional()
     .describe('Validator key rotation, one validator at a time (survives an operator restart: this is its state).'),

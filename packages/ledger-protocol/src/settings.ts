@@ -150,7 +150,7 @@ export const backupSettings = z.object({
   /** PEM CA bundle for the node's HTTPS. */
   BACKUP__NODE_CA_FILE: z.string().min(1).optional(),
   /** A segment is closed once its blocks' JSON reaches this size. */
-  BACKUP__SEGMENT_BYTES: intSetting(64 * 1024, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
+  BACKUP__SEGMENT_BYTES: intSetting(4096, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
   /** Where the one-line JSON result is also written (a pod's termination message: /dev/termination-log). */
   BACKUP__RESULT_FILE: z.string().min(1).optional(),
   /** Where `backup-verify` restores the backup it verifies (removed after). Default: the OS temp folder. */

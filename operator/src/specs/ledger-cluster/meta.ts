@@ -104,11 +104,20 @@ export function validatorNames(validator: string) {
     statefulSet: validator,
     service: validator,
     pod: `${validator}-0`,
+    /** The first key; a rotated validator's later keys are `keySecretName(validator, generation)`. */
     keySecret: `${validator}-key`,
     tlsSecret: `${validator}-tls`,
     pvc: `data-${validator}-0`,
   };
 }
+
+/** The key Secret of a validator's key generation: `<v>-key`, then `<v>-key-1`, `<v>-key-2`, … after rotations. */
+export function keySecretName(validator: string, generation: number): string {
+  return generation === 0 ? `${validator}-key` : `${validator}-key-${generation}`;
+}
+
+/** A key Secret's generation (annotation; 0 for the first key). */
+export const KEY_GENERATION_ANNOTATION = 'scriptorium.dev/key-generation';
 
 /** The restricted pod context; a validator's volume is chowned only when its root does not match already. */
 export const podSecurityContext = { ...restrictedPod, fsGroupChangePolicy: 'OnRootMismatch' };

@@ -67,13 +67,14 @@ export function validatorStatefulSet(
   spec: LedgerClusterSpec,
   validator: string,
   tlsSecretName: string = validatorNames(validator).tlsSecret,
+  keySecretName: string = validatorNames(validator).keySecret,
 ): KubeObject {
   const n = validatorNames(validator);
   const tls = spec.tls.mode !== 'disabled';
   const scheme = tls ? 'HTTPS' : 'HTTP';
   const secretMode = 0o440; // readable by the node user through fsGroup, by nobody else
   const volumes: object[] = [
-    { name: 'key', secret: { secretName: n.keySecret, defaultMode: secretMode } },
+    { name: 'key', secret: { secretName: keySecretName, defaultMode: secretMode } },
     { name: 'genesis', configMap: { name: clusterNames(lc).genesisConfigMap } },
     { name: 'token', secret: { secretName: clusterNames(lc).tokenSecret, defaultMode: secretMode } },
     { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },

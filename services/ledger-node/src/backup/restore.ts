@@ -53,6 +53,11 @@ export async function restoreBackup(input: RestoreInput): Promise<RestoreResult>
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });
   const { store } = BlockStore.open<Block>(scratch);
+  let open = true;
+  const close = () => {
+    if (open) store.close();
+    open = false;
+  };
   let bytes = 0;
   try {
     for (const segment of manifest.segments) {
@@ -75,7 +80,7 @@ export async function restoreBackup(input: RestoreInput): Promise<RestoreResult>
     }
     const done = verifier.finish();
     if (!done.ok) throw new BackupError(done.height, done.reason);
-    store.close();
+    close();
     mkdirSync(dataDir, { recursive: true });
     renameSync(join(scratch, BLOCKS_FILE), join(dataDir, BLOCKS_FILE));
     return {
@@ -87,7 +92,7 @@ export async function restoreBackup(input: RestoreInput): Promise<RestoreResult>
       createdAt: manifest.created_at,
     };
   } finally {
-    store.close();
+    close();
     rmSync(scratch, { recursive: true, force: true });
   }
 }
