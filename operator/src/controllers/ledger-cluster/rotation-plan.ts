@@ -39,6 +39,15 @@ export interface RotationInput {
   resubmitAfterMs?: number;
 }
 
+/** A reconcile's rotation step, for the status. */
+export interface RotationOutcome {
+  state: RotationState | undefined;
+  /** A rotation is under way (Progressing, reason RotatingKey). */
+  active: boolean;
+  /** What it waits for, or what failed. */
+  message: string | undefined;
+}
+
 export type RotationAction =
   | { type: 'idle' }
   | { type: 'refuse'; reason: string }

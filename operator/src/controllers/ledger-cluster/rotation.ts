@@ -9,15 +9,8 @@ import { keySecret } from '../../specs/ledger-cluster/index.ts';
 import type { LedgerReconcileDeps } from './deps.ts';
 import { submitChange } from './membership.ts';
 import type { ClusterObservation } from './observe.ts';
-import { type KeyGeneration, planRotation, type RotationState } from './rotation-plan.ts';
+import { type KeyGeneration, planRotation, type RotationOutcome, type RotationState } from './rotation-plan.ts';
 
-export interface RotationOutcome {
-  state: RotationState | undefined;
-  /** A rotation is under way (Progressing, reason RotatingKey). */
-  active: boolean;
-  /** What it waits for, or what failed. */
-  message: string | undefined;
-}
 
 export async function rotationStep(
   deps: LedgerReconcileDeps,

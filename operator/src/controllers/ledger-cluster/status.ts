@@ -13,7 +13,7 @@ import type { BackupReport } from './backup-status.ts';
 import { type LedgerReconcileDeps, PROGRESS_MS, RESYNC_MS, type Result } from './deps.ts';
 import type { PendingStatus } from './membership-plan.ts';
 import type { ClusterObservation } from './observe.ts';
-import type { RotationOutcome } from './rotation.ts';
+import type { RotationOutcome } from './rotation-plan.ts';
 
 export interface Snapshot {
   desired: string[];
