@@ -11,7 +11,6 @@ import { submitChange } from './membership.ts';
 import type { ClusterObservation } from './observe.ts';
 import { type KeyGeneration, planRotation, type RotationOutcome, type RotationState } from './rotation-plan.ts';
 
-
 export async function rotationStep(
   deps: LedgerReconcileDeps,
   ctx: ApplyContext,
