@@ -58,11 +58,14 @@ export type RotationAction =
 
 const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-/** The validators a request names, in order. */
+/**
+ * The validators a request names, in order. A name may carry `@anything` (the plugin adds the time), so the same
+ * validator can be asked again with a new annotation value.
+ */
 export function requestedValidators(request: string): string[] {
   return request
     .split(',')
-    .map((s) => s.trim())
+    .map((s) => s.trim().replace(/@.*$/, ''))
     .filter(Boolean);
 }
 
