@@ -6,9 +6,10 @@
 #   bash tools/kube/build.sh --kind     # --node and kubeadm (tools/kind: kind's node image)
 #   SCRIPTORIUM_KUBE_JOBS=4 bash tools/kube/build.sh
 #
-# Output: $SCRIPTORIUM_CACHE/kube/$KUBE_VERSION/bin/{etcd,kube-apiserver,kube-controller-manager,helm,kind}
-# and, with --node, {kubelet,kube-scheduler,kube-proxy,kubectl,coredns,traefik} (the local cluster's node pieces and
-# its ingress controller).
+# Output: $SCRIPTORIUM_CACHE/kube/$KUBE_VERSION/bin/{etcd,kube-apiserver,kube-controller-manager,helm,kind,weed}
+# (weed: SeaweedFS, the S3 server of the backup tests) and CloudNativePG's release manifest in ../cnpg/; with --node,
+# {kubelet,kube-scheduler,kube-proxy,kubectl,coredns,traefik,cnpg-manager} (the local cluster's node pieces, its
+# ingress controller, CloudNativePG's operator).
 # (SCRIPTORIUM_CACHE defaults to ${XDG_CACHE_HOME:-$HOME/.cache}/scriptorium). Versions live in
 # tools/kube/versions.env; packages/kube-testenv/src/binaries.ts computes the same path.
 # Everything Go writes (GOPATH, GOMODCACHE, GOCACHE, the wrapper modules) stays under the cache,
@@ -205,7 +206,39 @@ build_wrapped() {
 	step_artifact "$name" $((SECONDS - started)) built
 }
 
+# CloudNativePG's release manifest (CRDs, RBAC, its Deployment and webhooks), from the module at CNPG_VERSION:
+# the integration tests install its Cluster CRD, the end-to-end suite the whole manifest. A download, no build.
+cnpg_manifest() {
+	local out="$kube_root/cnpg/$CNPG_VERSION/cnpg.yaml" dir started=$SECONDS
+	if [[ -f $out ]]; then step_artifact cnpg-manifest 0 cached; return 0; fi
+	need_go cnpg-manifest
+	dir=$(cd / && go mod download -json "github.com/cloudnative-pg/cloudnative-pg@$CNPG_VERSION" |
+		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
+	[[ -f $dir/releases/cnpg-${CNPG_VERSION#v}.yaml ]] || { log "no release manifest in CloudNativePG $CNPG_VERSION"; exit 1; }
+	mkdir -p "$(dirname "$out")"
+	cp "$dir/releases/cnpg-${CNPG_VERSION#v}.yaml" "$out.tmp" && mv "$out.tmp" "$out"
+	step_artifact cnpg-manifest $((SECONDS - started)) built
+}
+
+# CloudNativePG's operator, `cmd/manager` (its go.mod has no replace lines), as `cnpg-manager`, with the version
+# stamps of upstream's Makefile. The same binary is the instance manager CloudNativePG copies into every PostgreSQL
+# pod. For the end-to-end suite (`--node`); its image: tools/cluster/images.sh.
+build_cnpg() {
+	local stamp started=$SECONDS pkg=github.com/cloudnative-pg/cloudnative-pg
+	stamp="$CNPG_VERSION recipe $(recipe_key build_cnpg)"
+	if reused cnpg-manager "$stamp"; then return; fi
+	need_go cnpg-manager
+	log "building cnpg-manager $CNPG_VERSION"
+	GOBIN="$kube_root/src/gobin" go install -trimpath -ldflags "$ldflags_common \
+		-X $pkg/pkg/versions.buildVersion=${CNPG_VERSION#v} -X $pkg/pkg/versions.buildCommit=$CNPG_VERSION \
+		-X $pkg/pkg/versions.buildDate=1970-01-01" "$pkg/cmd/manager@$CNPG_VERSION"
+	mv -f "$kube_root/src/gobin/manager" "$bin/cnpg-manager"
+	mark cnpg-manager "$stamp" $((SECONDS - started))
+	step_artifact cnpg-manager $((SECONDS - started)) built
+}
+
 build_etcd
+cnpg_manifest
 # SeaweedFS's `weed` (the S3 server of the ledger's backup tests; cost: docs/operations.md).
 build_wrapped weed github.com/seaweedfs/seaweedfs "$SEAWEEDFS_VERSION" github.com/seaweedfs/seaweedfs/weed
 build_plain helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" helm_ldflags
@@ -215,6 +248,7 @@ if [[ $mode == node || $mode == kind ]]; then
 	build_kube_node
 	build_plain coredns github.com/coredns/coredns "$COREDNS_VERSION" coredns_ldflags
 	build_traefik
+	build_cnpg
 fi
 [[ $mode != kind ]] || build_kubeadm
 
