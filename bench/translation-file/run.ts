@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path';
 import { createTestDatabase, freePort, startTestPostgres } from '@scriptorium/test-support';
 import { FAKE_API_KEY, startFakeOpenAI } from '@scriptorium/translation/test/fakes';
 import { migrate, openDatabase } from '../../services/translation/src/db/index.ts';
-import { createOrganization, ensureUser, issueApiKey } from '../../services/translation/src/services/accounts.ts';
+import { createOrganization, ensureUser, issueApiKey } from '../../services/translation/src/domain/accounts.ts';
 import { type CpuProfile, connectProfiler, type Profiler, summarize } from '../cpu-profile.ts';
 import { postgresCpuSeconds, postmasterOf, threadCpuSeconds } from '../proc-cpu.ts';
 import { startService, stopService, unlimited } from '../translation-service.ts';

@@ -1,7 +1,7 @@
 // File translation: parse the locale file (400 with the line and the reason), send its strings through the one
 // translate path (memory, then ONE metered call split into provider requests, validators, retry), write the
 // translations back in the same format, and report the issues per key.
-import type { AppContext } from '../context.ts';
+import type { AppContext, Principal } from '../context.ts';
 import { AppError, badRequest, payloadTooLarge } from '../errors.ts';
 import { FileParseError, gettextPlurals, type ParsedFile, parseLocaleFile } from '../files/index.ts';
 import {
@@ -11,8 +11,7 @@ import {
   type TranslateFileResult,
 } from '../http/schemas.ts';
 import type { TranslateItem, ValidationIssue } from '../language/index.ts';
-import type { Principal } from './accounts.ts';
-import type { RateLimitGate } from './meter.ts';
+import type { RateLimitGate } from './metering.ts';
 import { type ChunkLimits, type DryRunOutcome, runTranslation } from './translate.ts';
 
 /** A file's strings go to the provider in requests of at most this many strings and source characters. */
