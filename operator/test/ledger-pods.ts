@@ -3,9 +3,12 @@
 // (the key Secret its StatefulSet mounts, the genesis ConfigMap, the token Secret, the peers ConfigMap; Service DNS
 // names mapped to loopback ports), and the pod's Ready condition follows the node's /ready as a kubelet's
 // readiness probe would. With `restartPods`, a pod the StatefulSet controller deletes (a rollout) is a new process
-// from the new pod spec on the same data folder, as a real restart is.
+// from the new pod spec on the same data folder, as a real restart is. A validator pod's `restore` init container
+// (spec.bootstrap.fromBackup) runs to its end first, and the node starts only when it succeeded; the backup and
+// restore-drill Jobs' pods run their command too (`runJobPods`), and each finished container's termination message
+// is written into the pod's status, as a kubelet does.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { STATEFUL_SET } from '../src/controllers/ledger-cluster/index.ts';
 import type { KubeClient } from '../src/kube/client.ts';
@@ -22,6 +25,70 @@ function decode(secret: KubeObject | undefined, key: string): string {
 /** A readiness probe's timing fields, with the defaults Kubernetes gives those the pod spec leaves out. */
 const PROBE_DEFAULTS = { periodSeconds: 10, timeoutSeconds: 1, failureThreshold: 3 };
 type Probe = typeof PROBE_DEFAULTS;
+
+/** A finished container, as the kubelet reports it. */
+export interface Terminated {
+  exitCode: number;
+  message: string;
+  startedAt: string;
+  finishedAt: string;
+}
+
+const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+interface Volume {
+  name: string;
+  secret?: { secretName: string; items?: Array<{ key: string; path: string }> };
+  configMap?: { name: string; items?: Array<{ key: string; path: string }> };
+  projected?: { sources: Array<{ secret?: { name: string; items?: Array<{ key: string; path: string }> } }> };
+  emptyDir?: object;
+}
+
+/**
+ * A pod's volumes as local folders under `home` (Secrets and ConfigMaps with their listed items or every key,
+ * projected Secrets, emptyDirs; the validator's `data` volume is `home/data`), and a function from a path in the
+ * container to the local one (`/dev/termination-log` included).
+ */
+async function mountVolumes(
+  client: KubeClient,
+  ns: string,
+  podSpec: { volumes?: Volume[] },
+  container: { name: string; volumeMounts?: Array<{ name: string; mountPath: string }> },
+  home: string,
+): Promise<(path: string) => string> {
+  const folderOf = new Map<string, string>();
+  const write = (folder: string, data: Record<string, string>, items?: Array<{ key: string; path: string }>) => {
+    mkdirSync(folder, { recursive: true });
+    for (const item of items ?? Object.keys(data).map((key) => ({ key, path: key })))
+      writeFileSync(join(folder, item.path), data[item.key] ?? '', { mode: 0o600 });
+  };
+  const secretData = async (name: string) => {
+    const secret = await get(client, RESOURCES.Secret, ns, name);
+    return Object.fromEntries(Object.keys(secret?.data ?? {}).map((k) => [k, decode(secret, k)]));
+  };
+  for (const v of podSpec.volumes ?? []) {
+    const folder = v.name === 'data' ? join(home, 'data') : join(home, 'volumes', container.name, v.name);
+    folderOf.set(v.name, folder);
+    if (v.secret) write(folder, await secretData(v.secret.secretName), v.secret.items);
+    else if (v.configMap)
+      write(folder, (await get(client, RESOURCES.ConfigMap, ns, v.configMap.name))?.data ?? {}, v.configMap.items);
+    else if (v.projected)
+      for (const source of v.projected.sources)
+        if (source.secret) write(folder, await secretData(source.secret.name), source.secret.items);
+    mkdirSync(folder, { recursive: true });
+  }
+  folderOf.set('data', join(home, 'data'));
+  const mounts = (container.volumeMounts ?? [])
+    .map((m) => ({ path: m.mountPath, local: folderOf.get(m.name) ?? join(home, 'volumes', container.name, m.name) }))
+    .sort((a, b) => b.path.length - a.path.length);
+  for (const m of mounts) mkdirSync(m.local, { recursive: true });
+  const termination = join(home, `termination-log-${container.name}`);
+  return (path: string) => {
+    if (path === '/dev/termination-log') return termination;
+    const m = mounts.find((x) => path === x.path || path.startsWith(`${x.path}/`));
+    return m ? m.local + path.slice(m.path.length) : path;
+  };
+}
 
 export class PlayedKubelet {
   readonly nodes = new Map<string, ChildProcess>();
@@ -97,8 +164,7 @@ export class PlayedKubelet {
         (files as Record<string, string>)[`${mountOf.get(v.name)}/${item.path}`] = file;
       }
     }
-    const loopback = (text: string) =>
-      text.replace(/([a-z0-9-]+)\.[a-z0-9-]+\.svc:8000/g, (_m, v: string) => `127.0.0.1:${this.ports.get(v)}`);
+    const loopback = (text: string) => this.loopback(text);
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' };
     for (const e of container.env as Array<{ name: string; value?: string; valueFrom?: unknown }>) {
       if (e.name === 'NODE_PEERS') env[e.name] = loopback(peers?.data.peers ?? '');
@@ -202,4 +268,118 @@ export class PlayedKubelet {
     }
     await Promise.all(live.map((n) => this.syncPodReadiness(n)));
   }
+
+  /** Service DNS names (`<validator>.<ns>.svc:8000`) to the validators' loopback ports. */
+  loopback(text: string): string {
+    return text.replace(/([a-z0-9-]+)\.[a-z0-9-]+\.svc:8000/g, (_m, v: string) => `127.0.0.1:${this.ports.get(v)}`);
+  }
+
+  /**
+   * Runs one container of a pod to its end, as `ledger-node <args>` with the container's environment (paths into
+   * its volumes mapped to local folders, Service names to loopback); its exit code and termination message.
+   */
+  async runContainer(
+    podSpec: { volumes?: Volume[] },
+    container: {
+      name: string;
+      args: string[];
+      env?: Array<{ name: string; value?: string }>;
+      volumeMounts?: Array<{ name: string; mountPath: string }>;
+    },
+    home: string,
+  ): Promise<Terminated> {
+    const local = await mountVolumes(this.client, this.ns, podSpec, container, home);
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' };
+    for (const e of container.env ?? [])
+      if (e.value !== undefined) env[e.name] = e.value.startsWith('/') ? local(e.value) : this.loopback(e.value);
+    const startedAt = rfc3339(new Date());
+    const exitCode = await new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, [MAIN, ...container.args], { env, stdio: 'ignore' });
+      child.on('exit', (code) => resolve(code ?? 1));
+    });
+    const file = local('/dev/termination-log');
+    const message = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    return { exitCode, message, startedAt, finishedAt: rfc3339(new Date()) };
+  }
+
+  /**
+   * A validator pod's init containers (the restore of spec.bootstrap.fromBackup), run to their end before its node
+   * starts; each one's result goes into the pod's `initContainerStatuses`. False when one failed: the node is not
+   * started (a kubelet would retry the init container with a back-off; the test looks at the first failure).
+   */
+  async runInitContainers(name: string): Promise<boolean> {
+    const sts = await get(this.client, STATEFUL_SET, this.ns, name);
+    const podSpec = sts?.spec.template.spec;
+    const statuses: object[] = [];
+    let ok = true;
+    for (const init of podSpec?.initContainers ?? []) {
+      const t = await this.runContainer(podSpec, init, join(this.dir, name));
+      statuses.push(containerStatus(init.name, init.image, t));
+      if (t.exitCode !== 0) {
+        ok = false;
+        break;
+      }
+    }
+    if (statuses.length > 0)
+      await this.client.request('PATCH', resourcePath(RESOURCES.Pod, this.ns, `${name}-0`, 'status'), {
+        contentType: 'application/merge-patch+json',
+        body: { status: { phase: ok ? 'Running' : 'Pending', initContainerStatuses: statuses } },
+      });
+    return ok;
+  }
+
+  /**
+   * The backup and restore-drill pods of the cluster not run yet: each runs its command, and ends Succeeded or
+   * Failed with the container's termination message, as the kubelet reports a finished container (the Job
+   * controller then completes the Job, or makes another pod within its backoffLimit). Returns how many ran.
+   */
+  async runJobPods(): Promise<number> {
+    let ran = 0;
+    for (const kind of ['backup', 'backup-verify']) {
+      const pods = await list(
+        this.client,
+        RESOURCES.Pod,
+        this.ns,
+        `scriptorium.dev/ledger-cluster=${this.#cluster},app.kubernetes.io/component=${kind}`,
+      );
+      for (const pod of pods) {
+        if (pod.metadata.deletionTimestamp || pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed')
+          continue;
+        const container = pod.spec.containers[0];
+        const t = await this.runContainer(pod.spec, container, join(this.dir, 'jobs', pod.metadata.name ?? kind));
+        await this.client.request('PATCH', resourcePath(RESOURCES.Pod, this.ns, pod.metadata.name, 'status'), {
+          contentType: 'application/merge-patch+json',
+          body: {
+            status: {
+              phase: t.exitCode === 0 ? 'Succeeded' : 'Failed',
+              startTime: t.startedAt,
+              containerStatuses: [containerStatus(container.name, container.image, t)],
+            },
+          },
+        });
+        ran++;
+      }
+    }
+    return ran;
+  }
+}
+
+function containerStatus(name: string, image: string, t: Terminated): object {
+  return {
+    name,
+    image,
+    imageID: '',
+    ready: false,
+    restartCount: 0,
+    started: false,
+    state: {
+      terminated: {
+        exitCode: t.exitCode,
+        reason: t.exitCode === 0 ? 'Completed' : 'Error',
+        message: t.message,
+        startedAt: t.startedAt,
+        finishedAt: t.finishedAt,
+      },
+    },
+  };
 }

@@ -2,7 +2,7 @@
 // built from the Go module proxy by tools/kube/build.sh into the same cache folder as the control plane's binaries.
 // Started on free ports with TLS from the caller's test CA and one identity with fresh random keys; the data lives
 // in a temporary folder removed by `stop`.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   accessSync,
@@ -35,6 +35,34 @@ export interface TestS3Options {
   tls: { certFile: string; keyFile: string; ca: Buffer };
   /** Buckets to create at start. */
   buckets?: string[];
+}
+
+/**
+ * A throwaway CA and a server certificate for 127.0.0.1 (P-256, one day, openssl), written into `dir`: what
+ * `startTestS3` serves and what its clients trust.
+ */
+export function createTestS3Tls(dir: string): TestS3Options['tls'] & { caFile: string } {
+  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  openssl(['req', '-x509', ...ecKey, '-keyout', 's3-ca.key', '-out', 's3-ca.crt', '-days', '1', '-subj', '/CN=s3-ca']);
+  openssl(['req', ...ecKey, '-keyout', 's3.key', '-out', 's3.csr', '-subj', '/CN=s3']);
+  writeFileSync(join(dir, 's3.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
+  openssl(
+    ['x509', '-req', '-in', 's3.csr', '-CA', 's3-ca.crt', '-CAkey', 's3-ca.key', '-CAcreateserial'].concat([
+      '-out',
+      's3.crt',
+      '-days',
+      '1',
+      '-extfile',
+      's3.ext',
+    ]),
+  );
+  return {
+    certFile: join(dir, 's3.crt'),
+    keyFile: join(dir, 's3.key'),
+    caFile: join(dir, 's3-ca.crt'),
+    ca: readFileSync(join(dir, 's3-ca.crt')),
+  };
 }
 
 /** `weed`, where tools/kube/build.sh puts it (`SCRIPTORIUM_KUBE_BIN` overrides the folder). */
