@@ -100,6 +100,8 @@ export class PlayedKubelet {
    * turn, so a harsher kubelet than the real one changes what the operator does).
    */
   readonly #state = new Map<string, { probe: Probe; ready: boolean; failures: number; failingSince?: number }>();
+  /** The uid of the pod each running node stands in for. */
+  readonly #podUid = new Map<string, string | undefined>();
 
   readonly client: KubeClient;
   readonly ns: string;
@@ -127,6 +129,7 @@ export class PlayedKubelet {
 
   /** Start the node of one validator from what the operator created, as its pod would run. */
   async start(name: string): Promise<void> {
+    this.#podUid.set(name, (await get(this.client, RESOURCES.Pod, this.ns, `${name}-0`))?.metadata.uid);
     const sts = await get(this.client, STATEFUL_SET, this.ns, name);
     const container = sts?.spec.template.spec.containers[0];
     const keySecretName = (
@@ -245,7 +248,12 @@ export class PlayedKubelet {
     return ready;
   }
 
-  /** The kubelet's part: a deleted pod goes away (the node process stands in for the new pod), readiness. */
+  /**
+   * The kubelet's part: a deleted pod goes away (the node process stands in for the new pod), readiness. A pod
+   * that is not bound to a node (none is, on the test control plane) is deleted at once, without a
+   * deletionTimestamp ever being seen: its replacement is recognised by its new uid, and the node is restarted
+   * from the new pod spec then, as a real kubelet runs the new pod.
+   */
   async play(live: string[]): Promise<void> {
     for (const pod of await list(
       this.client,
@@ -253,6 +261,19 @@ export class PlayedKubelet {
       this.ns,
       `scriptorium.dev/ledger-cluster=${this.#cluster}`,
     )) {
+      const replaced = pod.metadata.labels?.['scriptorium.dev/validator'] ?? '';
+      if (
+        !pod.metadata.deletionTimestamp &&
+        this.options.restartPods &&
+        this.nodes.has(replaced) &&
+        this.#podUid.get(replaced) !== pod.metadata.uid
+      ) {
+        const state = this.#state.get(replaced);
+        if (state) Object.assign(state, { ready: false, failures: 0, failingSince: undefined });
+        this.stop(replaced);
+        await this.start(replaced);
+        continue;
+      }
       if (!pod.metadata.deletionTimestamp) continue;
       await this.client
         .request('DELETE', resourcePath(RESOURCES.Pod, this.ns, pod.metadata.name), { body: { gracePeriodSeconds: 0 } })
