@@ -19,8 +19,7 @@ import { condition, create, createNamespace, eventually, get, installCrds, list,
 import { PlayedKubelet } from './ledger-pods.ts';
 
 const NAMES = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3'];
-// The product's default round timeout (spec.consensus.roundTimeoutBaseMs): a validator's restart, during which 3
-// of the 5 active keys run (docs/operator.md, key rotation), must fit in 2 of them.
+// The product's default round timeout (spec.consensus.roundTimeoutBaseMs).
 const ROUND_TIMEOUT_MS = 2000;
 
 let plane: TestControlPlane;
@@ -43,7 +42,9 @@ async function chainOf(v: string): Promise<{ height: number; validator_keys: str
 }
 
 async function block(v: string, h: number): Promise<Block> {
-  return (await (await fetch(`${url(v)}/blocks/${h}`)).json()) as Block;
+  const res = await fetch(`${url(v)}/blocks/${h}`);
+  if (res.status !== 200) throw new Error(`GET /blocks/${h} from ${v}: ${res.status}`);
+  return (await res.json()) as Block;
 }
 
 /** A steady load of records, and a watch on the height: what was accepted, and the longest wait for a new height. */
@@ -189,6 +190,8 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
       body: { metadata: { annotations: { 'scriptorium.dev/rotate-key': NAMES.join(',') } } },
     });
     let restarted = false;
+    const restartAt = new Map<string, number>();
+    const doneAt = new Map<string, number>();
     let lastSeen: KubeObject | undefined;
     const done = await eventually(
       'every key rotated',
@@ -197,6 +200,10 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
         const lc = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
         lastSeen = lc;
         const r = lc?.status?.keyRotation;
+        // From a validator's restart until its REMOVE is final, its old key is run by nobody.
+        if (r?.validator && ['Restart', 'Add', 'Remove'].includes(r.step))
+          restartAt.set(r.validator, restartAt.get(r.validator) ?? Date.now());
+        for (const v of r?.completed ?? []) doneAt.set(v, doneAt.get(v) ?? Date.now());
         // The operator stops in the middle of the second validator's rotation, and a new one carries on.
         if (!restarted && r?.validator === 'ledger-v1' && (r.step === 'Add' || r.step === 'Restart')) {
           restarted = true;
@@ -222,13 +229,14 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
     const progress = await load.stop();
     const accepted = load.accepted;
     const seen = new Map<string, number>();
+    let scanned = 0;
     await eventually(
       'every accepted record final',
       async () => {
-        seen.clear();
+        // Each final block is read once (a node answers a burst of reads from one source with 429).
         const tip = (await chainOf('ledger-v0'))?.height ?? 0;
-        for (let h = 1; h <= tip; h++)
-          for (const r of (await block('ledger-v0', h)).records) seen.set(r.id, (seen.get(r.id) ?? 0) + 1);
+        for (; scanned < tip; scanned++)
+          for (const r of (await block('ledger-v0', scanned + 1)).records) seen.set(r.id, (seen.get(r.id) ?? 0) + 1);
         return [...accepted].every((id) => seen.has(id));
       },
       120_000,
@@ -236,8 +244,10 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
     expect(accepted.size).toBeGreaterThan(100);
     expect([...seen.values()].every((n) => n === 1)).toBe(true);
     // How long each rotation ran with n + 1 active keys (docs/operator.md, key rotation: the arithmetic).
+    const reduced = NAMES.map((v) => ((doneAt.get(v) ?? 0) - (restartAt.get(v) ?? 0)) / 1000);
     console.log(
-      `rotation: n + 1 active keys for ${progress.windows.map((w) => `${(w / 1000).toFixed(1)} s`).join(', ')}; ` +
+      `rotation: an active key run by nobody for ${reduced.map((w) => `${w.toFixed(1)} s`).join(', ')} (restart to ` +
+        `REMOVE final, as the test saw it), of which n + 1 active keys for ${progress.windows.map((w) => `${(w / 1000).toFixed(1)} s`).join(', ')}; ` +
         `longest wait for a new height ${progress.longestGap} ms (${progress.gapAt})`,
     );
     expect(progress.windows).toHaveLength(NAMES.length);
@@ -272,13 +282,13 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
     for (const v of NAMES) {
       const at = (re: RegExp) => notes.findIndex((n) => re.test(n));
       const started = at(new RegExp(`^KeyRotationStarted: Rotating ${v}`));
+      const restart = at(new RegExp(`^KeyRotationStep: restarting ${v} with its new key`));
       const add = at(new RegExp(`^KeyRotationSubmitted: ADD of ${v}'s new key`));
-      const restart = at(new RegExp(`^KeyRotationStep: ADD of ${v}'s new key is final`));
       const remove = at(new RegExp(`^KeyRotationSubmitted: REMOVE of ${v}'s old key`));
       expect(started, log).toBeGreaterThanOrEqual(0);
-      expect(add, log).toBeGreaterThan(started);
-      expect(restart, log).toBeGreaterThan(add);
-      expect(remove, log).toBeGreaterThan(restart);
+      expect(restart, log).toBeGreaterThan(started);
+      expect(add, log).toBeGreaterThan(restart);
+      expect(remove, log).toBeGreaterThan(add);
     }
   });
 });

@@ -329,9 +329,9 @@ export const ledgerClusterStatus = z.object({
       request: z.string().describe('The rotate-key annotation value being served.'),
       validator: z.string().optional().describe('The validator being rotated now.'),
       step: z
-        .enum(['NewKey', 'Add', 'Restart', 'Remove', 'Done'])
+        .enum(['NewKey', 'Restart', 'Add', 'Remove', 'Done'])
         .describe(
-          'NewKey: new key Secret; Add: ADD of the new key submitted; Restart: the pod runs the new key; Remove: REMOVE of the old key submitted.',
+          'NewKey: new key Secret; Restart: the pod restarts with the new key and catches up; Add: ADD of the new key submitted; Remove: REMOVE of the old key submitted.',
         ),
       oldKey: z.string().optional(),
       newKey: z.string().optional(),

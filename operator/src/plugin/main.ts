@@ -28,7 +28,7 @@ const usage = `usage: kubectl scriptorium <command> [-n NAMESPACE] [--context NA
   keys create TRANSLATIONSERVICE [ARGS] an API key from the translation image's CLI in one of the service's pods
                                         (ARGS go to its 'keys create', e.g. --user someone@example.com)
   rotate-key CLUSTER VALIDATOR          a new key for VALIDATOR without downtime (annotation scriptorium.dev/rotate-key):
-                                        the operator ADDs it, restarts the validator with it, REMOVEs the old one;
+                                        the operator restarts the validator with it, ADDs it, REMOVEs the old one;
                                         follows each step [--timeout 10m] [--no-wait]
   keys export CLUSTER                   the chain's identity (genesis and the validators' keys) as a Secret manifest,
                                         for spec.bootstrap.fromBackup.identitySecretRef (keep it apart from backups)`;

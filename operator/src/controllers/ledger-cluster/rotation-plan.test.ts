@@ -59,7 +59,7 @@ function input(
 }
 
 describe('key rotation planner', () => {
-  it('walks NewKey → Add → Restart → Remove → Done for one validator', () => {
+  it('walks NewKey → Restart → Add → Remove → Done for one validator', () => {
     const start = planRotation(input());
     expect(start).toMatchObject({
       type: 'newKey',
@@ -70,8 +70,30 @@ describe('key rotation planner', () => {
     const created: RotationState = { ...(start as { state: RotationState }).state, newKey: key('e') };
     const gens = input().generations as Map<string, KeyGeneration[]>;
     gens.set('c-v1', [...(gens.get('c-v1') ?? []), { generation: 1, publicKey: key('e') }]);
+    // The new key exists, the pod still runs the old one.
+    expect(runningGeneration('c-v1', gens.get('c-v1') ?? [], 0, created)?.publicKey).toBe(key('b'));
 
-    const add = planRotation(input({ state: created, generations: gens }));
+    // The other three make a quorum of 4 on their own: restart with the new key.
+    const restart = planRotation(input({ state: created, generations: gens }));
+    expect(restart).toMatchObject({ type: 'advance', state: { step: 'Restart' } });
+    const restarting = (restart as { state: RotationState }).state;
+    expect(runningGeneration('c-v1', gens.get('c-v1') ?? [], 0, restarting)?.publicKey).toBe(key('e'));
+
+    // Until its pod is settled and caught up with the new key, nothing is submitted.
+    const runningNew = new Map(names.map((n, i) => [n, n === 'c-v1' ? key('e') : key('abcd'[i] as string)]));
+    const four = [key('a'), key('b'), key('c'), key('d')];
+    expect(
+      planRotation(
+        input({
+          state: restarting,
+          generations: gens,
+          active: four,
+          running: runningNew,
+          settled: (v) => v !== 'c-v1',
+        }),
+      ),
+    ).toMatchObject({ type: 'wait', reason: expect.stringMatching(/restarts with its new key/) });
+    const add = planRotation(input({ state: restarting, generations: gens, active: four, running: runningNew }));
     expect(add).toMatchObject({
       type: 'submit',
       change: { action: 'ADD', validator: key('e') },
@@ -79,33 +101,15 @@ describe('key rotation planner', () => {
     });
     expect((add as { via: string }).via).not.toBe('c-v1');
     const adding = (add as { state: RotationState }).state;
-    // Not final yet: wait (and the pod keeps its old key).
-    expect(planRotation(input({ state: adding, generations: gens }))).toMatchObject({ type: 'wait' });
-    expect(runningGeneration('c-v1', gens.get('c-v1') ?? [], 0, adding)?.publicKey).toBe(key('b'));
-
-    // The ADD is final: restart with the new key.
-    const five = [key('a'), key('b'), key('c'), key('d'), key('e')];
-    const restart = planRotation(input({ state: adding, generations: gens, active: five }));
-    expect(restart).toMatchObject({ type: 'advance', state: { step: 'Restart' } });
-    const restarting = (restart as { state: RotationState }).state;
-    expect(runningGeneration('c-v1', gens.get('c-v1') ?? [], 0, restarting)?.publicKey).toBe(key('e'));
-
-    // Restarting: until its pod is settled and caught up with the new key, nothing is removed.
-    const runningNew = new Map(names.map((n, i) => [n, n === 'c-v1' ? key('e') : key('abcd'[i] as string)]));
-    expect(
-      planRotation(
-        input({
-          state: restarting,
-          generations: gens,
-          active: five,
-          running: runningNew,
-          settled: (v) => v !== 'c-v1',
-        }),
-      ),
-    ).toMatchObject({
+    // Not final yet: wait (the pod keeps the new key).
+    expect(planRotation(input({ state: adding, generations: gens, active: four, running: runningNew }))).toMatchObject({
       type: 'wait',
     });
-    const remove = planRotation(input({ state: restarting, generations: gens, active: five, running: runningNew }));
+    expect(runningGeneration('c-v1', gens.get('c-v1') ?? [], 1, adding)?.publicKey).toBe(key('e'));
+
+    // The ADD is final: REMOVE the old key.
+    const five = [key('a'), key('b'), key('c'), key('d'), key('e')];
+    const remove = planRotation(input({ state: adding, generations: gens, active: five, running: runningNew }));
     expect(remove).toMatchObject({
       type: 'submit',
       change: { action: 'REMOVE', validator: key('b') },
@@ -131,7 +135,7 @@ describe('key rotation planner', () => {
     });
   });
 
-  it('never adds while fewer than quorum(n + 1) validators are healthy, nor during another change', () => {
+  it('never restarts a validator unless the others make a quorum without it, nor during another change', () => {
     const created: RotationState = {
       request: 'c-v1',
       validator: 'c-v1',
@@ -143,9 +147,25 @@ describe('key rotation planner', () => {
     const oneDown = planRotation(input({ state: created, down: ['c-v3'] }));
     expect(oneDown).toMatchObject({
       type: 'wait',
-      reason: expect.stringMatching(/3 of 4 validators are healthy; .* needs 4 \(quorum of 5\)/),
+      reason: expect.stringMatching(/2 other validators are healthy; restarting c-v1 .* needs 3 \(quorum of 4\)/),
     });
     expect(planRotation(input({ state: created, membershipPending: true }))).toMatchObject({ type: 'wait' });
+    // Restarted, but another validator went down meanwhile: the ADD waits (4 of 5 needed once it is final).
+    const restarting: RotationState = { ...created, step: 'Restart' };
+    const runningNew = new Map(names.map((n, i) => [n, n === 'c-v1' ? key('e') : key('abcd'[i] as string)]));
+    expect(
+      planRotation(
+        input({
+          state: restarting,
+          running: runningNew,
+          active: [key('a'), key('b'), key('c'), key('d')],
+          down: ['c-v3'],
+        }),
+      ),
+    ).toMatchObject({
+      type: 'wait',
+      reason: expect.stringMatching(/needs 4 \(quorum of 5\)/),
+    });
   });
 
   it('serves a list one validator at a time, refuses names it does not run, and resumes from status alone', () => {
@@ -168,7 +188,7 @@ describe('key rotation planner', () => {
       type: 'advance',
       state: { step: 'NewKey', newKey: key('e'), oldKey: key('b') },
     });
-    // …and is not mounted by the StatefulSet before its ADD is final.
+    // …and is not mounted by the StatefulSet before the rotation's Restart step.
     expect(runningGeneration('c-v1', gens.get('c-v1') ?? [], 0, undefined)?.generation).toBe(0);
   });
 

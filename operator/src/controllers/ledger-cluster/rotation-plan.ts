@@ -2,13 +2,13 @@
 // `scriptorium.dev/rotate-key` annotation), the rotation's state in status (what survives an operator restart), the
 // key Secrets of each validator (one per generation) and the chain. One validator at a time, one step per call:
 //   NewKey   a new key Secret (generation g+1); the pod still runs generation g;
-//   Add      ADD of the new key submitted; waits until the chain lists it (final);
-//   Restart  the StatefulSet mounts the new key: the pod restarts with it, and catches up;
+//   Restart  the StatefulSet mounts the new key: the pod restarts with it and follows the chain (its key is not in
+//            the set yet), only while the other validators make a quorum of n on their own;
+//   Add      ADD of the new key submitted once the pod runs it and has caught up; waits until it is final;
 //   Remove   REMOVE of the old key submitted; waits until the chain no longer lists it; then the next validator.
-// Between the ADD's finality and the REMOVE's, the active set has n + 1 members of which one key is run by nobody
-// (first the new one, then the old one): the fault tolerance is f(n + 1) − 1 instead of f(n) (docs/operator.md has
-// the arithmetic). The ADD is only submitted while every other step can still be finalized: at least
-// quorum(n + 1) healthy validators.
+// From the restart until the REMOVE is final one active key is run by nobody (the old one): the fault tolerance is
+// f(n) − 1 before the ADD is final and f(n + 1) − 1 after it, and the chain keeps a quorum throughout (n ≥ 4;
+// docs/operator.md has the arithmetic, and why the restart comes before the ADD).
 import { quorumSize } from '@scriptorium/ledger-protocol';
 import type { LedgerClusterStatus } from '../../api/index.ts';
 import type { ClusterObservation } from './observe.ts';
@@ -80,7 +80,7 @@ export function runningGeneration(
   mounted: number | undefined,
   state: RotationState | undefined,
 ): KeyGeneration | undefined {
-  if (state?.validator === validator && (state.step === 'Restart' || state.step === 'Remove')) {
+  if (state?.validator === validator && (state.step === 'Restart' || state.step === 'Add' || state.step === 'Remove')) {
     const rotated = generations.find((g) => g.publicKey === state.newKey);
     if (rotated) return rotated;
   }
@@ -115,45 +115,64 @@ export function planRotation(input: RotationInput): RotationAction {
   if (!active || obs.height === undefined) return { type: 'wait', reason: 'waiting for the nodes to report the chain' };
   const n = active.size;
   const healthy = healthyValidators(input);
+  const others = healthy.filter((h) => h !== v);
   switch (state.step) {
-    case 'NewKey':
+    case 'NewKey': {
+      if (!state.newKey) return { type: 'wait', reason: `${v}'s new key is not recorded yet` };
+      if (input.membershipPending) return { type: 'wait', reason: 'another membership change is not final yet' };
+      // While the pod restarts and until the new key's ADD is final, v's old key is run by nobody: the others
+      // must make a quorum of the n active keys on their own.
+      const need = quorumSize(n);
+      if (others.length < need)
+        return {
+          type: 'wait',
+          reason: `${others.length} other validators are healthy; restarting ${v} with its new key needs ${need} (quorum of ${n}) without it`,
+        };
+      return {
+        type: 'advance',
+        state: { ...state, step: 'Restart', since: iso(now) },
+        note: `restarting ${v} with its new key: it follows the chain until its ADD is final`,
+      };
+    }
+    case 'Restart':
     case 'Add': {
       if (!state.newKey) return { type: 'wait', reason: `${v}'s new key is not recorded yet` };
-      if (active.has(state.newKey))
+      if (active.has(state.newKey)) {
+        // The ADD is final: the old key goes.
+        if (!state.oldKey || !active.has(state.oldKey)) return finish(state, `${v}'s old key is no longer active`);
         return {
-          type: 'advance',
-          state: { ...state, step: 'Restart', since: iso(now) },
-          note: `ADD of ${v}'s new key is final: restarting ${v} with it`,
+          type: 'submit',
+          change: { action: 'REMOVE', validator: state.oldKey },
+          via: others[0] ?? v,
+          state: { ...state, step: 'Remove', since: iso(now) },
         };
+      }
+      const me = obs.members.find((m) => m.name === v);
+      const caughtUp =
+        me?.podReady === true &&
+        me.reachable &&
+        me.publicKey === state.newKey &&
+        me.height !== undefined &&
+        me.height >= obs.height - 1;
+      if (state.step === 'Restart' && (!input.settled(v) || !caughtUp))
+        return { type: 'wait', reason: `${v} restarts with its new key and catches up` };
       const submittedAt = state.step === 'Add' && state.since ? Date.parse(state.since) : undefined;
       if (submittedAt !== undefined && now.getTime() - submittedAt < (input.resubmitAfterMs ?? 60_000))
         return { type: 'wait', reason: `ADD of ${v}'s new key submitted at ${state.since}; waiting until it is final` };
       if (input.membershipPending) return { type: 'wait', reason: 'another membership change is not final yet' };
-      // Once the ADD is final, n + 1 keys are active and one of them is run by nobody until the REMOVE is final.
+      // Once the ADD is final, n + 1 keys are active and the old one is run by nobody until its REMOVE is final:
+      // the others and v's new key must make a quorum of n + 1.
       const need = quorumSize(n + 1);
-      if (healthy.length < need)
+      if (others.length + (caughtUp ? 1 : 0) < need)
         return {
           type: 'wait',
-          reason: `${healthy.length} of ${n} validators are healthy; adding ${v}'s new key needs ${need} (quorum of ${n + 1}) so every step can be finalized`,
+          reason: `${others.length} other validators are healthy${caughtUp ? ` and ${v} runs its new key` : ''}; adding ${v}'s new key needs ${need} (quorum of ${n + 1})`,
         };
-      const via = healthy.find((h) => h !== v) ?? (healthy[0] as string);
       return {
         type: 'submit',
-        change: { action: 'ADD', validator: state.newKey ?? '' },
-        via,
+        change: { action: 'ADD', validator: state.newKey },
+        via: others[0] ?? v,
         state: { ...state, step: 'Add', since: iso(now) },
-      };
-    }
-    case 'Restart': {
-      if (!input.settled(v) || !healthy.includes(v))
-        return { type: 'wait', reason: `${v} restarts with its new key and catches up` };
-      if (!state.oldKey || !active.has(state.oldKey)) return finish(state, `${v}'s old key is no longer active`);
-      const via = healthy.find((h) => h !== v) ?? v;
-      return {
-        type: 'submit',
-        change: { action: 'REMOVE', validator: state.oldKey },
-        via,
-        state: { ...state, step: 'Remove', since: iso(now) },
       };
     }
     case 'Remove': {
@@ -164,11 +183,10 @@ export function planRotation(input: RotationInput): RotationAction {
           type: 'wait',
           reason: `REMOVE of ${v}'s old key submitted at ${state.since}; waiting until it is final`,
         };
-      const via = healthy.find((h) => h !== v) ?? v;
       return {
         type: 'submit',
         change: { action: 'REMOVE', validator: state.oldKey },
-        via,
+        via: others[0] ?? v,
         state: { ...state, since: iso(now) },
       };
     }

@@ -62,7 +62,7 @@ export async function rotationStep(
       await record(
         'Normal',
         'KeyRotationStarted',
-        `Rotating ${action.validator}: new key ${pair.publicKey.slice(0, 12)}… (generation ${action.generation}); next: ADD it, restart ${action.validator} with it, REMOVE the old key`,
+        `Rotating ${action.validator}: new key ${pair.publicKey.slice(0, 12)}… (generation ${action.generation}); next: restart ${action.validator} with it, ADD it, REMOVE the old key`,
       );
       return { state: { ...action.state, newKey: pair.publicKey }, active: true, message: undefined };
     }
