@@ -76,7 +76,7 @@ function store(credentials: string) {
   };
 }
 
-/** The bucket's credentials and CA as a Secret of the namespace (the pods mount them; the operator never reads them). */
+/** The bucket's keys and CA as a Secret of the namespace (the pods mount them; the operator never reads it). */
 async function bucketSecret(ns: string): Promise<void> {
   await createSecret(client, ns, 'bucket', {
     'access-key-id': s3.accessKeyId,

@@ -16,7 +16,7 @@ export function databaseSecretRef(ts: TranslationService, spec: TranslationServi
   return { name: `${names(ts).database}-app`, key: 'uri' };
 }
 
-/** The CloudNativePG Cluster of `spec.database.cnpg`, or null (none wanted; one made before stays, removed with its owner). */
+/** The CloudNativePG Cluster of `spec.database.cnpg`, or null (none wanted; one made before stays with its owner). */
 export function cnpgCluster(ts: TranslationService, spec: TranslationServiceSpec): KubeObject | null {
   const cnpg = spec.database.cnpg;
   if (!cnpg) return null;
