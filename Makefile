@@ -84,7 +84,7 @@ crds-check: crds ## Fail when crds/ is stale (the generator's output differs fro
 chart-lint: deps kube-bins ## helm lint, then helm template applied with server-side dry-run
 	bash charts/lint.sh
 
-kube-bins: ## Build (or reuse from the cache) etcd, kube-apiserver, kube-controller-manager, helm, kind
+kube-bins: ## Build (or reuse from the cache) etcd, kube-apiserver, kube-controller-manager, helm, kind, weed (SeaweedFS), the CloudNativePG manifest
 	bash tools/kube/build.sh
 
 ci-warm: ## Build every cache a CI run uses (packages, Node, npm, Go binaries, images), run no test (root for images)
