@@ -10,13 +10,11 @@ import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startTestControlPlane } from '@scriptorium/kube-testenv';
+import { buildCrds, Operator } from '@scriptorium/operator';
+import type { KubeObject } from '@scriptorium/operator/kube';
+import { KubeClient, RESOURCES, resourcePath } from '@scriptorium/operator/kube';
 import { freePort } from '@scriptorium/test-support';
 import pino from 'pino';
-import { buildCrds } from '../../operator/src/crd/index.ts';
-import { KubeClient } from '../../operator/src/kube/client.ts';
-import { RESOURCES, resourcePath } from '../../operator/src/kube/resources.ts';
-import type { KubeObject } from '../../operator/src/kube/types.ts';
-import { Operator } from '../../operator/src/operator.ts';
 
 const N = Number(process.env.BENCH_LEDGER_CLUSTERS ?? 25);
 const STEADY_MS = 20_000;

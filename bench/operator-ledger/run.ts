@@ -14,7 +14,7 @@ import {
   LedgerNodeClient,
   type MembershipInput,
   planMembership,
-} from '../../operator/src/ledger/index.ts';
+} from '@scriptorium/operator/ledger';
 
 const results: Record<string, unknown> = { startedAt: new Date().toISOString(), loadAverageAtStart: loadavg()[0] };
 

@@ -10,11 +10,10 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestControlPlane } from '@scriptorium/kube-testenv';
+import { buildCrds } from '@scriptorium/operator';
+import type { KubeObject } from '@scriptorium/operator/kube';
+import { KubeClient, RESOURCES, resourcePath } from '@scriptorium/operator/kube';
 import { freePort } from '@scriptorium/test-support';
-import { buildCrds } from '../../operator/src/crd/index.ts';
-import { KubeClient } from '../../operator/src/kube/client.ts';
-import { RESOURCES, resourcePath } from '../../operator/src/kube/resources.ts';
-import type { KubeObject } from '../../operator/src/kube/types.ts';
 
 const N = Number(process.env.BENCH_OPERATOR_OBJECTS ?? 300);
 const RESYNC_SECONDS = 20;

@@ -12,12 +12,18 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, freePort, startTestPostgres } from '@scriptorium/test-support';
 import { CHROMIUM, hasChromium, launchBrowser } from '@scriptorium/test-support/browser';
+import {
+  createOrganization,
+  createSession,
+  ensureUser,
+  issueApiKey,
+  migrate,
+  openDatabase,
+  SESSION_COOKIE,
+} from '@scriptorium/translation';
+import { buildWeb } from '@scriptorium/translation/web';
 import type { Manifest } from '@scriptorium/web-build';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { migrate, openDatabase } from '../../services/translation/src/db/index.ts';
-import { createOrganization, ensureUser, issueApiKey } from '../../services/translation/src/domain/accounts.ts';
-import { createSession, SESSION_COOKIE } from '../../services/translation/src/infra/sessions.ts';
-import { buildWeb } from '../../services/translation/src/web/build.ts';
 import { startService, stopService, unlimited } from '../translation-service.ts';
 
 const root = join(import.meta.dirname, '..', '..');

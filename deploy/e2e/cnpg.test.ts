@@ -11,8 +11,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { keysCreateArgs } from '@scriptorium/operator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keysCreateArgs } from '../../operator/src/plugin/keys.ts';
 import { loadConfig, repoRoot } from './config.ts';
 import { condition, http, type KubeObject, kube, type PortForward, portForward, waitFor } from './kube.ts';
 

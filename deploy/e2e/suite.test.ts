@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Block, blockHash, verifyLightEvidence } from '@scriptorium/ledger-protocol';
+import { keysCreateArgs } from '@scriptorium/operator';
+import { createClusterCa } from '@scriptorium/operator/ledger';
 import { hasChromium, launchBrowser } from '@scriptorium/test-support/browser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { keysCreateArgs } from '../../operator/src/plugin/keys.ts';
 import { loadConfig, repoRoot } from './config.ts';
 import {
   condition,
@@ -31,6 +32,9 @@ const k = kube(config);
 const ns = `${config.namePrefix}-${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
 const release = ns;
 const operatorName = `${release}-scriptorium-operator`;
+/** The second organization of the two-organization step: its own namespace and operator release. */
+const nsB = `${ns}-b`;
+const operatorNameB = `${nsB}-scriptorium-operator`;
 const wait = { timeoutMs: config.waitMs };
 const forwards: PortForward[] = [];
 let failed = false;
@@ -107,10 +111,16 @@ afterAll(async () => {
   await k.helm(['uninstall', release, '-n', ns, '--ignore-not-found', '--wait', '--timeout', '180s']).catch((err) => {
     log(`helm uninstall: ${err instanceof Error ? err.message : err}`);
   });
-  await k
-    .kubectl(['delete', 'namespace', ns, '--ignore-not-found', '--wait=true', '--timeout=240s'], { timeoutMs: 260_000 })
-    .catch((err) => log(`delete namespace: ${err instanceof Error ? err.message : err}`));
-}, 600_000);
+  await k.helm(['uninstall', nsB, '-n', nsB, '--ignore-not-found', '--wait', '--timeout', '180s']).catch((err) => {
+    log(`helm uninstall ${nsB}: ${err instanceof Error ? err.message : err}`);
+  });
+  for (const namespace of [nsB, ns])
+    await k
+      .kubectl(['delete', 'namespace', namespace, '--ignore-not-found', '--wait=true', '--timeout=240s'], {
+        timeoutMs: 260_000,
+      })
+      .catch((err) => log(`delete namespace ${namespace}: ${err instanceof Error ? err.message : err}`));
+}, 900_000);
 
 async function diagnose(): Promise<void> {
   const show = async (title: string, args: string[]) => {
@@ -585,14 +595,14 @@ describe('Scriptorium on a real cluster', () => {
     }
     return ledgerReconciler;
   };
-  const validatorPods = async () =>
+  const validatorPods = async (namespace = ns, cluster = 'ledger') =>
     (
       await k.getJson<KubeList<Pod>>([
         '-n',
-        ns,
+        namespace,
         'pods',
         '-l',
-        'app.kubernetes.io/name=ledger-node,app.kubernetes.io/component=validator,scriptorium.dev/ledger-cluster=ledger',
+        `app.kubernetes.io/name=ledger-node,app.kubernetes.io/component=validator,scriptorium.dev/ledger-cluster=${cluster}`,
       ])
     ).items.sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
 
@@ -609,15 +619,16 @@ describe('Scriptorium on a real cluster', () => {
     const env = new Map((container?.env ?? []).map((e) => [e.name, e.value ?? '']));
     const port = Number(env.get('NODE_CONSENSUS__BIND_PORT') || container?.ports?.[0]?.containerPort || 8000);
     let tls: { ca: string; servername: string } | undefined;
+    const namespace = pod.metadata.namespace ?? ns;
     if (env.get('NODE_TLS__ENABLED') === 'true') {
-      const cat = (file: string) => k.kubectl(['-n', ns, 'exec', pod.metadata.name, '--', 'cat', file]);
+      const cat = (file: string) => k.kubectl(['-n', namespace, 'exec', pod.metadata.name, '--', 'cat', file]);
       const ca = await cat(env.get('NODE_TLS__CA_FILE') ?? '');
       const cert = new X509Certificate(await cat(env.get('NODE_TLS__CERT_FILE') ?? ''));
       const servername = /DNS:([^,\s]+)/.exec(cert.subjectAltName ?? '')?.[1];
       if (!servername) throw new Error(`${pod.metadata.name}: its certificate names no DNS SAN`);
       tls = { ca, servername };
     }
-    const forward = await portForward(config, ns, `pod/${pod.metadata.name}`, port);
+    const forward = await portForward(config, namespace, `pod/${pod.metadata.name}`, port);
     try {
       return await use(async <B>(path: string) => {
         const answer = await http(forward.port, path, tls ? { tls } : {});
@@ -815,6 +826,167 @@ describe('Scriptorium on a real cluster', () => {
     });
   });
 
+  it("two organizations, one chain: B joins A's chain from its genesis across two CAs; each scales 2 → 3 → 2, and B's operator stopped", async (ctx) => {
+    if (!(await ledgerAvailable())) ctx.skip();
+    await ledger('organizations', async () => {
+      // Organization B: its own namespace and its own operator (watching only that namespace).
+      await k.kubectl(['create', 'namespace', nsB]);
+      await k.kubectl(['label', 'namespace', nsB, 'app.kubernetes.io/part-of=scriptorium-e2e']);
+      await k.helm([
+        'install',
+        nsB,
+        join(repoRoot, 'charts/scriptorium-operator'),
+        '-n',
+        nsB,
+        '--set',
+        `image.repository=${config.operatorImage.repository}`,
+        '--set',
+        `image.tag=${config.operatorImage.tag}`,
+        '--set',
+        `image.pullPolicy=${config.pullPolicy}`,
+        '--set',
+        `operator.watchNamespace=${nsB}`,
+        '--wait',
+        '--timeout',
+        `${config.waitMs / 1000}s`,
+      ]);
+      // Each organization has its own CA; each trusts the other's (a bundle of the other's certificate).
+      const now = new Date();
+      const cas = {
+        [ns]: await createClusterCa({ commonName: 'organization A ledger CA', now }),
+        [nsB]: await createClusterCa({ commonName: 'organization B ledger CA', now }),
+      };
+      for (const [namespace, other] of [
+        [ns, nsB],
+        [nsB, ns],
+      ] as const) {
+        const mine = cas[namespace] as { certPem: string; keyPem: string };
+        const theirs = cas[other] as { certPem: string };
+        await k.kubectl(['-n', namespace, 'apply', '-f', '-'], {
+          input: JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'List',
+            items: [
+              {
+                apiVersion: 'v1',
+                kind: 'Secret',
+                metadata: { name: 'org-ca' },
+                type: 'kubernetes.io/tls',
+                stringData: { 'tls.crt': mine.certPem, 'tls.key': mine.keyPem },
+              },
+              {
+                apiVersion: 'v1',
+                kind: 'Secret',
+                metadata: { name: 'other-org-ca' },
+                stringData: { 'ca.crt': theirs.certPem },
+              },
+            ],
+          }),
+        });
+      }
+      const tls = {
+        mode: 'mutual',
+        caSecretRef: { name: 'org-ca' },
+        trustedCaSecretRef: { name: 'other-org-ca', key: 'ca.crt' },
+      };
+      const consensus = { emptyBlockIntervalMs: config.emptyBlockIntervalMs };
+      const apply = (namespace: string, obj: object) =>
+        k.kubectl(['-n', namespace, 'apply', '-f', '-'], { input: JSON.stringify(obj) });
+      await apply(ns, {
+        apiVersion: 'scriptorium.dev/v1alpha1',
+        kind: 'LedgerCluster',
+        metadata: { name: 'org-a' },
+        spec: { image: config.ledgerImage, validators: 2, genesis: { chainId: `${ns}.two-orgs` }, consensus, tls },
+      });
+      const lcReady = (namespace: string, name: string, active: number) =>
+        waitFor(
+          `${namespace}/${name} Ready with ${active} active validators`,
+          async () => {
+            const lc = await k.getJson(['-n', namespace, 'ledgercluster', name]);
+            return condition(lc, 'Ready')?.status === 'True' &&
+              lc.status?.activeValidators === active &&
+              !lc.status?.pendingChange
+              ? lc
+              : undefined;
+          },
+          { ...wait, intervalMs: 3000 },
+        );
+      await lcReady(ns, 'org-a', 2);
+      // What A publishes to B: its genesis ConfigMap (B pins its hash), its validators' addresses, the chain's token.
+      const genesisCm = await k.getJson<KubeObject & { data: Record<string, string> }>([
+        '-n',
+        ns,
+        'configmap',
+        'org-a-genesis',
+      ]);
+      const genesisHash = blockHash(Block.parse(JSON.parse(genesisCm.data['genesis.json'] ?? '')).header);
+      const keyOf = async (namespace: string, validator: string) =>
+        (
+          await k.getJson<KubeObject & { metadata: { annotations?: Record<string, string> } }>([
+            '-n',
+            namespace,
+            'secret',
+            `${validator}-key`,
+          ])
+        ).metadata.annotations?.['scriptorium.dev/public-key'] ?? '';
+      const token = Buffer.from(
+        (await k.getJson<{ data: { token: string } }>(['-n', ns, 'secret', 'org-a-token'])).data.token,
+        'base64',
+      ).toString('utf8');
+      await k.kubectl(['-n', nsB, 'create', 'secret', 'generic', 'chain-token', `--from-literal=token=${token}`]);
+      await apply(nsB, {
+        apiVersion: 'scriptorium.dev/v1alpha1',
+        kind: 'LedgerCluster',
+        metadata: { name: 'org-b' },
+        spec: {
+          image: config.ledgerImage,
+          validators: 2,
+          genesis: { from: { configMapRef: { namespace: ns, name: 'org-a-genesis' }, hash: genesisHash } },
+          clusterTokenSecretRef: { name: 'chain-token', key: 'token' },
+          externalValidators: await Promise.all(
+            ['org-a-v0', 'org-a-v1'].map(async (v) => ({
+              publicKey: await keyOf(ns, v),
+              address: `${v}.${ns}.svc:8000`,
+              organization: 'A',
+            })),
+          ),
+          consensus,
+          tls,
+        },
+      });
+      await lcReady(nsB, 'org-b', 4);
+      await lcReady(ns, 'org-a', 4);
+      const allPods = async () => [...(await validatorPods(ns, 'org-a')), ...(await validatorPods(nsB, 'org-b'))];
+      await expectAgreement(await allPods());
+      // Either organization scales its own validators while the other keeps running.
+      const scale = async (namespace: string, name: string, n: number, active: number) => {
+        await k.kubectl(['-n', namespace, 'scale', `ledgercluster/${name}`, `--replicas=${n}`]);
+        await lcReady(namespace, name, active);
+      };
+      for (const [namespace, name] of [
+        [nsB, 'org-b'],
+        [ns, 'org-a'],
+      ] as const) {
+        await scale(namespace, name, 3, 5);
+        await scale(namespace, name, 2, 4);
+        await expectAgreement(await allPods());
+      }
+      // B's operator stopped: A scales, and the chain (with B's validators in it) keeps finalizing.
+      const heightBefore = Math.max(...(await chains(await validatorPods(nsB, 'org-b'))).map((s) => s.height));
+      await k.kubectl(['-n', nsB, 'scale', `deployment/${operatorNameB}`, '--replicas=0']);
+      await scale(ns, 'org-a', 3, 5);
+      await scale(ns, 'org-a', 2, 4);
+      const heightAfter = Math.max(...(await chains(await validatorPods(nsB, 'org-b'))).map((s) => s.height));
+      expect(heightAfter).toBeGreaterThan(heightBefore);
+      await k.kubectl(['-n', nsB, 'scale', `deployment/${operatorNameB}`, '--replicas=1']);
+      await lcReady(nsB, 'org-b', 4);
+      await expectAgreement(await allPods());
+      // The two organizations' clusters go; the sample cluster of this namespace stays for the next steps.
+      await k.kubectl(['-n', nsB, 'delete', 'ledgercluster', 'org-b', '--wait=true', '--timeout=180s']);
+      await k.kubectl(['-n', ns, 'delete', 'ledgercluster', 'org-a', '--wait=true', '--timeout=180s']);
+    });
+  });
+
   it('watches a test broker pod: a tamper on the federated broker → a TAMPERED record on every validator', async (ctx) => {
     if (!(await ledgerAvailable())) ctx.skip();
     await ledger('watch', async () => {
@@ -1001,6 +1173,9 @@ describe('Scriptorium on a real cluster', () => {
         'Prefix /blocks',
         'Prefix /proof',
         'Prefix /evidence',
+        'Exact /checkpoint',
+        'Exact /checkpoint/proof',
+        'Exact /checkpoint/witnesses',
         'Prefix /ui',
       ]);
       // The validators speak HTTPS in tls mode server: Traefik learns the backend's scheme from an annotation of

@@ -3,12 +3,12 @@
 // taken from the real registries the operator, the ledger node and the translation service build.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createMetrics as ledgerMetrics } from '@scriptorium/ledger-node';
+import { createMetrics as operatorMetrics } from '@scriptorium/operator';
+import { createMetrics as translationMetrics } from '@scriptorium/translation';
 import type { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createMetrics as operatorMetrics } from '../../operator/src/metrics.ts';
-import { createMetrics as ledgerMetrics } from '../../services/ledger-node/src/metrics.ts';
-import { createMetrics as translationMetrics } from '../../services/translation/src/infra/metrics.ts';
 
 const here = import.meta.dirname;
 const rulesFile = join(here, '../../charts/scriptorium-operator/files/prometheus-rules.yaml');
@@ -108,6 +108,7 @@ describe('monitoring', () => {
       'ScriptoriumLedgerQuorumAtRisk',
       'ScriptoriumLedgerRoundChangeStorm',
       'ScriptoriumLedgerStalled',
+      'ScriptoriumLedgerUnwitnessed',
       'ScriptoriumLedgerValidatorDown',
       'ScriptoriumOperatorNoLeader',
       'ScriptoriumOperatorReconcileErrors',

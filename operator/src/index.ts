@@ -4,4 +4,6 @@ export { FINALIZER, TranslationServiceController } from './controllers/translati
 export { buildCrds, renderCrdFiles } from './crd/index.ts';
 export * from './errors.ts';
 export { KubeClient } from './kube/index.ts';
+export { createMetrics } from './metrics.ts';
 export { Operator, type OperatorOptions } from './operator.ts';
+export { keysCreateArgs } from './plugin/keys.ts';

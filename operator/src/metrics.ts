@@ -49,6 +49,7 @@ export function createMetrics(registry = new Registry(), options: { defaults?: b
       registers: [registry],
     }),
     ledger: ledgerGauges(registry),
+    ledgerWitness: witnessGauges(registry),
   };
 }
 
@@ -96,6 +97,29 @@ function ledgerGauges(registry: Registry) {
       '1 when the last restore drill verified the backup, 0 when it failed (BackupVerified).',
     ),
     backupVerifiedHeight: gauge('backup_verified_height', 'Height the last successful restore drill verified.'),
+    witnessed: gauge(
+      'witnessed',
+      '0 while blocks have been in no checkpoint the witness policy is met by for unwitnessedAfterSeconds (Witnessed=False), else 1.',
+    ),
+    unwitnessedSeconds: gauge(
+      'unwitnessed_seconds',
+      "Age of the oldest block no checkpoint cosigned by the policy's threshold of witnesses covers (0: all covered).",
+    ),
+  };
+}
+
+/** Per witness of each cluster (labels: namespace, name, witness). */
+function witnessGauges(registry: Registry) {
+  const gauge = (name: string, help: string) =>
+    new Gauge({
+      name: `scriptorium_operator_ledger_witness_${name}`,
+      help,
+      labelNames: ['namespace', 'name', 'witness'],
+      registers: [registry],
+    });
+  return {
+    cosignedSize: gauge('cosigned_size', 'Largest checkpoint size the witness cosigned.'),
+    behind: gauge('behind_blocks', "Blocks the witness's latest cosigned checkpoint does not cover."),
   };
 }
 

@@ -92,6 +92,36 @@ describe('LedgerCluster CRD', () => {
     await create(client, ledger('mtls-ok', { tls: { mode: 'mutual', caSecretRef: { name: 'ca' } } }));
   });
 
+  it('witnesses: a threshold above their number, a key that is not a cosignature key, a joined genesis with a chain id', async () => {
+    const key = 'witness.example/w1+0123abcd+BAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+    const one = [{ name: 'w1', url: 'https://w1.example', key }];
+    expect(await refusal(ledger('wthreshold', { witnesses: one, witnessPolicy: { threshold: 2 } }))).toContain(
+      'witnessPolicy.threshold is at most the number of witnesses',
+    );
+    expect(await refusal(ledger('wkey', { witnesses: [{ ...one[0], key: key.replace('+B', '+A') }] }))).toContain(
+      'tlog-cosignature',
+    );
+    expect(
+      await refusal(ledger('wfrom', { genesis: { chainId: 'x', from: { configMapRef: { name: 'g' } } } })),
+    ).toContain('genesis.from takes the chain id and time from the published genesis');
+    expect(
+      await refusal(
+        ledger('wboth', { genesis: { from: { configMapRef: { name: 'g' }, url: 'https://g.example/g' } } }),
+      ),
+    ).toContain('genesis.from names either configMapRef or url');
+    await create(
+      client,
+      ledger('wok', {
+        witnesses: one,
+        witnessPolicy: { threshold: 1 },
+        genesis: { from: { url: 'https://a.example/genesis.json' } },
+      }),
+    );
+    const ok = await client.request<KubeObject>('GET', resourcePath(RESOURCES.LedgerCluster, ns, 'wok'));
+    expect(ok.spec.witnessPolicy).toEqual({ threshold: 1, unwitnessedAfterSeconds: 120 });
+    expect(ok.spec.checkpoints).toEqual({ intervalMs: 1000 });
+  });
+
   it('keeps genesis immutable once set, and serves the scale subresource', async () => {
     await create(client, ledger('gen', { genesis: { chainId: 'chain-a' } }));
     const path = resourcePath(RESOURCES.LedgerCluster, ns, 'gen');

@@ -287,4 +287,72 @@ describe('kubectl scriptorium verify-proof against a node that lies', { timeout:
     if (v.valid) expect(res.stdout.trim().endsWith('VALID')).toBe(true);
     else expect(res.stdout.split('\n').find((l) => l.startsWith('INVALID: '))).toContain(v.refusal);
   });
+
+  const policyFlags = vectors.witness_policy.witnesses.flatMap((w) => ['--witness', `${w.name}=${w.key}`]);
+  it.each(vectors.witnessed.map((v) => [v.name, v] as const))('with --witness flags: %s', async (_name, v) => {
+    hostile.serve(v);
+    const res = await plugin([
+      'verify-proof',
+      hostile.url,
+      String(v.height),
+      String(v.index),
+      '--genesis',
+      genesisFile,
+      ...policyFlags,
+      '--witness-threshold',
+      '2',
+    ]);
+    expect(res.code, `${res.stdout}${res.stderr}`).toBe(v.valid ? 0 : 1);
+    if (v.valid) expect(res.stdout).toMatch(/2 of 2 trusted witnesses[\s\S]*VALID$/m);
+    else expect(res.stdout.split('\n').find((l) => l.startsWith('INVALID: '))).toContain(v.refusal);
+  });
+
+  it("with the LedgerCluster's witness policy: its spec.witnesses and witnessPolicy.threshold", async () => {
+    const pinNs = await createNamespace(client, 'witness-pin');
+    await create(client, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'vectors-genesis', namespace: pinNs },
+      data: { 'genesis.json': `${JSON.stringify(vectors.chain[0], null, 2)}\n` },
+    });
+    await create(client, {
+      apiVersion: 'scriptorium.dev/v1alpha1',
+      kind: 'LedgerCluster',
+      metadata: { name: 'vectors', namespace: pinNs },
+      spec: {
+        image: 'scriptorium/ledger-node:test',
+        validators: 1,
+        tls: { mode: 'disabled' },
+        witnesses: vectors.witness_policy.witnesses.map((w) => ({ ...w, url: `https://${w.name}.example` })),
+        witnessPolicy: { threshold: 2 },
+      },
+    });
+    const byName = (name: string) => vectors.witnessed.find((v) => v.name === name) as (typeof vectors.witnessed)[0];
+    const run = async (v: (typeof vectors.witnessed)[0]) => {
+      hostile.serve(v);
+      return plugin([
+        'verify-proof',
+        hostile.url,
+        String(v.height),
+        String(v.index),
+        '--cluster',
+        'vectors',
+        '--kubeconfig',
+        plane.kubeconfigPath,
+        '-n',
+        pinNs,
+      ]);
+    };
+    const valid = await run(byName('a record of block 3, a checkpoint of 6 cosigned by both'));
+    expect(valid.code, valid.stdout + valid.stderr).toBe(0);
+    expect(valid.stdout).toContain('witness policy: 2 of w1, w2');
+    const rewritten = await run(
+      byName('the history rewritten with the same keys, its own checkpoint cosigned by a witness nobody trusts'),
+    );
+    expect(rewritten.code).toBe(1);
+    expect(rewritten.stdout).toMatch(/INVALID: .*cosigned by 0 of the 2 trusted witnesses/);
+    const half = await run(byName('cosigned by w1 only'));
+    expect(half.code).toBe(1);
+    expect(half.stdout).toMatch(/INVALID: .*w2: no cosignature/);
+  });
 });

@@ -260,11 +260,25 @@ describe('LedgerCluster reconciler', { timeout: 180_000 }, () => {
       'Prefix /blocks',
       'Prefix /proof',
       'Prefix /evidence',
+      'Exact /checkpoint',
+      'Exact /checkpoint/proof',
+      'Exact /checkpoint/witnesses',
       'Prefix /ui',
     ]);
     for (const p of rule.http.paths) expect(p.backend).toEqual({ service: { name: 'ledger', port: { name: 'api' } } });
     // None of the peer, membership or admin routes, by any path type.
-    for (const forbidden of ['/consensus', '/mempool', '/membership', '/block', '/peers', '/admin', '/metrics', '/'])
+    for (const forbidden of [
+      '/consensus',
+      '/mempool',
+      '/membership',
+      '/block',
+      '/peers',
+      '/admin',
+      '/metrics',
+      '/checkpoint/sign',
+      '/checkpoint/cosigned',
+      '/',
+    ])
       expect(
         routed.some((r: string) => r.endsWith(` ${forbidden}`)),
         forbidden,

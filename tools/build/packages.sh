@@ -4,7 +4,7 @@
 # time. Prefer Debian's where it is recent enough; what is not comes from the Go module proxy or the npm registry
 # (docs/operations.md, "What CI builds, and why not from Debian"). Root only; prints nothing when all are present.
 #   make test:       postgresql (server binaries), openssl (test certificates), chromium (browser tests),
-#                    util-linux (runuser, flock), curl
+#                    util-linux (runuser, flock), curl, openssh-client (the ssh-agent litewitness signs through)
 #   make e2e-local:  containerd, runc, iptables, conntrack, socat, containernetworking-plugins, buildah, debootstrap
 #   make e2e-kind:   docker.io (the engine kind runs its nodes in), jq
 set -euo pipefail
@@ -12,7 +12,7 @@ set -euo pipefail
 want=()
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || want+=(postgresql)
-for pair in openssl:openssl chromium:chromium flock:util-linux curl:curl containerd:containerd runc:runc \
+for pair in openssl:openssl chromium:chromium flock:util-linux curl:curl ssh-agent:openssh-client containerd:containerd runc:runc \
 	iptables:iptables conntrack:conntrack socat:socat buildah:buildah debootstrap:debootstrap dockerd:docker.io jq:jq; do
 	have_cmd "${pair%%:*}" || want+=("${pair#*:}")
 done

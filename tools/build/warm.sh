@@ -5,7 +5,8 @@
 #   1. Debian packages (tools/build/packages.sh; root);
 #   2. Node 24 and the npm dependencies (make deps);
 #   3. every Go binary: the control plane, the local cluster's node pieces, Traefik, CoreDNS, kubeadm, helm, kind
-#      (tools/kube/build.sh --kind; the Go module and build caches with them);
+#      (tools/kube/build.sh --kind; the Go module and build caches with them), and litewitness and note-verify
+#      (tools/tlog/build.sh);
 #   4. the local cluster's images, the three project images of this checkout included (tools/cluster/images.sh; root);
 #   5. kind's base and node images in the Docker engine's storage (tools/kind/node-image.sh; root; the engine is
 #      started for it and stopped after, unless it was already running).
@@ -22,6 +23,7 @@ root=$([[ $(id -u) == 0 ]] && echo yes || echo no)
 [[ $root == no ]] || step_run packages bash tools/build/packages.sh
 step_run deps make --no-print-directory deps
 step_run go-binaries bash tools/kube/build.sh --kind >/dev/null
+step_run tlog-binaries bash tools/tlog/build.sh >/dev/null
 if [[ $root == yes ]]; then
 	step_run images bash tools/cluster/images.sh >/dev/null
 	engine_was_up=no

@@ -1,4 +1,4 @@
-import { HOST_PORT_PATTERN } from '@scriptorium/ledger-protocol';
+import { HOST_PORT_PATTERN, ORIGIN_PATTERN } from '@scriptorium/ledger-protocol';
 import { z } from 'zod';
 import { conditions, type ObjectMeta, objectStore, quantity, secretKeyRef, secretRef } from './common.ts';
 
@@ -34,6 +34,37 @@ const cronSchedule = z
  */
 export const ROTATE_KEY_ANNOTATION = 'scriptorium.dev/rotate-key';
 
+/** A tlog-cosignature/v1 Ed25519 verifier key (type 0x04): `<name>+<key id>+<base64 of 0x04 ‖ key>`. */
+export const COSIGNATURE_KEY_PATTERN = /^[^\s+]{1,256}\+[0-9a-f]{8}\+B[A-Za-z0-9+/]{43}$/;
+const COSIGNATURE_KEY_MESSAGE = 'a tlog-cosignature Ed25519 verifier key: <name>+<key id>+<base64 of 0x04 and the key>';
+
+const witness = z.object({
+  name: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/)
+    .max(63)
+    .describe("Name of the witness in status, metrics and readers' policies (a DNS label)."),
+  url: z
+    .string()
+    .max(2048)
+    .regex(/^https?:\/\/[^\s?#@]+$/, 'an http(s) URL without credentials, query or fragment')
+    .describe('Its C2SP tlog-witness submission prefix: the validators POST <url>/add-checkpoint.'),
+  key: z
+    .string()
+    .max(512)
+    .regex(COSIGNATURE_KEY_PATTERN, COSIGNATURE_KEY_MESSAGE)
+    // The API server's refusal of a pattern quotes only the pattern; the rule says what the key must be.
+    .meta({
+      'x-kubernetes-validations': [
+        {
+          rule: `self.matches('${COSIGNATURE_KEY_PATTERN.source.replaceAll('\\', '\\\\')}')`,
+          message: COSIGNATURE_KEY_MESSAGE,
+        },
+      ],
+    })
+    .describe('Its Ed25519 note verifier key (C2SP tlog-cosignature/v1, type 0x04), as the witness publishes it.'),
+});
+
 /** Notification URLs that are syslog targets rather than webhooks. */
 export const SYSLOG_URL = /^(udp|tcp):\/\//;
 
@@ -64,11 +95,63 @@ export const ledgerClusterSpec = z
       .describe('Validators run by other organizations.'),
     genesis: z
       .object({
-        chainId: z.string().min(1).max(128),
+        chainId: z
+          .string()
+          .min(1)
+          .max(128)
+          .optional()
+          .describe('Chain id of a new chain; <namespace>.<name> when absent.'),
         time: z.string().max(64).optional().describe('RFC 3339 genesis time; now when absent.'),
+        from: z
+          .object({
+            configMapRef: z
+              .object({
+                name: z.string().min(1).max(253),
+                namespace: z.string().max(63).optional().describe("The ConfigMap's namespace; this one when absent."),
+                key: z.string().min(1).max(253).default('genesis.json'),
+              })
+              .optional()
+              .describe("A ConfigMap holding the chain's genesis file (another LedgerCluster's <name>-genesis)."),
+            url: z
+              .string()
+              .max(2048)
+              .regex(/^https?:\/\/[^\s@]+$/, 'an http(s) URL without credentials')
+              .optional()
+              .describe("Where the chain's genesis file is published."),
+            hash: z
+              .string()
+              .regex(/^[0-9a-f]{64}$/)
+              .optional()
+              .describe('The hash of its block 0: the chain this cluster joins is exactly this one.'),
+          })
+          .meta({
+            'x-kubernetes-validations': [
+              {
+                rule: 'has(self.configMapRef) != has(self.url)',
+                message: 'genesis.from names either configMapRef or url',
+              },
+            ],
+          })
+          .optional()
+          .describe(
+            "Join a chain another organization created: its published genesis file. This cluster's validators start as followers and join through membership.",
+          ),
+      })
+      .meta({
+        'x-kubernetes-validations': [
+          {
+            rule: '!has(self.from) || (!has(self.chainId) && !has(self.time))',
+            message: 'genesis.from takes the chain id and time from the published genesis: set neither',
+          },
+        ],
       })
       .optional()
-      .describe('Genesis parameters; immutable once set.'),
+      .describe('Genesis parameters, or the chain to join (from); immutable once set.'),
+    clusterTokenSecretRef: secretKeyRef
+      .optional()
+      .describe(
+        "The peer token of the chain, when other organizations' validators share it (a copy of the creating cluster's <name>-token Secret); generated when absent.",
+      ),
     brokers: z
       .object({
         primary: brokerEndpoint,
@@ -117,7 +200,7 @@ export const ledgerClusterSpec = z
       })
       .optional()
       .describe(
-        'Expose the open read endpoints and the /ui console through an Ingress: an explicit path allow-list (/health, /chain, /blocks, /proof, /evidence, /ui); peer, membership and admin routes are never routed.',
+        'Expose the open read endpoints and the /ui console through an Ingress: an explicit path allow-list (/health, /chain, /blocks, /proof, /evidence, /checkpoint and its proofs and witnesses, /ui); peer, membership and admin routes are never routed.',
       ),
     consensus: z
       .object({
@@ -242,6 +325,11 @@ export const ledgerClusterSpec = z
       .object({
         mode: z.enum(['disabled', 'server', 'mutual']).default('server'),
         caSecretRef: secretRef.optional().describe('Operator-managed cluster CA (tls.crt, tls.key).'),
+        trustedCaSecretRef: secretKeyRef
+          .optional()
+          .describe(
+            "A PEM bundle of other organizations' CAs the validators also trust for peer TLS (each side trusts the other's).",
+          ),
         issuerRef: z
           .object({
             name: z.string().min(1).max(253),
@@ -264,6 +352,45 @@ export const ledgerClusterSpec = z
         ],
       })
       .default({ mode: 'server' }),
+    witnesses: z
+      .array(witness)
+      .max(32)
+      .default([])
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] })
+      .describe(
+        "Witnesses (C2SP tlog-witness) the validators submit each checkpoint to, and whose cosignatures readers' policies require.",
+      ),
+    witnessPolicy: z
+      .object({
+        threshold: z
+          .int()
+          .min(1)
+          .max(32)
+          .optional()
+          .describe('How many witnesses must cosign a checkpoint; all when absent.'),
+        unwitnessedAfterSeconds: z
+          .int()
+          .min(1)
+          .max(86_400)
+          .default(120)
+          .describe('A block not covered by a checkpoint the policy is met by for this long: Witnessed=False.'),
+      })
+      .default({ unwitnessedAfterSeconds: 120 }),
+    checkpoints: z
+      .object({
+        origin: z
+          .string()
+          .regex(ORIGIN_PATTERN, 'printable ASCII without spaces or +, not starting with {')
+          .optional()
+          .describe('Origin line of the checkpoints; scriptorium.dev/ledger/<chain id> when absent.'),
+        intervalMs: z
+          .int()
+          .min(100)
+          .max(3_600_000)
+          .default(1000)
+          .describe('A new checkpoint at most this often (and at every validator-set change).'),
+      })
+      .default({ intervalMs: 1000 }),
   })
   .meta({
     'x-kubernetes-validations': [
@@ -279,6 +406,10 @@ export const ledgerClusterSpec = z
       {
         rule: '!has(self.bootstrap) || !has(self.genesis)',
         message: 'set either genesis or bootstrap.fromBackup (the backup brings its own genesis), not both',
+      },
+      {
+        rule: '!has(self.witnessPolicy) || !has(self.witnessPolicy.threshold) || (has(self.witnesses) && self.witnessPolicy.threshold <= size(self.witnesses))',
+        message: 'witnessPolicy.threshold is at most the number of witnesses',
       },
     ],
   });
@@ -303,6 +434,27 @@ export const ledgerClusterStatus = z.object({
       }),
     )
     .optional(),
+  witnessedSize: z
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("Blocks covered by the latest checkpoint cosigned by the policy's threshold of witnesses."),
+  unwitnessedSince: z
+    .string()
+    .optional()
+    .describe('Finality time of the oldest block no such checkpoint covers (RFC 3339); absent when all are covered.'),
+  witnesses: z
+    .array(
+      z.object({
+        name: z.string(),
+        cosignedSize: z.int().nonnegative().describe('Largest checkpoint size it cosigned (0: none seen).'),
+        behind: z.int().nonnegative().describe('Blocks its latest cosigned checkpoint does not cover.'),
+        cosignedAt: z.string().optional().describe("When it cosigned that checkpoint (its cosignature's time)."),
+        lastError: z.string().optional().describe('Why the last submission to it failed, when it did.'),
+      }),
+    )
+    .optional()
+    .describe('Per witness, what it last cosigned and how far behind that is.'),
   pendingChange: z
     .object({
       kind: z.enum(['ADD', 'REMOVE']),

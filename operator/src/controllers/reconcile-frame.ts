@@ -65,6 +65,8 @@ export interface ConditionsReport {
   progressing: Cond;
   /** Further conditions of the kind (a diagnosis such as `RoundChangeStorm`). */
   others?: ConditionInput[];
+  /** Conditions that no longer apply (e.g. `Witnessed` once no witness is configured): removed. */
+  drop?: string[];
   /** Status fields written along; an undefined value removes the field. */
   fields?: Partial<Status>;
 }
@@ -300,6 +302,7 @@ export function writeConditions(
     let conditions = setCondition(status.conditions, { type: 'Degraded', ...report.degraded }, generation);
     conditions = setCondition(conditions, { type: 'Progressing', ...report.progressing }, generation);
     for (const other of report.others ?? []) conditions = setCondition(conditions, other, generation);
+    if (report.drop) conditions = conditions.filter((c) => !report.drop?.includes(c.type));
     const next: Status = { ...status, ...report.fields, observedGeneration: generation, conditions };
     for (const [k, v] of Object.entries(report.fields ?? {})) if (v === undefined) delete next[k];
     return next;

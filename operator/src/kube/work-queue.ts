@@ -1,3 +1,5 @@
+import { exponentialDelay } from '@scriptorium/backoff';
+
 /** Exponential per-key retry delay: base × 2^failures, capped. */
 export class ExponentialBackoff {
   readonly #failures = new Map<string, number>();
@@ -11,7 +13,7 @@ export class ExponentialBackoff {
   next(key: string): number {
     const failures = this.#failures.get(key) ?? 0;
     this.#failures.set(key, failures + 1);
-    return Math.min(this.maxMs, this.baseMs * 2 ** Math.min(failures, 30));
+    return exponentialDelay(failures, this.baseMs, this.maxMs);
   }
   failures(key: string): number {
     return this.#failures.get(key) ?? 0;

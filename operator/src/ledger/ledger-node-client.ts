@@ -1,8 +1,17 @@
 // The operator's HTTP(S) client to ledger nodes: GET /chain, GET /ready, POST /membership and GET /metrics (spec
-// "Integrity Ledger Node", sections 2, 4 and 5), and for the kubectl plugin GET /blocks and GET /evidence. Every call is bounded in time and in body size; a body that
+// "Integrity Ledger Node", sections 2, 4 and 5), GET /checkpoint/witnesses and /ui/peers (witnessing, and the health
+// of other organizations' validators), and for the kubectl plugin GET /blocks, /evidence and /checkpoint. Every call is bounded in time and in body size; a body that
 // does not match the contract is a typed error, never a crash. The token is sent only as the bearer header
 // of POST /membership and never appears in an error message.
-import { AcceptedBody, ChainStatus, MEMPOOL_METRIC, ROUND_METRIC, ValidatorChange } from '@scriptorium/ledger-protocol';
+import {
+  AcceptedBody,
+  ChainStatus,
+  ConsolePeersBody,
+  MEMPOOL_METRIC,
+  ROUND_METRIC,
+  ValidatorChange,
+  WitnessStatusBody,
+} from '@scriptorium/ledger-protocol';
 import type { Agent } from 'undici';
 import { OperatorError } from '../errors.ts';
 import { type ConsensusView, parseConsensusMetrics } from './node-metrics.ts';
@@ -179,6 +188,38 @@ export class LedgerNodeClient {
         status: answer.status,
       });
     return view;
+  }
+
+  /** GET /checkpoint/witnesses: the node's view of witnessing (what each witness cosigned, the policy's coverage). */
+  async witnessStatus(baseUrl: string): Promise<WitnessStatusBody> {
+    const url = endpoint(baseUrl, '/checkpoint/witnesses');
+    const answer = await this.call('GET', url);
+    if (answer.status !== 200) throw httpError('GET', url, answer);
+    const parsed = WitnessStatusBody.safeParse(answer.json);
+    if (!parsed.success)
+      throw new LedgerNodeError('bad-body', url, `GET ${url}: not a witness status`, { status: 200 });
+    return parsed.data;
+  }
+
+  /**
+   * GET /ui/peers: the node's peer registry with the height it last saw each peer at (null: it did not answer):
+   * how the operator learns the health of validators other organizations run, as its own validators see them.
+   */
+  async peersView(baseUrl: string): Promise<ConsolePeersBody> {
+    const url = endpoint(baseUrl, '/ui/peers');
+    const answer = await this.call('GET', url);
+    if (answer.status !== 200) throw httpError('GET', url, answer);
+    const parsed = ConsolePeersBody.safeParse(answer.json);
+    if (!parsed.success) throw new LedgerNodeError('bad-body', url, `GET ${url}: not a peer list`, { status: 200 });
+    return parsed.data;
+  }
+
+  /** GET /checkpoint: the signed checkpoint as served (text; verify it, nothing here trusts it). */
+  async checkpoint(baseUrl: string): Promise<string> {
+    const url = endpoint(baseUrl, '/checkpoint');
+    const answer = await this.call('GET', url);
+    if (answer.status !== 200) throw httpError('GET', url, answer);
+    return answer.text;
   }
 
   /**

@@ -101,17 +101,24 @@ function quorumAfter(change: ValidatorChange, v: View): { ok: boolean; healthy: 
   return { ok: active.size > 0 && healthy.size >= quorum, healthy: healthy.size, size: active.size, quorum };
 }
 
-/** A healthy operator-run validator to submit through, preferring desired ones in spec order. */
+/**
+ * A healthy operator-run node to submit through: an active validator, preferring desired ones in spec order; when
+ * this cluster has none in the set yet (it is joining another organization's chain), a healthy follower of its own,
+ * which gossips the change to the validators.
+ */
 function pickVia(v: View, desired: readonly DesiredValidator[], avoid: readonly string[]): string | undefined {
   const candidates = [...desired.map((d) => d.publicKey), ...v.memberByKey.keys()];
-  let fallback: string | undefined;
-  for (const key of candidates) {
-    const member = v.memberByKey.get(key);
-    if (!member || !v.active.has(key) || !v.healthy.has(key)) continue;
-    if (!avoid.includes(key) && !avoid.includes(member.name)) return member.name;
-    fallback ??= member.name;
+  for (const activeOnly of [true, false]) {
+    let fallback: string | undefined;
+    for (const key of candidates) {
+      const member = v.memberByKey.get(key);
+      if (!member || (activeOnly && !v.active.has(key)) || !v.healthy.has(key)) continue;
+      if (!avoid.includes(key) && !avoid.includes(member.name)) return member.name;
+      fallback ??= member.name;
+    }
+    if (fallback !== undefined) return fallback;
   }
-  return fallback;
+  return undefined;
 }
 
 function describeGuard(change: ValidatorChange, name: string, g: ReturnType<typeof quorumAfter>): string {

@@ -1,7 +1,7 @@
+import { createMetrics } from '@scriptorium/ledger-node';
 import { MEMPOOL_METRIC, ROUND_CHANGES_METRIC, ROUND_METRIC } from '@scriptorium/ledger-protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../../../services/ledger-node/src/metrics.ts';
 import { parseConsensusMetrics } from './node-metrics.ts';
 
 describe('parseConsensusMetrics', () => {

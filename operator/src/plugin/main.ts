@@ -14,7 +14,7 @@ import { keysCreateArgs } from './keys.ts';
 import { PluginError, retire } from './retire.ts';
 import { exportIdentity, rotateKey } from './rotate-key.ts';
 import { renderStatus } from './status.ts';
-import { pinGenesis, verifyRecordEvidence } from './verify-proof.ts';
+import { pinGenesis, verifyRecordEvidence, witnessRequirement } from './verify-proof.ts';
 
 const usage = `usage: kubectl scriptorium <command> [-n NAMESPACE] [--context NAME] [--kubeconfig FILE]
   status CLUSTER                        a LedgerCluster on one screen: validators, roles, heights, quorum,
@@ -24,7 +24,9 @@ const usage = `usage: kubectl scriptorium <command> [-n NAMESPACE] [--context NA
   verify-proof URL HEIGHT INDEX         fetch record INDEX of block HEIGHT's light evidence (GET /evidence) from a
                                         node and verify it locally against the genesis pinned from the
                                         LedgerCluster's genesis ConfigMap ([--cluster NAME] when the namespace holds
-                                        several) or from --genesis FILE [--ca FILE] (exit 0 valid, 1 invalid)
+                                        several) or from --genesis FILE [--ca FILE] (exit 0 valid, 1 invalid); with
+                                        the LedgerCluster's witnesses (or --witness NAME=KEY ... [--witness-threshold
+                                        K]) the evidence must carry a checkpoint they cosigned
   keys create TRANSLATIONSERVICE [ARGS] an API key from the translation image's CLI in one of the service's pods
                                         (ARGS go to its 'keys create', e.g. --user someone@example.com)
   rotate-key CLUSTER VALIDATOR          a new key for VALIDATOR without downtime (annotation scriptorium.dev/rotate-key):
@@ -84,6 +86,8 @@ function parseCommand(args: string[]) {
         ca: { type: 'string' },
         genesis: { type: 'string' },
         cluster: { type: 'string' },
+        witness: { type: 'string', multiple: true },
+        'witness-threshold': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -139,7 +143,10 @@ async function clusterGenesis(kube: { client: KubeClient; namespace: string }, n
       });
     const text = cm.data?.[GENESIS_FILE];
     if (text === undefined) throw new PluginError(`ConfigMap ${namespace}/${cmName} holds no ${GENESIS_FILE}`, 2);
-    return pinGenesis(text, `ConfigMap ${namespace}/${cmName}`);
+    const lc = await client
+      .request<LedgerCluster>('GET', resourcePath(RESOURCES.LedgerCluster, namespace, cluster))
+      .catch(() => undefined);
+    return { genesis: pinGenesis(text, `ConfigMap ${namespace}/${cmName}`), spec: lc?.spec };
   } finally {
     client.close();
   }
@@ -214,9 +221,15 @@ async function main(argv: string[]): Promise<number> {
       if (!url || args.length !== 3 || !Number.isInteger(height) || height < 0 || !Number.isInteger(index) || index < 0)
         throw new PluginError('usage: kubectl scriptorium verify-proof URL HEIGHT INDEX', 2);
       const genesisFile = str(values.genesis);
-      const genesis = genesisFile
-        ? pinGenesis(readText(genesisFile), genesisFile)
+      const pinned = genesisFile
+        ? { genesis: pinGenesis(readText(genesisFile), genesisFile), spec: undefined }
         : await clusterGenesis(await kube(), str(values.cluster));
+      const { genesis } = pinned;
+      const witnesses = witnessRequirement(
+        pinned.spec,
+        (values.witness ?? []) as string[],
+        str(values['witness-threshold']),
+      );
       const ca = str(values.ca);
       const node = new LedgerNodeClient({ timeoutMs: 30_000, ...(ca ? { caPem: readText(ca) } : {}) });
       try {
@@ -225,6 +238,7 @@ async function main(argv: string[]): Promise<number> {
           genesis,
           height,
           index,
+          witnesses,
         );
         for (const line of verdict.lines) print(line);
         return verdict.valid ? 0 : 1;

@@ -1,14 +1,20 @@
 // `kubectl scriptorium verify-proof URL HEIGHT INDEX`: fetches a record's light evidence (GET /evidence) from one
 // node and judges it with the ledger's one verifier (@scriptorium/ledger-protocol's verifyLightEvidence) against a
 // genesis block the plugin pins itself: the LedgerCluster's genesis ConfigMap, or a file. Nothing the node says is
-// believed: a node whose block 0 hashes to anything else is refused before its evidence is read.
+// believed: a node whose block 0 hashes to anything else is refused before its evidence is read. With a witness
+// policy (the LedgerCluster's `spec.witnesses` and `spec.witnessPolicy.threshold`, or --witness flags) the evidence
+// must also carry a checkpoint covering the record's block that enough of those witnesses cosigned.
 import {
   type Block,
   Block as BlockSchema,
   blockHash,
   checkGenesis,
+  parseWitnessFlag,
   verifyLightEvidence,
+  type WitnessRequirement,
+  witnessPolicy,
 } from '@scriptorium/ledger-protocol';
+import type { LedgerClusterSpecInput } from '../api/index.ts';
 import { PluginError } from './retire.ts';
 
 /** What the verification reads from the node (a LedgerNodeClient bound to one base URL; tests pass their own). */
@@ -42,6 +48,40 @@ export function pinGenesis(text: string, from: string): Block {
 }
 
 /**
+ * The witness policy of a LedgerCluster (its witnesses, `witnessPolicy.threshold`, `checkpoints.origin`), or of
+ * `--witness NAME=KEY` flags with `--witness-threshold`; undefined when neither names a witness.
+ * @example clusterWitnessRequirement(lc.spec) // { policy: { witnesses: [...], threshold: 2 } }
+ */
+export function witnessRequirement(
+  spec: Pick<LedgerClusterSpecInput, 'witnesses' | 'witnessPolicy' | 'checkpoints'> | undefined,
+  flags: readonly string[] = [],
+  threshold?: string,
+): WitnessRequirement | undefined {
+  let entries: Array<{ name: string; key: string }>;
+  let k: number | undefined;
+  let origin: string | undefined;
+  if (flags.length > 0) {
+    entries = flags.map((f) => {
+      const entry = parseWitnessFlag(f);
+      if (typeof entry === 'string') throw new PluginError(entry, 2);
+      return entry;
+    });
+    if (threshold !== undefined && !/^[1-9][0-9]{0,2}$/.test(threshold))
+      throw new PluginError('--witness-threshold is a whole number from 1', 2);
+    k = threshold === undefined ? undefined : Number(threshold);
+  } else {
+    if (threshold !== undefined) throw new PluginError('--witness-threshold without --witness', 2);
+    entries = (spec?.witnesses ?? []).map((w) => ({ name: w.name, key: w.key }));
+    k = spec?.witnessPolicy?.threshold;
+    origin = spec?.checkpoints?.origin;
+  }
+  if (entries.length === 0) return undefined;
+  const policy = witnessPolicy(entries, k);
+  if (typeof policy === 'string') throw new PluginError(`witness policy: ${policy}`, 2);
+  return { policy, ...(origin ? { origin } : {}) };
+}
+
+/**
  * Verifies record `index` of block `height` as served by one node, against the pinned genesis (see the file comment).
  * @example const v = await verifyRecordEvidence(source, genesis, 12, 0); v.valid
  */
@@ -50,9 +90,14 @@ export async function verifyRecordEvidence(
   genesis: Block,
   height: number,
   index: number,
+  witnesses?: WitnessRequirement,
 ): Promise<ProofVerdict> {
   const pinned = blockHash(genesis.header);
   const lines = [`pinned genesis: chain ${genesis.header.chain_id}, hash ${pinned}`];
+  if (witnesses)
+    lines.push(
+      `witness policy: ${witnesses.policy.threshold} of ${witnesses.policy.witnesses.map((w) => w.name).join(', ')}`,
+    );
   const fail = (why: string): ProofVerdict => ({ valid: false, lines: [...lines, `INVALID: ${why}`] });
   const served = BlockSchema.safeParse(await source.block(0));
   if (!served.success) return fail(`the node's block 0 is not a block (${served.error.issues[0]?.message ?? ''})`);
@@ -65,7 +110,7 @@ export async function verifyRecordEvidence(
     return fail(
       `asked for record ${index} of block ${height}, the node answered with ${asked.index} of ${asked.height}`,
     );
-  const report = verifyLightEvidence(evidence, genesis);
+  const report = verifyLightEvidence(evidence, genesis, undefined, undefined, witnesses);
   lines.push(...report.lines.slice(0, report.ok ? undefined : -1));
   if (!report.ok) return fail(report.lines.at(-1) ?? 'unreadable evidence');
   lines.push('VALID');

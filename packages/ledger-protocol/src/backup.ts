@@ -8,7 +8,7 @@
  * each segment's bytes against its hash, and every block through `ChainVerifier` (link, body, finality
  * certificate against the set the chain itself makes active), then the tip against the manifest.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { sha256Hex, verifySignature } from '#platform-crypto';
 import { blockHash } from './block.ts';
 import { ChainVerifier } from './chain-verify.ts';

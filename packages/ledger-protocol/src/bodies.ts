@@ -1,6 +1,6 @@
 // The bodies of the node's HTTP API that other parts read or send (spec section 2 and 4): the operator,
 // the browser console and the node itself parse them with these schemas, so a field exists in one place.
-import { z } from 'zod';
+import * as z from 'zod';
 import { HOST_PORT_PATTERN, PEER_SPEC_PATTERN, peerSpecSchema } from './peer-spec.ts';
 import { HashHex, Height, IntegrityRecord, PublicKeyHex, ValidatorChange } from './schemas.ts';
 
@@ -90,3 +90,42 @@ export type ConsolePeersBody = z.infer<typeof ConsolePeersBody>;
 
 /** GET /peers: `{peers}`, the node's own spec first (strings, unparsed). */
 export const PeerListBody = z.object({ peers: z.array(z.string().regex(PEER_SPEC_PATTERN)).max(MAX_PEERS + 1) });
+
+/**
+ * GET /checkpoint/witnesses: this node's view of witnessing (open read; the operator's status and metrics come from
+ * it). `witnessed_size` is the size of the latest checkpoint cosigned by `threshold` witnesses (0: none yet);
+ * `unwitnessed_since` the timestamp (ms) of the first block no such checkpoint covers, null when every block is
+ * covered or no witness is configured. Per witness: the largest size it cosigned, when (its cosignature's time, s),
+ * and, on the node that last submitted to it, the last error and attempt (ms).
+ */
+export const WitnessStatusBody = z.object({
+  origin: z.string().min(1).max(256),
+  size: Height,
+  threshold: z.int().min(0).max(32),
+  witnessed_size: Height,
+  unwitnessed_since: z.int().min(0).nullable(),
+  witnesses: z
+    .array(
+      z.object({
+        name: z.string().min(1).max(63),
+        size: Height,
+        cosigned_at: z.int().min(0).nullable(),
+        last_error: z.string().max(1000).nullable(),
+        last_attempt: z.int().min(0).nullable(),
+      }),
+    )
+    .max(32),
+});
+export type WitnessStatusBody = z.infer<typeof WitnessStatusBody>;
+
+/** POST /checkpoint/sign (peer): sign the checkpoint of this size of your own chain. */
+export const CheckpointSignBody = z.strictObject({ size: z.int().min(2).max(Number.MAX_SAFE_INTEGER) });
+/** Its answer: the validator's signature line on that checkpoint's text. */
+export const CheckpointSignatureBody = z.object({ line: z.string().min(1).max(512) });
+/** POST /checkpoint/cosigned (peer): a checkpoint with its log signatures and the witnesses' cosignatures. */
+export const CosignedCheckpointBody = z.strictObject({
+  note: z
+    .string()
+    .min(1)
+    .max(64 * 1024),
+});

@@ -14,8 +14,10 @@ import { verifySignature } from '#platform-crypto';
 import { blockHash } from './block.ts';
 import { MerkleProofBody } from './bodies.ts';
 import { ChainVerifier } from './chain-verify.ts';
+import type { WitnessRequirement } from './checkpoint-evidence.ts';
+import type { EvidenceReport } from './evidence-walk.ts';
 import type { Verify } from './finality.ts';
-import { type EvidenceReport, LIGHT_EVIDENCE_FORMAT, verifyLightEvidence } from './light-evidence.ts';
+import { LIGHT_EVIDENCE_FORMAT, verifyLightEvidence } from './light-evidence.ts';
 import type { Sha256 } from './merkle.ts';
 import { verifyProof } from './proof.ts';
 import { Block } from './schemas.ts';
@@ -25,6 +27,11 @@ export interface VerifyEvidenceOptions {
   genesis?: Block;
   verify?: Verify;
   sha?: Sha256;
+  /**
+   * The reader's witness policy: then only light evidence carrying a checkpoint cosigned by enough of the trusted
+   * witnesses is valid (a proof or a chain alone says nothing about what the witnesses saw).
+   */
+  witnesses?: WitnessRequirement;
 }
 
 type Evidence = { proof?: MerkleProofBody & { header?: unknown }; chain?: Block[] };
@@ -79,12 +86,19 @@ export function isLightEvidence(input: unknown): boolean {
  * @example verifyEvidence(JSON.parse(text), { genesis }).ok
  */
 export function verifyEvidence(input: unknown, options: VerifyEvidenceOptions = {}): EvidenceReport {
-  const { genesis: pinned, verify = verifySignature, sha } = options;
+  const { genesis: pinned, verify = verifySignature, sha, witnesses } = options;
   if (isLightEvidence(input)) {
     if (pinned === undefined)
       return { ok: false, lines: ['light evidence is verified against a pinned genesis block: give the genesis file'] };
-    return verifyLightEvidence(input, pinned, verify, sha);
+    return verifyLightEvidence(input, pinned, verify, sha, witnesses);
   }
+  if (witnesses !== undefined)
+    return {
+      ok: false,
+      lines: [
+        'a witness policy is met only by light evidence (GET /evidence) carrying a cosigned checkpoint; a proof or a chain alone says nothing about what the witnesses saw',
+      ],
+    };
   const evidence = parseEvidence(input);
   if (typeof evidence === 'string') return { ok: false, lines: [`unreadable: ${evidence}`] };
   const lines: string[] = [];

@@ -13,6 +13,7 @@ export {
   parseManifest,
   segmentKey,
 } from './backup.ts';
+export { fromBase64, toBase64 } from './base64.ts';
 export {
   type BodyCheck,
   type BuildBlockInput,
@@ -31,7 +32,10 @@ export {
 export {
   AcceptedBody,
   ChainStatus,
+  CheckpointSignatureBody,
+  CheckpointSignBody,
   ConsolePeersBody,
+  CosignedCheckpointBody,
   MAX_CHANGES_PER_REQUEST,
   MAX_PEERS,
   MAX_RECORDS_PER_REQUEST,
@@ -42,10 +46,39 @@ export {
   PeerListBody,
   PeersBody,
   ProofStepSchema,
+  WitnessStatusBody,
 } from './bodies.ts';
 export { canonicalBytes, canonicalize } from './canonical-json.ts';
 export { type ChainStep, ChainVerifier, verifyChain } from './chain-verify.ts';
+export {
+  blockLeafData,
+  type Checkpoint,
+  type CheckpointNote,
+  defaultOrigin,
+  formatCheckpoint,
+  judgeLogSignatures,
+  type LogSignatures,
+  logSignatureLine,
+  logSignedCheckpoint,
+  logVerifierKey,
+  ORIGIN_PATTERN,
+  parseCheckpoint,
+  parseCheckpointNote,
+  rootHex,
+} from './checkpoint.ts';
+export {
+  CheckpointEvidence,
+  checkpointEvidence,
+  judgeCheckpointEvidence,
+  type WitnessRequirement,
+} from './checkpoint-evidence.ts';
 export { isLightEvidence, parseEvidence, type VerifyEvidenceOptions, verifyEvidence } from './evidence.ts';
+export {
+  type CheckpointVerdict,
+  type EvidenceReport,
+  MembershipEvidence,
+  SealedHeader,
+} from './evidence-walk.ts';
 export {
   type FinalityCheck,
   type FinalityReport,
@@ -56,17 +89,15 @@ export {
 } from './finality.ts';
 export { concatBytes, fromHex, toHex } from './hex.ts';
 export {
-  type EvidenceReport,
   LIGHT_EVIDENCE_FORMAT,
   LightEvidence,
   lightEvidence,
-  MembershipEvidence,
   membershipBelow,
   membershipEvidence,
-  SealedHeader,
   verifyLightEvidence,
   verifyLightFinality,
 } from './light-evidence.ts';
+export { LogTree } from './log-tree.ts';
 export {
   leafHash,
   merkleProof,
@@ -99,6 +130,26 @@ export {
 export { MEMPOOL_METRIC, ROUND_CHANGES_METRIC, ROUND_METRIC } from './metric-names.ts';
 export { nobleSha256, nobleSha256Hex, nobleVerify } from './noble.ts';
 export {
+  ALG_COSIGNATURE_V1,
+  ALG_ED25519,
+  cosignatureMessage,
+  cosignatureTime,
+  formatNote,
+  formatVerifierKey,
+  isValidKeyName,
+  MAX_NOTE_SIGNATURES,
+  type Note,
+  type NoteSignature,
+  noteKeyId,
+  noteText,
+  parseNote,
+  parseVerifierKey,
+  SIGNATURE_PREFIX,
+  signatureLine,
+  type VerifierKey,
+  verifyNoteSignature,
+} from './note.ts';
+export {
   formatPeerSpec,
   HOST_PORT_PATTERN,
   PEER_SPEC_PATTERN,
@@ -107,6 +158,11 @@ export {
   parsePeerSpec,
   peerSpecSchema,
 } from './peer-spec.ts';
+export {
+  judgeWithPrefetchedSignatures,
+  type VerifyAsync,
+  webCryptoVerify,
+} from './prefetched-signatures.ts';
 export { leafData, type VerifyProofInput, verifyProof } from './proof.ts';
 export {
   Block,
@@ -138,8 +194,35 @@ export {
   type NodeSettings,
   nodeSettings,
   SECRET_SETTINGS,
+  WitnessEndpoint,
+  WitnessLog,
+  type WitnessSettings,
+  witnessEndpointsSetting,
+  witnessSettings,
 } from './settings.ts';
 export { PROTOCOL_DOMAIN, sealBytes, signingBytes } from './signing.ts';
+export {
+  consistencyProof,
+  equalBytes,
+  inclusionProof,
+  MAX_PROOF_HASHES,
+  type RangeHashes,
+  rootFromInclusion,
+  verifyConsistency,
+  verifyInclusion,
+} from './tlog-proof.ts';
+export {
+  ADD_CHECKPOINT_PATH,
+  type AddCheckpoint,
+  cosignatureLine,
+  formatAddCheckpoint,
+  formatSizeResponse,
+  MAX_ADD_CHECKPOINT_BYTES,
+  parseAddCheckpoint,
+  parseCosignatureLines,
+  parseSizeResponse,
+  SIZE_CONTENT_TYPE,
+} from './tlog-witness.ts';
 export {
   type AppliedChanges,
   activeSetAt,
@@ -153,3 +236,11 @@ export {
   roleChange,
   type ValidatorTimeline,
 } from './validators.ts';
+export {
+  type CosignatureReport,
+  judgeCosignatures,
+  type PolicyWitness,
+  parseWitnessFlag,
+  type WitnessPolicy,
+  witnessPolicy,
+} from './witness-policy.ts';

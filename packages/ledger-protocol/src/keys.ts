@@ -2,7 +2,7 @@
 // a signer, and the key file `{public_key, private_key}` that the node's `keygen` writes and the
 // operator's key Secrets hold.
 import { createPrivateKey, createPublicKey, randomBytes, sign } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SPKI_PREFIX, verifySignature } from './crypto-node.ts';
 import { PublicKeyHex } from './schemas.ts';
 

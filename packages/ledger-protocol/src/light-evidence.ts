@@ -15,43 +15,30 @@
  * Browser-safe: the console, `ledger-node verify-proof`, the kubectl plugin and the tests judge with this code.
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { sha256 as platformSha256, verifySignature } from '#platform-crypto';
-import { blockHash, checkGenesis, proofFor, proofShape } from './block.ts';
-import { MerkleProofBody, ProofStepSchema } from './bodies.ts';
-import { type FinalityReport, finalityReport, type Verify } from './finality.ts';
+import { blockHash, proofFor, proofShape } from './block.ts';
+import { MerkleProofBody } from './bodies.ts';
+import { CheckpointEvidence, judgeCheckpointEvidence, type WitnessRequirement } from './checkpoint-evidence.ts';
+import {
+  type EvidenceReport,
+  judgeFinality,
+  MembershipEvidence,
+  SealedHeader,
+  sameShape,
+  short,
+  startReport,
+  walkMembership,
+} from './evidence-walk.ts';
+import type { Verify } from './finality.ts';
 import { toHex } from './hex.ts';
 import { merkleProof, merkleRootBytes, type Sha256 } from './merkle.ts';
 import { leafData, verifyProof } from './proof.ts';
-import {
-  type Block,
-  BlockHeader,
-  CommitSignature,
-  HashHex,
-  MAX_CHANGES_PER_BLOCK,
-  ValidatorChange,
-} from './schemas.ts';
-import { applyChanges } from './validators.ts';
+import type { Block, BlockHeader } from './schemas.ts';
+import { HashHex } from './schemas.ts';
 
 /** The `format` of light evidence: names this shape and its version. */
 export const LIGHT_EVIDENCE_FORMAT = 'scriptorium-ledger-evidence/1';
-
-/** A header with its finality certificate: all a light client needs of a block besides proven items. */
-export const SealedHeader = z.strictObject({
-  header: BlockHeader,
-  commit_signatures: z.array(CommitSignature).max(1024),
-});
-export type SealedHeader = z.infer<typeof SealedHeader>;
-
-/** A block that carried validator changes: its sealed header and each change with its proof to `merkle_root`. */
-export const MembershipEvidence = z.strictObject({
-  header: BlockHeader,
-  commit_signatures: z.array(CommitSignature).max(1024),
-  validator_changes: z
-    .array(z.strictObject({ change: ValidatorChange, proof: z.array(ProofStepSchema).max(64) }))
-    .max(MAX_CHANGES_PER_BLOCK),
-});
-export type MembershipEvidence = z.infer<typeof MembershipEvidence>;
 
 /** GET /evidence/{height}/{index}: a record proven final, verifiable from the genesis block alone. */
 export const LightEvidence = z.strictObject({
@@ -64,6 +51,11 @@ export const LightEvidence = z.strictObject({
   block: SealedHeader,
   /** The record and its Merkle proof: the GET /proof body. */
   proof: MerkleProofBody,
+  /**
+   * A checkpoint covering the block, cosigned by witnesses, with the proofs that tie the block to it (absent when the
+   * node had none covering the block yet: ask again later). See checkpoint-evidence.ts.
+   */
+  checkpoint: CheckpointEvidence.optional(),
 });
 export type LightEvidence = z.infer<typeof LightEvidence>;
 
@@ -120,6 +112,7 @@ export function lightEvidence(
   block: Block,
   index: number,
   sha?: Sha256,
+  checkpoint?: CheckpointEvidence,
 ): LightEvidence | null {
   const proof = proofFor(block, index, 'record', sha);
   if (proof === null) return null;
@@ -129,115 +122,8 @@ export function lightEvidence(
     membership: [...membership],
     block: { header: block.header, commit_signatures: block.commit_signatures },
     proof,
+    ...(checkpoint ? { checkpoint } : {}),
   };
-}
-
-/** A verifier's verdict, the same shape from every form of evidence. */
-export interface EvidenceReport {
-  ok: boolean;
-  /** What was checked, one line each, in order; the failing check last. */
-  lines: string[];
-  /** Hash of block 0: the pinned genesis, or the chain's as given. */
-  genesisHash?: string;
-  /** The certificate of the last block judged, seal by seal, once it was reached. */
-  finality?: FinalityReport & { height: number };
-}
-
-const short = (hex: string) => `${hex.slice(0, 12)}…`;
-
-/** Checks shared by both light verifiers: the pinned genesis, then the membership blocks below `target`. */
-function walkMembership(
-  genesis: Block,
-  membership: readonly MembershipEvidence[],
-  target: BlockHeader,
-  report: EvidenceReport,
-  verify: Verify,
-  sha: Sha256 | undefined,
-): readonly string[] | null {
-  const { lines } = report;
-  const chainId = genesis.header.chain_id;
-  let active = applyChanges([], genesis.validator_changes).validators;
-  lines.push(`block 0 (the genesis given): chain ${chainId}, hash ${report.genesisHash}, ${active.length} validators`);
-  const T = target.height;
-  const refuse = (line: string) => {
-    lines.push(line);
-    return null;
-  };
-  let previous = 0;
-  for (const m of membership) {
-    const h = m.header.height;
-    const where = `membership block ${h}`;
-    if (m.header.chain_id !== chainId) return refuse(`${where}: chain ${m.header.chain_id}, not ${chainId}`);
-    if (h <= previous) return refuse(`${where}: out of order (after membership block ${previous})`);
-    if (h >= T) return refuse(`${where}: not below block ${T}`);
-    if (m.header.prev_membership_height !== previous)
-      return refuse(
-        `${where} names ${m.header.prev_membership_height} as the membership block before it, the evidence gives ${previous}: one is missing, added or out of order`,
-      );
-    if (m.header.change_count === 0) return refuse(`${where}: its header says it carries no validator changes`);
-    if (m.validator_changes.length !== m.header.change_count)
-      return refuse(
-        `${where}: its header counts ${m.header.change_count} changes, the evidence gives ${m.validator_changes.length}`,
-      );
-    for (const [j, { change, proof }] of m.validator_changes.entries()) {
-      if (!sameShape(proof, proofShape(m.header, 'validator_change', j)))
-        return refuse(`${where}: change ${j}'s proof is not the path of change ${j} of ${m.header.change_count}`);
-      if (!verifyProof({ record: change, proof, merkle_root: m.header.merkle_root, ...(sha ? { sha256: sha } : {}) }))
-        return refuse(
-          `${where}: change ${j} (${change.action} ${short(change.validator)}) does not hash up to its merkle_root`,
-        );
-    }
-    const finality = finalityReport(m, active, verify, sha);
-    if (!finality.ok)
-      return refuse(
-        `${where}: finality certificate against the ${active.length} validators active there: ${finality.reason}`,
-      );
-    const changes = m.validator_changes.map((c) => c.change);
-    active = applyChanges(active, changes).validators;
-    lines.push(
-      `${where}: ${changes.map((c) => `${c.action} ${short(c.validator)}`).join(', ')}; final by ${finality.validSeals} of ${finality.validators} (quorum ${finality.quorum}); ${active.length} validators from ${h + 1}`,
-    );
-    previous = h;
-  }
-  if (target.chain_id !== chainId) return refuse(`block ${T}: chain ${target.chain_id}, not ${chainId}`);
-  if (T < 1) return refuse('block 0 is the genesis: it has no certificate');
-  if (target.prev_membership_height !== previous)
-    return refuse(
-      `block ${T} names ${target.prev_membership_height} as the last membership block before it, the evidence's last is ${previous}: one is missing, added or out of order`,
-    );
-  return active;
-}
-
-/** The sealed block's certificate against the set the membership walk left; sets `report.finality`. */
-function judgeFinality(
-  sealed: SealedHeader,
-  active: readonly string[],
-  report: EvidenceReport,
-  verify: Verify,
-  sha: Sha256 | undefined,
-): boolean {
-  const T = sealed.header.height;
-  const finality = finalityReport(sealed, active, verify, sha);
-  report.finality = { ...finality, height: T };
-  if (!finality.ok) {
-    report.lines.push(
-      `block ${T}: finality certificate against the ${active.length} validators active there: ${finality.reason}`,
-    );
-    return false;
-  }
-  report.lines.push(
-    `block ${T} (hash ${short(blockHash(sealed.header, sha))}): final by ${finality.validSeals} valid seals of round ${finality.round} from the ${finality.validators} validators active there (quorum ${finality.quorum})`,
-  );
-  return true;
-}
-
-/** A report that has checked the pinned genesis: `genesisHash` is set only when it is a valid block 0. */
-function startReport(genesis: Block, sha: Sha256 | undefined): EvidenceReport {
-  const report: EvidenceReport = { ok: false, lines: [] };
-  const g = checkGenesis(genesis, sha);
-  if (!g.ok) report.lines.push(`the pinned genesis is not a valid block 0: ${g.reason}`);
-  else report.genesisHash = blockHash(genesis.header, sha);
-  return report;
 }
 
 /**
@@ -260,8 +146,10 @@ export function verifyLightFinality(
 }
 
 /**
- * Verifies light evidence against the pinned genesis block (see the file's comment). Never throws on bad input: a
- * shape it cannot read is a failed report whose last line says why.
+ * Verifies light evidence against the pinned genesis block (see the file's comment). With a witness requirement the
+ * evidence must also carry a checkpoint covering the block that the policy's witnesses cosigned
+ * (checkpoint-evidence.ts); without one, a checkpoint it carries is judged except for its cosignatures. Never throws
+ * on bad input: a shape it cannot read is a failed report whose last line says why.
  * @example verifyLightEvidence(await (await fetch(`${node}/evidence/12/0`)).json(), genesis).ok
  */
 export function verifyLightEvidence(
@@ -269,6 +157,7 @@ export function verifyLightEvidence(
   genesis: Block,
   verify: Verify = verifySignature,
   sha?: Sha256,
+  witnesses?: WitnessRequirement,
 ): EvidenceReport {
   const report = startReport(genesis, sha);
   const { lines } = report;
@@ -306,10 +195,27 @@ export function verifyLightEvidence(
   lines.push(
     `record ${p.index} of ${where}: ${p.proof.length} proof step${p.proof.length === 1 ? '' : 's'} up to merkle_root ${short(target.merkle_root)}`,
   );
-  report.ok = judgeFinality(ev.block, active, report, verify, sha);
+  if (!judgeFinality(ev.block, active, report, verify, sha)) return report;
+  if (ev.checkpoint === undefined) {
+    if (witnesses !== undefined)
+      return fail(
+        `the evidence carries no checkpoint: the policy wants one cosigned by ${witnesses.policy.threshold} of ${witnesses.policy.witnesses.length} trusted witnesses (ask again once a cosigned checkpoint covers block ${target.height})`,
+      );
+    report.ok = true;
+    return report;
+  }
+  const checkpoint = judgeCheckpointEvidence(
+    ev.checkpoint,
+    genesis,
+    ev.membership,
+    ev.block,
+    report,
+    witnesses,
+    verify,
+    sha,
+  );
+  if (checkpoint === null) return report;
+  report.checkpoint = checkpoint;
+  report.ok = true;
   return report;
-}
-
-function sameShape(proof: readonly { right: boolean }[], shape: readonly boolean[]): boolean {
-  return proof.length === shape.length && proof.every((step, i) => step.right === shape[i]);
 }

@@ -8,7 +8,7 @@
  * certificate, a ROUND_CHANGE's prepared block and prepared certificate) are justified by their own
  * content and signatures, not by the outer signature.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { verifySignature } from '#platform-crypto';
 import type { Verify } from './finality.ts';
 import { Block, ChainId, HashHex, Height, PublicKeyHex, Round, SignatureHex } from './schemas.ts';

@@ -1,5 +1,5 @@
 // Peer spec strings: `<node_id>@<host>:<port>|<public_key>` (spec section 2).
-import { z } from 'zod';
+import * as z from 'zod';
 
 export interface PeerSpec {
   nodeId: string;

@@ -1,5 +1,5 @@
 /** Wire and storage shapes of the chain: zod schemas are the single source of the types. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const HashHex = z.string().regex(/^[0-9a-f]{64}$/, 'want 64 lower-case hex characters');
 export const PublicKeyHex = z.string().regex(/^[0-9a-f]{64}$/, 'want a 64-hex raw Ed25519 public key');

@@ -2,8 +2,11 @@
 // at start. The node loads them (services/ledger-node/src/config.ts) and the operator builds validator
 // environments from the same names, so a misspelt or unknown variable fails `tsc` on the operator's side.
 // Nested names use `__` (NODE_CONSENSUS__BIND_PORT); a secret may come from `<NAME>_FILE` instead.
-import { z } from 'zod';
+import * as z from 'zod';
+import { ORIGIN_PATTERN } from './checkpoint.ts';
+import { ALG_ED25519, isValidKeyName, parseVerifierKey } from './note.ts';
 import { MAX_RECORDS_PER_BLOCK } from './schemas.ts';
+import { witnessPolicy } from './witness-policy.ts';
 
 /** "true"/"false" (also 1/0, yes/no, on/off) to a boolean. */
 export const boolSetting = z
@@ -17,6 +20,46 @@ export const intSetting = (min: number, max: number) =>
     .regex(/^\d+$/, { message: 'expected a whole number' })
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
+
+/** One witness the validators submit checkpoints to: a name, its tlog-witness URL, its cosignature verifier key. */
+export const WitnessEndpoint = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, { message: 'a witness name is 1-63 of [A-Za-z0-9._-]' }),
+  url: z
+    .string()
+    .max(2048)
+    .regex(/^https?:\/\/[^\s?#@]+$/, { message: 'a witness URL is http(s)://host[:port][/prefix]' }),
+  key: z.string().max(512),
+});
+export type WitnessEndpoint = z.infer<typeof WitnessEndpoint>;
+
+/**
+ * A JSON array of witnesses (NODE_WITNESS__WITNESSES), each key a tlog-cosignature verifier key, names and keys
+ * distinct; '' is none.
+ */
+export const witnessEndpointsSetting = z.string().transform((text, ctx): WitnessEndpoint[] => {
+  if (text.trim() === '') return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'expected a JSON array of {name, url, key}' });
+    return z.NEVER;
+  }
+  const parsed = z.array(WitnessEndpoint).max(32).safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    ctx.addIssue({ code: 'custom', message: `${issue?.path.join('.')}: ${issue?.message}` });
+    return z.NEVER;
+  }
+  if (parsed.data.length > 0) {
+    const policy = witnessPolicy(parsed.data);
+    if (typeof policy === 'string') {
+      ctx.addIssue({ code: 'custom', message: policy });
+      return z.NEVER;
+    }
+  }
+  return parsed.data;
+});
 
 /** Every variable the node reads, with its default. services/ledger-node/README.md lists the same table. */
 export const nodeSettings = z.object({
@@ -49,6 +92,8 @@ export const nodeSettings = z.object({
   NODE_TLS__CERT_FILE: z.string().min(1).optional(),
   NODE_TLS__KEY_FILE: z.string().min(1).optional(),
   NODE_TLS__CA_FILE: z.string().min(1).optional(),
+  /** More CAs trusted for peer TLS besides the cluster CA: other organizations' validators of the same chain. */
+  NODE_TLS__EXTRA_CA_FILE: z.string().min(1).optional(),
   // Limits and loops.
   MAX_BODY_BYTES: intSetting(1024, 256 * 1024 * 1024).default(8 * 1024 * 1024),
   NODE_RATE_LIMIT__RPS: intSetting(1, 10_000_000).default(2000),
@@ -86,6 +131,18 @@ export const nodeSettings = z.object({
   NODE_NOTIFY__SYSLOG: z.string().min(1).optional(),
   /** How long each backup validator waits, per rank, before delivering what the proposer may not have. */
   NODE_NOTIFY__TAKEOVER_GRACE_MS: intSetting(0, 3_600_000).default(10_000),
+  // Checkpoints and witnesses (C2SP tlog-checkpoint, tlog-witness; docs/ledger-node.md).
+  /** The checkpoints' origin line; default scriptorium.dev/ledger/<chain id>. */
+  NODE_CHECKPOINT__ORIGIN: z
+    .string()
+    .regex(ORIGIN_PATTERN, { message: 'printable ASCII without spaces or +, not starting with {' })
+    .optional(),
+  /** A new checkpoint at most once per interval (and one at every membership change). */
+  NODE_CHECKPOINT__INTERVAL_MS: intSetting(100, 3_600_000).default(1000),
+  /** JSON array of witnesses [{"name", "url", "key"}]; none when empty. */
+  NODE_WITNESS__WITNESSES: witnessEndpointsSetting.default([]),
+  /** How many witnesses must cosign a checkpoint for it to count as witnessed; default all of them. */
+  NODE_WITNESS__THRESHOLD: intSetting(1, 32).optional(),
 });
 
 export type NodeSettings = z.output<typeof nodeSettings>;
@@ -105,6 +162,47 @@ export const NODE_SETTING_NAMES: readonly NodeSettingName[] = [
   ...(Object.keys(nodeSettings.shape) as Array<keyof NodeSettings>),
   ...SECRET_SETTINGS.map((name) => `${name}_FILE` as const),
 ];
+
+/** One log a witness follows: its origin, its validators' note keys (type 0x01, named by the origin), a quorum. */
+export const WitnessLog = z
+  .strictObject({
+    origin: z.string().regex(ORIGIN_PATTERN, { message: 'an origin line' }),
+    keys: z.array(z.string().max(512)).min(1).max(1000),
+    /** Valid signatures from distinct known keys required; default the BFT quorum of the keys listed. */
+    quorum: z.int().min(1).max(1000).optional(),
+  })
+  .superRefine((log, ctx) => {
+    for (const [i, k] of log.keys.entries()) {
+      const key = parseVerifierKey(k);
+      if (typeof key === 'string') ctx.addIssue({ code: 'custom', path: ['keys', i], message: key });
+      else if (key.alg !== ALG_ED25519 || key.name !== log.origin)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['keys', i],
+          message: 'a log key is an Ed25519 note key (0x01) named by the origin',
+        });
+    }
+    if (log.quorum !== undefined && log.quorum > log.keys.length)
+      ctx.addIssue({ code: 'custom', path: ['quorum'], message: 'more than the keys listed' });
+  });
+export type WitnessLog = z.infer<typeof WitnessLog>;
+
+/** `ledger-node witness`: every variable it reads. services/ledger-node/README.md lists the same table. */
+export const witnessSettings = z.object({
+  /** The witness's name in its cosignature lines (a URL-like name, e.g. witness.example.org/w1). */
+  WITNESS_NAME: z.string().refine(isValidKeyName, { message: 'a key name: no spaces or +' }),
+  /** Its Ed25519 key, in the node's key file format (`ledger-node keygen`). */
+  WITNESS_KEY_FILE: z.string().min(1).default('witness-key.json'),
+  /** What it cosigned last, per log (written atomically before each answer). */
+  WITNESS_STATE_FILE: z.string().min(1).default('witness-state.json'),
+  WITNESS_BIND_HOST: z.string().min(1).default('0.0.0.0'),
+  WITNESS_BIND_PORT: intSetting(0, 65535).default(7380),
+  /** JSON array of the logs it follows (or WITNESS_LOGS_FILE: a file holding it). */
+  WITNESS_LOGS: z.string().optional(),
+  WITNESS_LOGS_FILE: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+export type WitnessSettings = z.output<typeof witnessSettings>;
 
 /** One container environment variable whose name the node defines (Kubernetes `EnvVar` shape). */
 export interface NodeEnvVar {

@@ -166,3 +166,34 @@ export function entryGzipBytes(manifest: Manifest, entry: string): number {
   if (!e) throw new Error(`no entry ${entry}`);
   return [e.script, ...e.preload, ...e.styles].reduce((sum, f) => sum + (manifest.files[f]?.gzipBytes ?? 0), 0);
 }
+
+/** A browser app's build: `BuildOptions`, and what its build script's report calls it. */
+export interface WebApp extends BuildOptions {
+  /** How the report names the app ("web app", "ledger console"). */
+  name: string;
+}
+
+/**
+ * Builds `app` (into `outdir` when given, else `app.outdir`). With `report`, also writes each file's size and gzip
+ * size, then the time taken and what each entry loads at start (gzip): what a build script prints.
+ * @example if (import.meta.main) await buildWebApp(APP, { outdir: process.argv[2], report: console.log });
+ */
+export async function buildWebApp(
+  app: WebApp,
+  { outdir, report }: { outdir?: string | undefined; report?: (line: string) => void } = {},
+): Promise<BuildResult> {
+  const started = performance.now();
+  const result = await buildBundle({ ...app, outdir: outdir ?? app.outdir });
+  if (report) {
+    const { manifest, manifestPath } = result;
+    const width = Math.max(...Object.keys(manifest.files).map((name) => name.length));
+    for (const [name, f] of Object.entries(manifest.files)) {
+      report(`  ${name.padEnd(width)} ${String(f.bytes).padStart(8)} B  ${String(f.gzipBytes).padStart(7)} B gzip`);
+    }
+    const atStart = Object.keys(manifest.entries)
+      .map((entry) => `${entry}: ${(entryGzipBytes(manifest, entry) / 1024).toFixed(1)} KiB gzip at start`)
+      .join(', ');
+    report(`${app.name} built in ${Math.round(performance.now() - started)} ms: ${manifestPath} (${atStart})`);
+  }
+  return result;
+}

@@ -1,5 +1,5 @@
 // The serving side of a browser build (no esbuild needed at run time): read the manifest and the built files, answer
-// asset requests, write the page's tags. The build itself is `@scriptorium/web-build/build`.
+// asset requests, write the page that loads them. The build itself is `@scriptorium/web-build/build`.
 export {
   type AssetResponse,
   type AssetStore,
@@ -21,3 +21,12 @@ export {
   parseManifest,
   publicPathOf,
 } from './manifest.ts';
+export {
+  appPage,
+  contentSecurityPolicy,
+  newNonce,
+  type PageOptions,
+  type PagePolicy,
+  type PageResponse,
+  pageHeaders,
+} from './page.ts';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBundle, entryGzipBytes } from '../src/build.ts';
+import { buildBundle, buildWebApp, entryGzipBytes } from '../src/build.ts';
 import { IMMUTABLE_CACHE_CONTROL, loadAssets } from '../src/index.ts';
 
 let dir: string;
@@ -108,6 +108,29 @@ describe('buildBundle', () => {
     } finally {
       await writeFile(join(src, 'lazy.ts'), sources['lazy.ts']!);
     }
+  });
+});
+
+describe('buildWebApp', () => {
+  it("builds into the app's folder or the one given, and reports each file and what each entry loads at start", async () => {
+    const other = join(dir, 'other-dist');
+    const lines: string[] = [];
+    const app = {
+      name: 'test app',
+      entryPoints: { app: join(src, 'main.tsx') },
+      outdir: join(dir, 'app-dist'),
+      tsconfig: join(src, 'tsconfig.json'),
+    };
+    const { manifest, manifestPath } = await buildWebApp(app, { outdir: other, report: (l) => lines.push(l) });
+    expect(manifestPath).toBe(join(other, 'manifest.json'));
+    expect(lines).toHaveLength(Object.keys(manifest.files).length + 1);
+    for (const name of Object.keys(manifest.files))
+      expect(lines.some((l) => l.trimStart().startsWith(name))).toBe(true);
+    const kib = (entryGzipBytes(manifest, 'app') / 1024).toFixed(1);
+    expect(lines.at(-1)).toMatch(
+      new RegExp(`^test app built in \\d+ ms: .*manifest\\.json \\(app: ${kib} KiB gzip at start\\)$`),
+    );
+    expect((await buildWebApp(app)).manifestPath).toBe(join(dir, 'app-dist', 'manifest.json'));
   });
 });
 

@@ -1,8 +1,9 @@
 /**
- * A simulated ledger node: the production consensus driver (src/node/driver.ts), chain state and mempool,
- * on simulated ports — time from the simulation clock, a network of the simulation, and a "disk" (blocks and
- * the consensus state) that survives crashes. What remains here is adapters, plus the node's own block
- * exchange in a simple form (pushes answered, pull sync by status/blocks messages).
+ * A simulated ledger node: the production consensus driver (src/node/driver.ts), block applier (applier.ts),
+ * pull sync (sync.ts), chain state and mempool, on simulated ports (src/node/ports.ts) — time from the
+ * simulation clock, a network of the simulation (consensus messages, block pushes, and pull sync's height and
+ * block requests with their answers), and a "disk" (storage.ts: blocks and the consensus state) that survives
+ * crashes. What remains here is adapters: the node's own logic is production's.
  *
  * Crashes happen at I/O: a node armed with a crash point dies right before (or, for a broadcast, part way
  * through) the port call that reaches it, exactly as a killed process would, and restarts later from its disk
@@ -12,8 +13,11 @@ import type { Block, ConsensusMessage, IntegrityRecord, ValidatorChange, Verify 
 import type { Signer } from '@scriptorium/ledger-protocol/keys';
 import { heightContextAfter, proposerFor } from '../src/consensus/index.ts';
 import { Mempool } from '../src/mempool/index.ts';
+import { type ApplierDeps, BlockApplier, type BlockOrigin } from '../src/node/applier.ts';
 import { ChainState } from '../src/node/chain-state.ts';
-import { type ConsensusDriver, createDriver, type DriverMetrics, type DriverSettings } from '../src/node/driver.ts';
+import { type ConsensusDriver, createDriver, type DriverSettings } from '../src/node/driver.ts';
+import type { ApplierMetrics, BlockStorage, DriverMetrics, Log, SyncNetwork, SyncPeer } from '../src/node/ports.ts';
+import { ChainSync } from '../src/node/sync.ts';
 import { mutate } from './byzantine.ts';
 import type { SimClock } from './clock.ts';
 import type { SimNetwork } from './network.ts';
@@ -23,10 +27,22 @@ import { SimDisk } from './storage.ts';
 export type Payload =
   | { kind: 'consensus'; msg: ConsensusMessage }
   | { kind: 'block'; block: Block }
-  | { kind: 'status'; height: number }
-  | { kind: 'blocks'; blocks: Block[] }
+  /** Pull sync's GET /chain and its answer. */
+  | { kind: 'chain-request'; id: number }
+  | { kind: 'chain-reply'; id: number; height: number }
+  /** Pull sync's GET /blocks/{height} and its answer (no block: 404). */
+  | { kind: 'block-request'; id: number; height: number }
+  | { kind: 'block-reply'; id: number; block: Block | undefined }
   | { kind: 'records'; records: IntegrityRecord[] }
   | { kind: 'changes'; changes: ValidatorChange[] };
+
+/** A simulated node as its peers' pull sync sees it. */
+interface SimPeer extends SyncPeer {
+  readonly id: number;
+}
+
+/** Builds a node's block applier: the production one, or (a test's) one with a planted bug. */
+export type ApplierFactory = (deps: ApplierDeps) => BlockApplier;
 
 export interface SimParams {
   chainId: string;
@@ -65,19 +81,37 @@ export interface NodeEnv {
   onReject?: (reason: string) => void;
   /** An armed crash point was reached (the node crashes there). */
   onCrashPoint?: (kind: CrashPoint['kind']) => void;
+  /** A node (re)started with `height` blocks on its disk. */
+  onBoot?: (node: SimNode, height: number) => void;
+  /** A node's applier handed a finalized block to its listeners (the notifications hand-off). */
+  onFinalized?: (node: SimNode, block: Block, origin: BlockOrigin) => void;
+  /** The block applier each node runs (default: production's). */
+  applier?: ApplierFactory | undefined;
 }
 
 /** Thrown out of a port call when the node crashes there; caught where the simulation called into the node. */
 class SimCrash extends Error {}
+
+const noop = { set() {}, inc() {}, observe() {} };
+const NO_APPLIER_METRICS: ApplierMetrics = {
+  height: noop,
+  isValidator: noop,
+  recordsFinalized: noop,
+  mempoolSize: noop,
+  finalityLatency: noop,
+};
 
 export class SimNode {
   readonly id: number;
   readonly signer: Signer;
   readonly honest: boolean;
   readonly disk: SimDisk;
+  readonly peer: SimPeer;
   readonly #env: NodeEnv;
   readonly #genesis: Block;
   readonly #metrics: DriverMetrics;
+  /** The block storage port: the disk's blocks, with the armed crash point checked before each append. */
+  readonly #store: BlockStorage<Block>;
 
   alive = true;
   crashes = 0;
@@ -88,6 +122,11 @@ export class SimNode {
   #chain!: ChainState;
   #mempool!: Mempool;
   #driver!: ConsensusDriver;
+  #applier!: BlockApplier;
+  #sync!: ChainSync<SimPeer>;
+  /** Pull sync's requests waiting for an answer, by id (a restart forgets them, as a killed process does). */
+  #requests = new Map<number, (answer: unknown) => void>();
+  #nextRequest = 0;
   maxRound = 0;
 
   constructor(id: number, signer: Signer, honest: boolean, genesis: Block, env: NodeEnv) {
@@ -95,15 +134,27 @@ export class SimNode {
     this.signer = signer;
     this.honest = honest;
     this.disk = new SimDisk();
+    this.peer = { id, publicKey: signer.publicKey, nodeId: `n${id}` };
     this.#env = env;
     this.#genesis = genesis;
-    const noop = { set() {}, inc() {} };
     this.#metrics = {
       round: noop,
       roundChanges: noop,
       isValidator: noop,
       messagesOut: noop,
       rejectedMessages: { inc: ({ reason }) => env.onReject?.(reason) },
+    };
+    const blocks = this.disk.blocks;
+    this.#store = {
+      get length() {
+        return blocks.length;
+      },
+      get: (height) => blocks.get(height),
+      append: (height, block) => {
+        if (height > 0) this.#io('append');
+        blocks.append(height, block);
+      },
+      close() {},
     };
     this.#boot();
   }
@@ -137,27 +188,46 @@ export class SimNode {
 
   // ------------------------------------------------------------------ lifecycle
 
-  /** (Re)start from the disk: chain state from the stored blocks, an empty mempool, a fresh driver. */
+  /** (Re)start from the disk: chain state from the stored blocks, an empty mempool, a fresh driver, applier and sync. */
   #boot(): void {
     const env = this.#env;
     const gen = this.#generation;
     const clock = env.clock;
-    this.#chain = ChainState.open(this.disk.blocks, this.#genesis, env.verify);
+    this.#chain = ChainState.open(this.#store, this.#genesis, env.verify);
     this.#mempool = new Mempool({
       maxRecords: 10_000,
       isCommitted: (id) => this.#chain.isCommitted(id),
       now: () => clock.now,
     });
-    const log = (level: string) => (obj: object, msg: string) => this.#log(`${level} ${msg} ${JSON.stringify(obj)}`);
+    this.#requests = new Map();
+    const line = (level: string) => (obj: object, msg: string) => this.#log(`${level} ${msg} ${JSON.stringify(obj)}`);
+    const log: Log = { debug: () => {}, info: line('info'), warn: line('warn'), error: line('error') };
+    const applierDeps: ApplierDeps = {
+      self: this.signer.publicKey,
+      chain: this.#chain,
+      mempool: this.#mempool,
+      metrics: NO_APPLIER_METRICS,
+      log,
+      onExternalCommit: () => this.#driver.onExternalCommit(),
+      onBehind: () => this.#sync.request(),
+    };
+    this.#applier = env.applier ? env.applier(applierDeps) : new BlockApplier(applierDeps);
+    this.#applier.onFinalized((block, origin) => env.onFinalized?.(this, block, origin));
+    this.#sync = new ChainSync({
+      chain: this.#chain,
+      network: this.#syncNetwork(gen),
+      receive: (body, origin) => this.#applier.receive(body, origin),
+      log,
+    });
     this.#driver = createDriver({
       signer: this.signer,
       chain: this.#chain,
       mempool: this.#mempool,
       verify: env.verify,
-      commit: (block) => this.#commit(block),
+      commit: (block) => this.#applier.apply(block, 'consensus'),
       settings: env.params.driver,
       metrics: this.#metrics,
-      log: { debug: () => {}, info: log('info'), error: log('error') },
+      log,
       // Each node's clock runs `id` ms ahead: twins holding one key build different blocks for one round.
       clock: { now: () => clock.now + this.id },
       timers: {
@@ -181,8 +251,9 @@ export class SimNode {
         },
       },
     });
+    env.onBoot?.(this, this.#chain.height);
     this.#enter(gen, () => this.#driver.start());
-    this.#every(env.params.syncIntervalMs, gen, () => this.#sync());
+    this.#every(env.params.syncIntervalMs, gen, () => this.#sync.request());
   }
 
   crash(): void {
@@ -261,30 +332,38 @@ export class SimNode {
     for (const peer of targets) send(peer);
   }
 
-  /** The driver's finalize, and blocks from peers: the durable append, then the mempool. */
-  #commit(block: Block): void {
-    this.#io('append');
-    this.#chain.append(block);
-    this.#mempool.removeCommitted(block.records, block.validator_changes);
-    for (const c of block.validator_changes)
-      this.#log(`h=${block.header.height} ${c.action} ${c.validator.slice(0, 8)}`);
-  }
-
-  /** A verified block from a peer (pushed or pulled): commit it and let the driver move on. */
-  #applyFromPeer(body: Block): void {
-    const verdict = this.#chain.verifyNext(body);
-    if (!verdict.ok) {
-      this.#log(`refused block ${body.header.height}: ${verdict.reason}`);
-      return;
-    }
-    this.#commit(verdict.block);
-    this.#driver.onExternalCommit();
-  }
-
-  #sync(): void {
-    const others = this.#env.nodes().filter((n) => n !== this);
-    if (others.length === 0) return;
-    this.#env.network.send(this.id, this.#env.rng.pick(others).id, { kind: 'status', height: this.height });
+  /**
+   * Pull sync's network port: a request message to the peer, its answer back as a message. An answer that does
+   * not come (lost, partitioned, a dead peer) is `undefined` after a timeout of twice the network's current
+   * largest delay, as an HTTP request times out.
+   */
+  #syncNetwork(gen: number): SyncNetwork<SimPeer> {
+    const env = this.#env;
+    const ask = (to: SimPeer, request: (id: number) => Payload, done: (answer: unknown) => void) => {
+      const id = this.#nextRequest++;
+      const requests = this.#requests;
+      const finish = (answer: unknown) => {
+        if (!requests.delete(id)) return;
+        done(answer);
+      };
+      requests.set(id, finish);
+      env.clock.schedule(2 * env.network.conditions.maxDelayMs + 20, () => this.#enter(gen, () => finish(undefined)));
+      env.network.send(this.id, to.id, request(id));
+    };
+    return {
+      peers: () =>
+        env
+          .nodes()
+          .filter((n) => n !== this)
+          .map((n) => n.peer),
+      height: (peer, done) =>
+        ask(
+          peer,
+          (id) => ({ kind: 'chain-request', id }),
+          (h) => done(typeof h === 'number' ? h : undefined),
+        ),
+      block: (peer, height, done) => ask(peer, (id) => ({ kind: 'block-request', id, height }), done),
+    };
   }
 
   // ------------------------------------------------------------------ inbound
@@ -294,26 +373,34 @@ export class SimNode {
   }
 
   #receive(from: number, payload: Payload): void {
+    const env = this.#env;
     switch (payload.kind) {
       case 'consensus': {
-        // The gate's door, as POST /consensus runs it, then the driver (the inbound queue's hand-over).
+        // The gate's door, as POST /consensus runs it (a message from the future starts pull sync), then the
+        // driver (the inbound queue's hand-over).
         const admitted = this.#driver.admit(payload.msg);
-        if (admitted.ok) this.#driver.onMessage(admitted.msg);
+        if (!admitted.ok) break;
+        if (admitted.msg.height > this.height + 1) this.#sync.request();
+        this.#driver.onMessage(admitted.msg);
         break;
       }
-      case 'block':
-        if (payload.block.header.height > this.height + 1)
-          this.#env.network.send(this.id, from, { kind: 'status', height: this.height });
-        else if (payload.block.header.height === this.height + 1) this.#applyFromPeer(payload.block);
+      case 'block': {
+        // POST /block.
+        const receipt = this.#applier.receive(payload.block, 'push');
+        if (receipt.status === 'refused') this.#log(`refused block ${receipt.height}: ${receipt.reason}`);
         break;
-      case 'status':
-        if (payload.height < this.height) {
-          const blocks = this.blocks.slice(payload.height + 1, payload.height + 9);
-          this.#env.network.send(this.id, from, { kind: 'blocks', blocks });
-        }
+      }
+      case 'chain-request':
+        env.network.send(this.id, from, { kind: 'chain-reply', id: payload.id, height: this.height });
         break;
-      case 'blocks':
-        for (const b of payload.blocks) if (b.header.height === this.height + 1) this.#applyFromPeer(b);
+      case 'block-request':
+        env.network.send(this.id, from, { kind: 'block-reply', id: payload.id, block: this.blocks[payload.height] });
+        break;
+      case 'chain-reply':
+        this.#requests.get(payload.id)?.(payload.height);
+        break;
+      case 'block-reply':
+        this.#requests.get(payload.id)?.(payload.block);
         break;
       case 'records':
         if (this.#mempool.add(payload.records).length > 0) this.#driver.onMempool();

@@ -5,13 +5,21 @@
  * faults on (safety must hold), then healed (progress must resume). Checkers run outside the system.
  */
 
-import type { Block, ConsensusMessage, Verify } from '@scriptorium/ledger-protocol';
+import type { Block, ConsensusMessage } from '@scriptorium/ledger-protocol';
 import { buildGenesis, maxFaulty, quorumSize, verifySignature } from '@scriptorium/ledger-protocol';
 import { createSigner, keyPairFromSeed, type Signer } from '@scriptorium/ledger-protocol/keys';
-import { checkLiveness, checkProofs, checkSafety, checkSeals, EquivocationChecker } from './checkers/index.ts';
+import { cachedVerify } from '../src/consensus/index.ts';
+import {
+  checkLiveness,
+  checkProofs,
+  checkSafety,
+  checkSeals,
+  EquivocationChecker,
+  HandOffChecker,
+} from './checkers/index.ts';
 import { SimClock } from './clock.ts';
 import { HEALED, type NetworkConditions, SimNetwork } from './network.ts';
-import { type CrashPoint, type Payload, SimNode, type SimParams } from './node.ts';
+import { type ApplierFactory, type CrashPoint, type Payload, SimNode, type SimParams } from './node.ts';
 import { Prng } from './prng.ts';
 
 export interface Scenario {
@@ -71,6 +79,8 @@ export interface RunOptions {
   healBudgetMs?: number;
   /** Given every honest node's final chain (read-only), after the checkers ran. */
   inspect?: (chains: ReadonlyMap<string, readonly Block[]>) => void;
+  /** The block applier every node runs (default: production's); a test plants a bug here. */
+  applier?: ApplierFactory;
 }
 
 const PARAMS: SimParams = {
@@ -179,22 +189,16 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
     PARAMS.chainId,
   );
 
-  // One memo of (key, bytes, signature) → result for the whole run: still real Ed25519, checked once.
-  const memo = new Map<string, boolean>();
-  const verify: Verify = (pk, bytes, sig) => {
-    const key = `${pk}${sig}${Buffer.from(bytes).toString('latin1')}`;
-    let ok = memo.get(key);
-    if (ok === undefined) {
-      ok = verifySignature(pk, bytes, sig);
-      memo.set(key, ok);
-    }
-    return ok;
-  };
+  // The node's signature cache (consensus/verify-cache.ts, its default bound: a seed signs a few hundred
+  // messages), one for the whole run, shared by every node: still real Ed25519, each distinct signature
+  // checked once, not once per node.
+  const verify = cachedVerify(verifySignature);
 
   const nodes: SimNode[] = [];
   const netRng = rng.fork();
   const network = new SimNetwork<Payload>(clock, netRng, (to, from, payload) => nodes[to]?.receive(from, payload));
   const equivocation = new EquivocationChecker();
+  const handOff = new HandOffChecker();
   const rejected: Record<string, number> = {};
   const crashPointsHit: Record<string, number> = {};
   const env = {
@@ -216,6 +220,13 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
     onCrashPoint: (kind: string) => {
       crashPointsHit[kind] = (crashPointsHit[kind] ?? 0) + 1;
     },
+    onBoot: (node: SimNode, height: number) => {
+      if (node.honest) handOff.boot(`n${node.id}`, height);
+    },
+    onFinalized: (node: SimNode, block: Block) => {
+      if (node.honest) handOff.observe(`n${node.id}`, block, node.blocks);
+    },
+    applier: options.applier,
   };
   const byzantineKeys = new Set(validatorSigners.slice(0, scenario.twins).map((s) => s.publicKey));
   for (let i = 0; i < scenario.validators; i++) {
@@ -266,7 +277,7 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
   network.dropIf = (_from, to, payload) =>
     (inBlackout.get(to) ?? 0) > 0 &&
     (payload.kind === 'block' ||
-      payload.kind === 'blocks' ||
+      payload.kind === 'block-reply' ||
       (payload.kind === 'consensus' && payload.msg.type === 'COMMIT'));
   let membershipChanges = 0;
   const honestValidatorNode = () => nodes.find((n) => n.honest && n.alive && n.isValidator);
@@ -327,6 +338,7 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
     ...checkProofs(final),
     ...checkLiveness(final, target),
     ...equivocation.errors,
+    ...handOff.finish(new Map(honest.map((n) => [`n${n.id}`, n.height]))),
   );
   options.inspect?.(final);
   // Membership: find the blocks that applied an ADD / REMOVE on the first honest chain.

@@ -1,19 +1,43 @@
-// The ledger-node CLI (entered through main.ts): `start` (default), `keygen`, `genesis`, `verify-proof`.
+// The ledger-node CLI (entered through main.ts): `start` (default), `witness`, `keygen`, `note-key`, `genesis`,
+// `verify-proof`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Block, blockHash, genesisFileContent, verifyEvidence } from '@scriptorium/ledger-protocol';
+import {
+  ALG_COSIGNATURE_V1,
+  ALG_ED25519,
+  Block,
+  blockHash,
+  formatVerifierKey,
+  genesisFileContent,
+  isValidKeyName,
+  ORIGIN_PATTERN,
+  parseWitnessFlag,
+  verifyEvidence,
+  type WitnessRequirement,
+  witnessPolicy,
+} from '@scriptorium/ledger-protocol';
 import { loadConfig } from './config.ts';
 import { NodeError } from './errors.ts';
-import { writeNewKeyFile } from './node/files.ts';
+import { readKeyFile, writeNewKeyFile } from './node/files.ts';
 
 const usage = `usage: ledger-node <command>
   start                                   run the node (configured by NODE_* variables)
+  witness                                 run a C2SP tlog-witness (configured by WITNESS_* variables)
   keygen [--out FILE]                     write a new key file (default $NODE_KEY_FILE or node-key.json); prints the public key
+  note-key (--origin ORIGIN | --witness NAME) (--key FILE | PUBLIC_KEY)
+                                          print a C2SP note verifier key: a validator's log key (type 0x01, named by the
+                                          checkpoints' origin: what witnesses are given) or a witness's cosignature key
+                                          (type 0x04: what readers give --witness)
   genesis --chain-id ID [--timestamp MS] [--out FILE] KEY...   genesis block JSON from validator public keys ('-' reads keys from stdin)
   verify-proof --genesis FILE [FILE|-]    verify offline a GET /evidence JSON (light evidence) against the genesis file;
                                           also a GET /proof JSON, a chain (JSON array of blocks from 0) or {proof, chain}
                                           (without --genesis, a chain's block 0 is taken as given); exit 0 when valid,
                                           1 otherwise
+      [--witness NAME=KEY ...] [--witness-threshold K] [--origin ORIGIN]
+                                          a witness policy: the evidence must carry a checkpoint covering its block,
+                                          cosigned by K (default all) of these witnesses (KEY: tlog-cosignature verifier
+                                          key), signed by a quorum of the validators (origin default
+                                          scriptorium.dev/ledger/<chain id>)
   backup                                  upload what the node (BACKUP__NODE_URL) finalized since the last backup to
                                           S3 (BACKUP__ENDPOINT, BACKUP__BUCKET, BACKUP__PREFIX): segments, then the manifest
   restore                                 verify the backup (every block from genesis, NODE_GENESIS_FILE) and write it
@@ -41,6 +65,30 @@ async function main(argv: string[]): Promise<void> {
     case 'start': {
       const { runServer } = await import('./server.ts');
       await runServer(loadConfig(process.env));
+      return;
+    }
+    case 'witness': {
+      const { loadWitnessConfig } = await import('./witness/config.ts');
+      const { runWitness } = await import('./witness/server.ts');
+      await runWitness(loadWitnessConfig(process.env));
+      return;
+    }
+    case 'note-key': {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { origin: { type: 'string' }, witness: { type: 'string' }, key: { type: 'string' } },
+      });
+      const { origin, witness } = values;
+      if ((origin === undefined) === (witness === undefined)) fail(`note-key: give --origin or --witness\n${usage}`);
+      if (origin !== undefined && !ORIGIN_PATTERN.test(origin)) fail('note-key: --origin is not an origin line');
+      if (witness !== undefined && !isValidKeyName(witness))
+        fail('note-key: --witness is not a key name (no spaces or +)');
+      const publicKey = values.key !== undefined ? readKeyFile(values.key).publicKey : positionals[0]?.toLowerCase();
+      if (!publicKey || !/^[0-9a-f]{64}$/.test(publicKey)) fail('note-key: give --key FILE or a 64-hex public key');
+      process.stdout.write(
+        `${origin !== undefined ? formatVerifierKey(origin, ALG_ED25519, publicKey) : formatVerifierKey(witness as string, ALG_COSIGNATURE_V1, publicKey)}\n`,
+      );
       return;
     }
     case 'keygen': {
@@ -85,9 +133,15 @@ async function main(argv: string[]): Promise<void> {
       const { values, positionals } = parseArgs({
         args: rest,
         allowPositionals: true,
-        options: { genesis: { type: 'string' } },
+        options: {
+          genesis: { type: 'string' },
+          witness: { type: 'string', multiple: true },
+          'witness-threshold': { type: 'string' },
+          origin: { type: 'string' },
+        },
       });
       if (positionals.length > 1) fail(`verify-proof: one input at most\n${usage}`);
+      const witnesses = witnessRequirement(values.witness ?? [], values['witness-threshold'], values.origin);
       let genesis: Block | undefined;
       if (values.genesis !== undefined) {
         let text: string;
@@ -115,7 +169,7 @@ async function main(argv: string[]): Promise<void> {
       // that block), a chain (blocks from 0: each block's link, body and finality certificate from the set its
       // predecessors make active) or {proof, chain}: the same verdict the browser console and the kubectl plugin
       // give (@scriptorium/ledger-protocol's verifyEvidence).
-      const report = verifyEvidence(data, genesis ? { genesis } : {});
+      const report = verifyEvidence(data, { ...(genesis ? { genesis } : {}), ...(witnesses ? { witnesses } : {}) });
       if (!report.ok) fail(`invalid: ${report.lines.at(-1) ?? 'unreadable'}`, 1);
       const pinned = genesis ? ` (genesis ${blockHash(genesis.header)})` : '';
       process.stdout.write(`valid${pinned}: ${report.lines.join('; ')}\n`);
@@ -136,6 +190,30 @@ async function main(argv: string[]): Promise<void> {
     default:
       fail(`unknown command ${JSON.stringify(command)}\n${usage}`);
   }
+}
+
+/** The reader's witness policy from `--witness NAME=KEY` (repeated), `--witness-threshold K`, `--origin`. */
+function witnessRequirement(
+  flags: string[],
+  threshold: string | undefined,
+  origin: string | undefined,
+): WitnessRequirement | undefined {
+  if (flags.length === 0) {
+    if (threshold !== undefined) fail('verify-proof: --witness-threshold without --witness');
+    if (origin !== undefined) fail('verify-proof: --origin is for a witness policy: give --witness too');
+    return undefined;
+  }
+  const entries = flags.map((f) => {
+    const entry = parseWitnessFlag(f);
+    if (typeof entry === 'string') fail(`verify-proof: ${entry}`);
+    return entry;
+  });
+  if (threshold !== undefined && !/^[1-9][0-9]{0,2}$/.test(threshold))
+    fail('verify-proof: --witness-threshold is a whole number from 1');
+  const policy = witnessPolicy(entries, threshold === undefined ? undefined : Number(threshold));
+  if (typeof policy === 'string') fail(`verify-proof: ${policy}`);
+  if (origin !== undefined && !ORIGIN_PATTERN.test(origin)) fail('verify-proof: --origin is not an origin line');
+  return { policy, ...(origin !== undefined ? { origin } : {}) };
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

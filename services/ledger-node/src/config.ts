@@ -4,11 +4,13 @@
 // whose message is one line naming the variable (main prints it and exits 2).
 import { readFileSync } from 'node:fs';
 import {
+  type NodeSettings,
   nodeSettings,
   type PeerSpec,
   parseHostPort,
   parsePeerSpec,
   SECRET_SETTINGS,
+  type WitnessEndpoint,
 } from '@scriptorium/ledger-protocol';
 import { type WatcherConfig, watcherConfig } from './broker/config.ts';
 import { ConfigError } from './errors.ts';
@@ -49,6 +51,17 @@ export interface NodeConfig {
   /** The broker watcher; undefined when NODE_BROKER__PRIMARY_URL is unset. */
   watcher: WatcherConfig | undefined;
   notify: NotifyConfig;
+  checkpoints: CheckpointConfig;
+}
+
+/** Checkpoints and witnessing (docs/ledger-node.md, "Checkpoints and witnesses"). */
+export interface CheckpointConfig {
+  /** Origin line; undefined: derived from the chain id. */
+  origin: string | undefined;
+  intervalMs: number;
+  witnesses: WitnessEndpoint[];
+  /** How many witnesses make a checkpoint witnessed (1 ≤ threshold ≤ witnesses; 0 without witnesses). */
+  threshold: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -128,6 +141,15 @@ export function loadConfig(env: Env): NodeConfig {
       key: readFileVar('NODE_TLS__KEY_FILE', e.NODE_TLS__KEY_FILE),
       ca: e.NODE_TLS__CA_FILE ? readFileVar('NODE_TLS__CA_FILE', e.NODE_TLS__CA_FILE) : undefined,
     };
+    // Another organization's CA bundle: trusted as the cluster CA is, for servers and client certificates alike.
+    if (e.NODE_TLS__EXTRA_CA_FILE) {
+      if (!tls.ca) throw new ConfigError('NODE_TLS__EXTRA_CA_FILE', 'needs NODE_TLS__CA_FILE');
+      tls.ca = Buffer.concat([
+        tls.ca,
+        Buffer.from('\n'),
+        readFileVar('NODE_TLS__EXTRA_CA_FILE', e.NODE_TLS__EXTRA_CA_FILE),
+      ]);
+    }
   }
 
   return {
@@ -156,5 +178,16 @@ export function loadConfig(env: Env): NodeConfig {
     logLevel: e.LOG_LEVEL,
     watcher: watcherConfig(e),
     notify: notifyConfig(e),
+    checkpoints: checkpointConfig(e),
   };
+}
+
+function checkpointConfig(e: NodeSettings): CheckpointConfig {
+  const witnesses = e.NODE_WITNESS__WITNESSES;
+  const threshold = e.NODE_WITNESS__THRESHOLD ?? witnesses.length;
+  if (witnesses.length > 0 && threshold > witnesses.length)
+    throw new ConfigError('NODE_WITNESS__THRESHOLD', `${threshold} is more than the ${witnesses.length} witnesses`);
+  if (witnesses.length === 0 && e.NODE_WITNESS__THRESHOLD !== undefined)
+    throw new ConfigError('NODE_WITNESS__THRESHOLD', 'set without NODE_WITNESS__WITNESSES');
+  return { origin: e.NODE_CHECKPOINT__ORIGIN, intervalMs: e.NODE_CHECKPOINT__INTERVAL_MS, witnesses, threshold };
 }

@@ -1,9 +1,10 @@
 // `make dev`: the ledger doing its job on a laptop. 4 validators on loopback (fresh keys, a genesis in
-// a temp folder, debug API on), one primary and two federated test brokers with a few hundred entities,
-// a local webhook receiver that prints what it gets, and a scripted tamper on a federated broker about
-// every 30 s. Ctrl-C stops everything.
+// a temp folder, debug API on), two witnesses (`ledger-node witness`) cosigning its checkpoints, one primary and
+// two federated test brokers with a few hundred entities, a local webhook receiver that prints what it gets, and a
+// scripted tamper on a federated broker about every 30 s. Ctrl-C stops everything.
 import { readFileSync } from 'node:fs';
-import type { Block } from '@scriptorium/ledger-protocol';
+import { join } from 'node:path';
+import { type Block, defaultOrigin } from '@scriptorium/ledger-protocol';
 import {
   attribute,
   attributeName,
@@ -15,6 +16,7 @@ import {
 } from '../test-broker/index.ts';
 import { startWebhookReceiver } from '../test-receivers/index.ts';
 import { LocalCluster } from './cluster/local-cluster.ts';
+import { LocalWitness, witnessLogOf } from './cluster/local-witness.ts';
 
 const ENTITIES = 300;
 const ATTRS = 6;
@@ -33,12 +35,14 @@ const receiver = await startWebhookReceiver({
   print: (line) => console.log(`[webhook] ${line}`),
 });
 
+const CHAIN = 'scriptorium-local';
 const cluster = await LocalCluster.create({
   size: 4,
   debugApi: true,
   roundTimeoutMs: 2000,
   output: 'file',
   logLevel: 'info',
+  chainId: CHAIN,
   env: {
     NODE_BROKER__PRIMARY_URL: primary.url,
     NODE_BROKER__FEDERATED_URLS: federated.map((b) => b.url).join(','),
@@ -49,7 +53,24 @@ const cluster = await LocalCluster.create({
   },
 });
 genesis = JSON.parse(readFileSync(cluster.genesisFile, 'utf8')) as Block;
-await cluster.startAll();
+// Two witnesses, as two broker operators would run them: each follows the chain's checkpoints (the validators' log
+// keys, a quorum of them) and cosigns only what extends what it cosigned before.
+const log = witnessLogOf(
+  defaultOrigin(CHAIN),
+  cluster.nodes.map((n) => n.keys.publicKey),
+);
+const witnesses = await Promise.all(
+  [1, 2].map((i) =>
+    LocalWitness.start({ name: `witness.local/w${i}`, dir: join(cluster.dir, `witness-${i}`), logs: [log] }),
+  ),
+);
+await cluster.startAll({
+  NODE_WITNESS__WITNESSES: JSON.stringify(
+    witnesses.map((w, i) => ({ name: `w${i + 1}`, url: w.url, key: w.verifierKey })),
+  ),
+  NODE_WITNESS__THRESHOLD: '2',
+});
+const policyFlags = witnesses.map((w, i) => `--witness 'w${i + 1}=${w.verifierKey}'`).join(' ');
 const first = cluster.nodes[0];
 const nodeUrl = first?.url ?? '';
 
@@ -76,6 +97,7 @@ ledger-node: the integrity ledger watching three context brokers (data and logs 
   validators   ${cluster.nodes.map((n) => n.url).join('  ')}
   brokers      primary ${primary.url}   federated ${federated.map((b) => b.url).join('  ')}   (NGSI-v2, ${ENTITIES} entities × ${ATTRS} attributes)
   webhooks     ${receiver.url}   (signed; printed below as [webhook])
+  witnesses    ${witnesses.map((w) => w.url).join('  ')}   (C2SP tlog-witness; every checkpoint cosigned by both)
 
 Every ${TAMPER_EVERY_MS / 1000} s a federated broker is tampered ([tamper] lines). Within a poll interval (${POLL_MS / 1000} s)
 the validators record a TAMPERED integrity record; once its block is final, one webhook arrives ([webhook] line
@@ -86,6 +108,10 @@ with the block height and the record's index). Then:
   curl -s ${nodeUrl}/proof/HEIGHT/INDEX                      # its Merkle proof
   curl -s ${nodeUrl}/proof/HEIGHT/INDEX | node services/ledger-node/src/main.ts verify-proof -   # exit 0: valid
   curl -s ${nodeUrl}/chain                                   # height, validators, quorum
+  curl -s ${nodeUrl}/checkpoint                              # the latest checkpoint, signed and cosigned (C2SP)
+  curl -s ${nodeUrl}/checkpoint/witnesses                    # what each witness cosigned last
+  curl -s ${nodeUrl}/evidence/HEIGHT/INDEX | node services/ledger-node/src/main.ts verify-proof --genesis ${cluster.genesisFile} \\
+      ${policyFlags} -   # valid only if both witnesses cosigned a checkpoint covering it
   ${nodeUrl}/ui                                              # the console: board, blocks, tamper feed, verification
 
 The first pass notarises every observation as OK (${2 * ENTITIES * ATTRS} records over the first blocks).
@@ -98,6 +124,7 @@ const stop = async () => {
   stopping = true;
   clearInterval(tamperTimer);
   for (const n of cluster.nodes) await cluster.stop(n, 'SIGTERM');
+  for (const w of witnesses) await w.stop('SIGTERM');
   await cluster.dispatcher.close();
   await receiver.close();
   for (const b of [primary, ...federated]) await b.close();

@@ -1,5 +1,6 @@
 // Every error the node reports: a stable code, the HTTP status it maps to, and a message.
 // Route handlers throw these; the app's error handler turns them into `{error: string}` bodies.
+import type { RejectReason } from './consensus/index.ts';
 
 export type ErrorCode =
   | 'bad_request'
@@ -8,9 +9,10 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'rate_limited'
   | 'queue_full'
-  | 'bad_signature'
+  | 'consensus_refused'
   | 'not_validator'
   | 'invalid_block'
+  | 'conflict'
   | 'config'
   | 'storage_corrupt'
   | 'internal';
@@ -22,9 +24,10 @@ const statusOf: Record<ErrorCode, number> = {
   payload_too_large: 413,
   rate_limited: 429,
   queue_full: 503,
-  bad_signature: 400,
+  consensus_refused: 400,
   not_validator: 400,
   invalid_block: 400,
+  conflict: 409,
   config: 500,
   storage_corrupt: 500,
   internal: 500,
@@ -39,6 +42,21 @@ export class NodeError extends Error {
     this.name = 'NodeError';
     this.code = code;
     this.status = statusOf[code];
+  }
+}
+
+/**
+ * A consensus message the gate's door refused (POST /consensus → 400 "malformed payload" in the spec's terms),
+ * with the gate's own reason, also the label it counts under in rejected_messages_total: `malformed`,
+ * `wrong_chain`, `unknown_sender` or `bad_signature`. The body is `{error}` whose text names the reason and
+ * what was wrong, e.g. `consensus message refused: wrong_chain (chain other)`.
+ */
+export class ConsensusRefused extends NodeError {
+  readonly reason: RejectReason;
+  constructor(reason: RejectReason, detail: string) {
+    super('consensus_refused', `consensus message refused: ${reason}${detail ? ` (${detail.slice(0, 200)})` : ''}`);
+    this.name = 'ConsensusRefused';
+    this.reason = reason;
   }
 }
 

@@ -7,4 +7,5 @@ export { loadBackupConfig, readManifest, runBackupCommand, S3Client } from './ba
 export { LocalCluster, type LocalClusterOptions, type LocalNode } from './cluster/local-cluster.ts';
 export { loadConfig, type NodeConfig } from './config.ts';
 export { ConfigError, NodeError } from './errors.ts';
+export { createMetrics, type NodeMetrics } from './metrics.ts';
 export { type RunningNode, startNode } from './server.ts';

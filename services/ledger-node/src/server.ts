@@ -9,6 +9,7 @@ import type { NodeConfig } from './config.ts';
 import { CONSOLE_DIST } from './console/paths.ts';
 import { MemoryTrimmer } from './memory-trim.ts';
 import { createMetrics } from './metrics.ts';
+import { attachCheckpoints } from './node/checkpoints.ts';
 import { readGenesisFile, readKeyFile } from './node/files.ts';
 import { LedgerNode } from './node/node.ts';
 import { ledgerService } from './node/service.ts';
@@ -31,8 +32,9 @@ export async function startNode(
   const metrics = createMetrics({ defaultMetrics: true });
   const node = new LedgerNode({ config, keys, genesis, logger, metrics });
   const watch = attachWatch(node, metrics.registry);
+  const checkpoints = attachCheckpoints(node, metrics.registry);
   const app = await buildApp({
-    service: ledgerService(node),
+    service: ledgerService(node, checkpoints.book),
     consoleAssets: loadAssets(CONSOLE_DIST),
     metrics,
     logger,
@@ -42,12 +44,14 @@ export async function startNode(
     rateLimit: config.rateLimit,
     tls: config.tls,
     watch,
+    checkpoints,
   });
   await app.listen({ host: config.bindHost, port: config.bindPort });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.bindPort;
   node.start();
   watch.start();
+  checkpoints.start();
   logger.info(
     {
       node_id: node.nodeId,
@@ -66,6 +70,7 @@ export async function startNode(
     close() {
       closing ??= (async () => {
         await app.close();
+        await checkpoints.stop();
         await watch.stop();
         await node.stop();
       })();

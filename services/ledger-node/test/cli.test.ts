@@ -74,6 +74,44 @@ describe('cli', () => {
     }
   });
 
+  const policyFlags = [
+    ...vectors.witness_policy.witnesses.flatMap((w) => ['--witness', `${w.name}=${w.key}`]),
+    '--witness-threshold',
+    String(vectors.witness_policy.threshold),
+  ];
+  it.each(vectors.witnessed.map((v) => [v.name, v] as const))(
+    'verify-proof --witness, with a checkpoint: %s',
+    (_name, v) => {
+      const genesis = join(dir, 'vectors-genesis.json');
+      writeFileSync(genesis, JSON.stringify(vectors.chain[0]));
+      const res = runCli(['verify-proof', '--genesis', genesis, ...policyFlags, '-'], JSON.stringify(v.evidence));
+      expect(res.status, `${res.stdout}${res.stderr}`).toBe(v.valid ? 0 : 1);
+      if (v.refusal) expect(res.stderr).toContain(v.refusal);
+      else expect(res.stdout).toMatch(/cosigned by w1 \(.*\), w2 \(.*\): 2 of 2 trusted witnesses/);
+      const free = runCli(['verify-proof', '--genesis', genesis, '-'], JSON.stringify(v.evidence));
+      expect(free.status, `${free.stdout}${free.stderr}`).toBe(v.valid_without_policy ? 0 : 1);
+    },
+  );
+
+  it('verify-proof: a bad witness policy exits 2 with the reason; note-key prints both kinds of key', () => {
+    const genesis = join(dir, 'vectors-genesis.json');
+    writeFileSync(genesis, JSON.stringify(vectors.chain[0]));
+    const [w1] = vectors.witness_policy.witnesses as [{ name: string; key: string }];
+    const bad = (flags: string[]) => runCli(['verify-proof', '--genesis', genesis, ...flags, '-'], '{}');
+    expect(bad(['--witness', 'w1']).stderr).toMatch(/NAME=KEY/);
+    expect(bad(['--witness', `w1=${w1.key}`, '--witness-threshold', '2']).stderr).toMatch(/want 1 to 1/);
+    expect(bad(['--witness', 'w1=x+00000000+AQ==']).stderr).toMatch(/witness w1/);
+    expect(bad(['--witness-threshold', '1']).stderr).toMatch(/without --witness/);
+    for (const flags of [['--witness', 'w1']]) expect(bad(flags).status).toBe(2);
+    const key = join(dir, 'note.json');
+    const pub = runCli(['keygen', '--out', key]).stdout.trim();
+    const log = runCli(['note-key', '--origin', 'scriptorium.dev/ledger/c1', '--key', key]);
+    expect(log.stdout).toMatch(/^scriptorium\.dev\/ledger\/c1\+[0-9a-f]{8}\+A[A-Za-z0-9+/]{43}\n$/);
+    const cosigner = runCli(['note-key', '--witness', 'witness.example/w1', pub]);
+    expect(cosigner.stdout).toMatch(/^witness\.example\/w1\+[0-9a-f]{8}\+B[A-Za-z0-9+/]{43}\n$/);
+    expect(runCli(['note-key', '--witness', 'a b', pub]).status).toBe(2);
+  });
+
   it('verify-proof: light evidence without --genesis is refused and says what is missing; a bad --genesis exits 2', () => {
     const valid = vectors.light.find((v) => v.valid) as (typeof vectors.light)[0];
     const res = runCli(['verify-proof', '-'], JSON.stringify(valid.evidence));

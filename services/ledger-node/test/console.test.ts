@@ -297,6 +297,24 @@ describe.skipIf(!hasChromium)('the /ui console in a browser', () => {
         else if (v.refusal) expect(text, v.name).toContain(v.refusal);
         await page.context().close();
       }
+      // With the reader's witness policy in the address: a checkpoint cosigned by both trusted witnesses is required;
+      // a history rewritten with the validators' own keys is refused, saying why.
+      const policy = [
+        ...vectors.witness_policy.witnesses.map((w) => `witness=${encodeURIComponent(`${w.name}=${w.key}`)}`),
+        'threshold=2',
+      ].join('&');
+      for (const v of vectors.witnessed) {
+        hostile.serve(v);
+        const { page } = await open(
+          `#/verify/proof/${v.height}/${v.index}?genesis=${vectors.genesis_hash}&${policy}`,
+          hostile.url,
+        );
+        expect(await verdict(page), `witnessed: ${v.name}`).toBe(v.valid ? 'valid' : 'invalid');
+        const text = (await page.locator('[data-verdict]').textContent()) ?? '';
+        if (v.refusal) expect(text, v.name).toContain(v.refusal);
+        else expect(text, v.name).toContain('2 of 2 trusted witnesses');
+        await page.context().close();
+      }
     } finally {
       await hostile.close();
     }

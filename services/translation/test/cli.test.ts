@@ -3,6 +3,7 @@
 // variable (one line naming it), SIGTERM.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { createTestDatabase, freePort, type TestDatabase } from '@scriptorium/test-support';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -14,13 +15,17 @@ const SECRET = 'cli-worker-secret-0123456789abcdefghij';
 function run(
   args: string[],
   env: Record<string, string>,
+  onStderr?: (soFar: string) => void,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [main, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      onStderr?.(stderr);
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -143,25 +148,47 @@ describe('main.ts commands', () => {
   });
 
   it('trigger rides out an API that is not answering yet, as in a rollout: refused, then the answer', async () => {
-    const port = await freePort();
-    const triggered = run(['trigger', 'retention'], {
-      TRANSLATION_URL: `http://127.0.0.1:${port}`,
-      WORKER_SECRET: SECRET,
-    });
-    // The API comes up on that port only after the first attempt was refused.
-    await new Promise((r) => setTimeout(r, 500));
+    // The API is started first and waited for (its start-up time under load is not what this tests); the address
+    // the trigger calls refuses connections until the trigger has said so, then forwards to the API, as a Service
+    // does once its new pod is ready.
+    const apiPort = await freePort();
     server = spawn(process.execPath, [main, 'serve'], {
       env: {
         PATH: process.env.PATH ?? '',
         DATABASE_URL: db.url,
-        PORT: String(port),
+        PORT: String(apiPort),
         HOST: '127.0.0.1',
         WORKER_SECRET: SECRET,
         LOG_LEVEL: 'warn',
       },
       stdio: 'ignore',
     });
+    let ready = false;
+    for (let i = 0; i < 300 && !ready; i++) {
+      ready = await fetch(`http://127.0.0.1:${apiPort}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (!ready) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(ready).toBe(true);
+    const port = await freePort();
+    let forwarder: Server | null = null;
+    const triggered = run(
+      ['trigger', 'retention'],
+      { TRANSLATION_URL: `http://127.0.0.1:${port}`, WORKER_SECRET: SECRET },
+      (soFar) => {
+        if (forwarder || !soFar.includes('ECONNREFUSED')) return;
+        forwarder = createServer((client) => {
+          const upstream = connect(apiPort, '127.0.0.1');
+          client.pipe(upstream).pipe(client);
+          client.on('error', () => upstream.destroy());
+          upstream.on('error', () => client.destroy());
+        }).listen(port, '127.0.0.1');
+      },
+    );
     const r = await triggered;
+    (forwarder as Server | null)?.close();
     expect(r.stderr).toMatch(/^trigger retention: ECONNREFUSED; trying again in 1 s$/m);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).deleted).toBeDefined();

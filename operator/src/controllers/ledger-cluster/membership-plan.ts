@@ -51,11 +51,30 @@ export function planStep(input: MembershipPlanInput): MembershipAction {
   };
 }
 
+/**
+ * The validators this cluster does not run, for the planner: the spec's external validators and every other key in
+ * the active set (another organization's validators of a joined chain). An active one is as healthy as this cluster's
+ * nodes saw it (the height their pull sync last read from it); one not in the set is never probed, so never ADDed
+ * by this operator (whoever runs it adds it).
+ */
+export function othersOf(input: Pick<MembershipPlanInput, 'desired' | 'externalKeys' | 'observation'>) {
+  const { observation } = input;
+  const ours = new Set([...input.desired.map((d) => d.publicKey), ...observation.members.map((m) => m.publicKey)]);
+  const active = new Set(observation.activeKeys ?? []);
+  const keys = new Set([...input.externalKeys, ...[...active].filter((k) => !ours.has(k))]);
+  return [...keys].map((publicKey) => {
+    const seen = observation.peerHeights?.get(publicKey);
+    return active.has(publicKey) && seen !== undefined && seen !== null
+      ? { publicKey, ready: true, height: seen }
+      : { publicKey };
+  });
+}
+
 function planner(input: MembershipPlanInput): MembershipAction {
   const { observation } = input;
   return planMembership({
     desired: input.desired,
-    external: input.externalKeys.map((publicKey) => ({ publicKey })),
+    external: othersOf(input),
     members: observation.members.map((m) => ({
       name: m.name,
       publicKey: m.publicKey,

@@ -5,11 +5,10 @@ import { RESOURCES, resourcePath } from '../../kube/resources.ts';
 import { controllerOf } from '../../kube/types.ts';
 import { issueNodeCertificate } from '../../ledger/index.ts';
 import {
-  clusterNames,
   type Pem,
   PUBLIC_KEY_ANNOTATION,
   secretValue,
-  TOKEN_FILE,
+  tokenRef,
   VALIDATOR_LABEL,
   validatorNames,
   validatorUrl,
@@ -140,8 +139,9 @@ export async function submitChange(
   change: { action: 'ADD' | 'REMOVE'; validator: string },
 ): Promise<void> {
   const namespace = lc.metadata.namespace ?? '';
-  const token = secretValue(await readSecret(deps, namespace, clusterNames(lc).tokenSecret), TOKEN_FILE);
-  if (!token) throw new OperatorError('TOKEN_NOT_FOUND', `Secret ${clusterNames(lc).tokenSecret} has no token`);
+  const ref = tokenRef(lc, spec);
+  const token = secretValue(await readSecret(deps, namespace, ref.name), ref.key);
+  if (!token) throw new OperatorError('TOKEN_NOT_FOUND', `Secret ${ref.name} has no ${ref.key}`);
   let caPem: string | undefined;
   let clientCert: Pem | undefined;
   if (spec.tls.mode !== 'disabled') {

@@ -6,6 +6,7 @@ import { controllerOf, type KubeObject } from '../../kube/types.ts';
 import {
   backupCronJob,
   backupNames,
+  checkPublishedGenesis,
   clientIngress,
   clientService,
   clusterNames,
@@ -14,6 +15,7 @@ import {
   genesisConfigMap,
   genesisConfigMapOf,
   genesisValidators,
+  joinedGenesisConfigMap,
   keyGeneration,
   keySecretName,
   keySecrets,
@@ -38,6 +40,7 @@ import { reconcileInFrame } from '../reconcile-frame.ts';
 import { backupReport, jobResults, restoreRefusals } from './backup-status.ts';
 import { ensureKey, ensureTls, type Identity, readCaCert, readIdentity } from './credentials.ts';
 import type { LedgerReconcileDeps, Result } from './deps.ts';
+import { readPublishedGenesis } from './genesis-source.ts';
 import { membershipStep } from './membership.ts';
 import { type ClusterObservation, observeNodes } from './observe.ts';
 import { STATEFUL_SET } from './resources.ts';
@@ -124,8 +127,9 @@ async function reconcileSpec(
   const existing = existingValidators(deps, lcObj);
   const members = [...new Set([...desired, ...existing])].sort(byIndex(lc.metadata.name));
 
-  // 1. Generated once, never regenerated: the token, each validator's key, the CA.
-  if (!deps.lookup(RESOURCES.Secret, namespace, names.tokenSecret)) {
+  // 1. Generated once, never regenerated: the token (unless the chain's shared one is referenced), each
+  // validator's key, the CA.
+  if (!spec.clusterTokenSecretRef && !deps.lookup(RESOURCES.Secret, namespace, names.tokenSecret)) {
     await createIfAbsent(ctx, RESOURCES.Secret, tokenSecret(lc, randomClusterToken()));
   }
   // A restored cluster takes the chain's genesis and keys from its identity Secret (read only while needed).
@@ -162,9 +166,17 @@ async function reconcileSpec(
   // chain's own genesis file); immutable afterwards.
   let genesis = deps.lookup(RESOURCES.ConfigMap, namespace, names.genesisConfigMap);
   const restored = spec.bootstrap ? await (genesis ? undefined : identity()) : undefined;
+  const from = spec.genesis?.from;
   if (!genesis && restored) {
     const inGenesis = desired.filter((v) => restored.genesisKeys.has(keys.get(v) ?? ''));
     await createIfAbsent(ctx, RESOURCES.ConfigMap, genesisConfigMapOf(lc, restored.genesis, inGenesis));
+    genesis = deps.lookup(RESOURCES.ConfigMap, namespace, names.genesisConfigMap);
+  } else if (!genesis && from) {
+    // Joining another organization's chain: its published genesis, copied once into our own immutable ConfigMap.
+    const { text, source } = await readPublishedGenesis(deps, namespace, from);
+    const checked = checkPublishedGenesis(text, from.hash);
+    if (typeof checked === 'string') throw new SpecRefusedError('GenesisRefused', `${source}: ${checked}`);
+    await createIfAbsent(ctx, RESOURCES.ConfigMap, joinedGenesisConfigMap(lc, text, source));
     genesis = deps.lookup(RESOURCES.ConfigMap, namespace, names.genesisConfigMap);
   } else if (!genesis) {
     // External validators present at creation are part of the genesis set too.

@@ -93,11 +93,93 @@ export function diagnoseProgress(lc: LedgerCluster, spec: LedgerClusterSpec, s: 
  * retirement. `RoundChangeStorm` is True while a validator's round at its open height is at the configured round
  * or higher (present once a node's metrics have answered).
  */
+/** The witnessing part of the status (pure): per-witness fields, the coverage and the `Witnessed` condition. */
+export interface WitnessingReport {
+  fields: Pick<Status, 'witnessedSize' | 'unwitnessedSince' | 'witnesses'>;
+  /** Undefined when no witness is configured or no node answered. */
+  condition: ConditionInput | undefined;
+  /** Seconds the oldest uncovered block has waited (0: all covered). */
+  unwitnessedSeconds: number | undefined;
+}
+
+const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export function witnessingStatus(spec: LedgerClusterSpec, s: Snapshot): WitnessingReport {
+  const view = s.observation.witnesses;
+  if (spec.witnesses.length === 0 || !view)
+    return {
+      fields: { witnessedSize: undefined, unwitnessedSince: undefined, witnesses: undefined },
+      condition: undefined,
+      unwitnessedSeconds: undefined,
+    };
+  const now = (s.now ?? new Date()).getTime();
+  const age = view.unwitnessed_since === null ? 0 : Math.max(0, (now - view.unwitnessed_since) / 1000);
+  const threshold = view.threshold;
+  const { unwitnessedAfterSeconds } = spec.witnessPolicy;
+  const errors = view.witnesses
+    .filter((w) => w.last_error)
+    .map((w) => `${w.name}: ${w.last_error}`)
+    .join('; ');
+  let condition: ConditionInput;
+  if (view.witnesses.length === 0)
+    condition = {
+      type: 'Witnessed',
+      status: 'Unknown',
+      reason: 'NotSubmitting',
+      message: 'The validators do not submit checkpoints to the witnesses yet (their settings are rolling out)',
+    };
+  else if (view.unwitnessed_since === null)
+    condition = {
+      type: 'Witnessed',
+      status: 'True',
+      reason: 'PolicyMet',
+      message: `Every block is in checkpoint ${view.witnessed_size} cosigned by ${threshold} of ${view.witnesses.length} witnesses`,
+    };
+  else if (age <= unwitnessedAfterSeconds)
+    condition = {
+      type: 'Witnessed',
+      status: 'True',
+      reason: 'CatchingUp',
+      message: `Blocks from ${view.witnessed_size} are waiting ${Math.floor(age)} s for a checkpoint cosigned by ${threshold} of ${view.witnesses.length} witnesses (false after ${unwitnessedAfterSeconds} s)`,
+    };
+  else
+    condition = {
+      type: 'Witnessed',
+      status: 'False',
+      reason: 'Unwitnessed',
+      message:
+        `Blocks from ${view.witnessed_size} have been in no checkpoint cosigned by ${threshold} of ${view.witnesses.length} witnesses for ${Math.floor(age)} s${errors ? `: ${errors}` : ''}`.slice(
+          0,
+          1000,
+        ),
+    };
+  return {
+    fields: {
+      witnessedSize: view.witnessed_size,
+      unwitnessedSince: view.unwitnessed_since === null ? undefined : rfc3339(view.unwitnessed_since),
+      witnesses: view.witnesses.map((w) => ({
+        name: w.name,
+        cosignedSize: w.size,
+        behind: Math.max(0, view.size - w.size),
+        ...(w.cosigned_at !== null ? { cosignedAt: rfc3339(w.cosigned_at * 1000) } : {}),
+        ...(w.last_error ? { lastError: w.last_error.slice(0, 300) } : {}),
+      })),
+    },
+    condition,
+    unwitnessedSeconds: age,
+  };
+}
+
 export function ledgerStatus(
   lc: LedgerCluster,
   spec: LedgerClusterSpec,
   s: Snapshot,
-): ConditionsReport & { fields: Partial<Status>; diagnosis: ProgressDiagnosis; quorumAtRisk: boolean } {
+): ConditionsReport & {
+  fields: Partial<Status>;
+  diagnosis: ProgressDiagnosis;
+  quorumAtRisk: boolean;
+  witnessing: WitnessingReport;
+} {
   const diagnosis = diagnoseProgress(lc, spec, s);
   const active = s.observation.activeKeys ? new Set(s.observation.activeKeys) : undefined;
   const readyCount = s.desired.filter((v) => s.podReady.get(v)).length;
@@ -114,7 +196,15 @@ export function ledgerStatus(
   const activeCount = active?.size;
   const quorum = activeCount !== undefined ? quorumSize(activeCount) : undefined;
   const healthyActive = s.observation.members.filter((m) => m.reachable && active?.has(m.publicKey)).length;
-  const external = spec.externalValidators.filter((e) => active?.has(e.publicKey)).length;
+  // Validators this cluster does not run: the spec's external ones, and another organization's in a joined chain,
+  // counted healthy when this cluster's nodes reached them lately (their pull sync).
+  const ours = new Set(s.observation.members.map((m) => m.publicKey));
+  const notOurs = [...(active ?? [])].filter((k) => !ours.has(k));
+  const external = notOurs.filter(
+    (k) =>
+      (s.observation.peerHeights?.get(k) ?? null) !== null ||
+      (s.observation.peerHeights === undefined && spec.externalValidators.some((e) => e.publicKey === k)),
+  ).length;
   const quorumAtRisk = quorum !== undefined && healthyActive + external < quorum;
   // Pods that are Ready but whose API the operator cannot reach: the operator's view is partial.
   const unreachableReady = s.observation.members.filter((m) => m.podReady && !m.reachable).map((m) => m.name);
@@ -210,13 +300,18 @@ export function ledgerStatus(
           },
     );
   }
+  const witnessing = witnessingStatus(spec, s);
+  if (witnessing.condition) others.push(witnessing.condition);
   return {
     degraded,
     progressing,
     others,
+    ...(spec.witnesses.length === 0 ? { drop: ['Witnessed'] } : {}),
     diagnosis,
     quorumAtRisk,
+    witnessing,
     fields: {
+      ...witnessing.fields,
       validators: readyCount,
       selector: selectorString(lc),
       height: s.observation.height,
@@ -243,6 +338,13 @@ export function diagnosisEvents(before: Condition[] | undefined, report: Conditi
   } else if (wasStalled && !isStalled) {
     events.push({ type: 'Normal', reason: 'StallEnded', action: 'Diagnose', note: 'Blocks are finalized again' });
   }
+  const witnessed = report.others?.find((c) => c.type === 'Witnessed');
+  const wasWitnessed = getCondition(before, 'Witnessed')?.status;
+  if (witnessed?.status === 'False' && wasWitnessed !== 'False') {
+    events.push({ type: 'Warning', reason: 'Unwitnessed', action: 'Diagnose', note: witnessed.message });
+  } else if (wasWitnessed === 'False' && witnessed?.status === 'True') {
+    events.push({ type: 'Normal', reason: 'WitnessedAgain', action: 'Diagnose', note: witnessed.message });
+  }
   const storm = report.others?.find((c) => c.type === 'RoundChangeStorm');
   const wasStorm = getCondition(before, 'RoundChangeStorm')?.status === 'True';
   if (storm?.status === 'True' && !wasStorm) {
@@ -267,7 +369,9 @@ export async function reportStatus(
   for (const event of diagnosisEvents(lc.status?.conditions, report)) await deps.recorder.record(lcObj, event);
   for (const event of s.backup?.events ?? []) await deps.recorder.record(lcObj, event);
   const { diagnosis } = report;
-  if (report.progressing.status === 'True' || diagnosis.stalled || diagnosis.storm)
+  // Witnessing waits on the clock too: look again soon while blocks wait for a witnessed checkpoint.
+  const unwitnessed = (report.witnessing.unwitnessedSeconds ?? 0) > 0;
+  if (report.progressing.status === 'True' || diagnosis.stalled || diagnosis.storm || unwitnessed)
     return { requeueAfterMs: PROGRESS_MS };
   // A still height with work pending is looked at again when it would count as a stall.
   if (diagnosis.stallInSeconds !== undefined) {
@@ -311,6 +415,19 @@ function recordClusterMetrics(
   set(metrics.ledger.backupBehind, backup.behind);
   set(metrics.ledger.backupVerified, backup.verified);
   set(metrics.ledger.backupVerifiedHeight, backup.verifiedHeight);
+  const { witnessing } = report;
+  set(metrics.ledger.witnessed, witnessing.condition ? (witnessing.condition.status === 'True' ? 1 : 0) : undefined);
+  set(metrics.ledger.unwitnessedSeconds, witnessing.unwitnessedSeconds);
+  const seen = new Set<string>();
+  for (const w of witnessing.fields.witnesses ?? []) {
+    seen.add(w.name);
+    metrics.ledgerWitness.cosignedSize.set({ ...labels, witness: w.name }, w.cosignedSize);
+    metrics.ledgerWitness.behind.set({ ...labels, witness: w.name }, w.behind);
+  }
+  // Witnesses the status showed last time and no longer lists: their series go.
+  for (const old of lc.status?.witnesses ?? [])
+    if (!seen.has(old.name))
+      for (const g of Object.values(metrics.ledgerWitness)) g.remove({ ...labels, witness: old.name });
 }
 
 /** Removes a deleted cluster's gauges. */
@@ -318,4 +435,7 @@ export function forgetClusterMetrics(metrics: Metrics | undefined, lc: KubeObjec
   if (!metrics) return;
   const labels = { namespace: lc.metadata.namespace ?? '', name: lc.metadata.name ?? '' };
   for (const gauge of Object.values(metrics.ledger)) gauge.remove(labels);
+  const witnesses = (lc as LedgerCluster).status?.witnesses ?? [];
+  for (const w of witnesses)
+    for (const gauge of Object.values(metrics.ledgerWitness)) gauge.remove({ ...labels, witness: w.name });
 }

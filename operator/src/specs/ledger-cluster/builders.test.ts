@@ -188,7 +188,17 @@ describe('Ingress', () => {
     expect(ing.spec.tls).toBeUndefined();
     expect(ing.spec.ingressClassName).toBeUndefined();
     const paths = ing.spec.rules[0].http.paths as Array<{ path: string; pathType: string; backend: unknown }>;
-    expect(paths.map((p) => p.path)).toEqual(['/health', '/chain', '/blocks', '/proof', '/evidence', '/ui']);
+    expect(paths.map((p) => p.path)).toEqual([
+      '/health',
+      '/chain',
+      '/blocks',
+      '/proof',
+      '/evidence',
+      '/checkpoint',
+      '/checkpoint/proof',
+      '/checkpoint/witnesses',
+      '/ui',
+    ]);
     expect(new Set(paths.map((p) => JSON.stringify(p.backend)))).toEqual(
       new Set([JSON.stringify({ service: { name: 'ledger', port: { name: 'api' } } })]),
     );

@@ -9,12 +9,15 @@ export {
 } from './backup.ts';
 export {
   chainIdOf,
+  checkPublishedGenesis,
   GENESIS_FILE,
+  GENESIS_FROM_ANNOTATION,
   genesisConfigMap,
   genesisConfigMapOf,
   genesisFileContent,
   genesisTimeMs,
   genesisValidators,
+  joinedGenesisConfigMap,
 } from './genesis.ts';
 export {
   APP_NAME,
@@ -71,10 +74,12 @@ export {
   tlsRenewalDue,
   tlsSecret,
   tlsSecretName,
+  tokenRef,
   tokenSecret,
   validatorDnsNames,
 } from './secrets.ts';
 export {
+  checkpointEnv,
   DEFAULT_RESOURCES,
   rolloutSettled,
   statefulSetReady,

@@ -41,6 +41,7 @@ export const PATHS = {
   genesisDir: '/etc/ledger-node/genesis',
   tokenDir: '/etc/ledger-node/token',
   tlsDir: '/etc/ledger-node/tls',
+  trustedCaDir: '/etc/ledger-node/trusted-ca',
   dataDir: '/var/lib/ledger-node/data',
 } as const;
 

@@ -69,6 +69,10 @@ export const INGRESS_PATHS: ReadonlyArray<{ path: string; pathType: 'Exact' | 'P
   { path: '/blocks', pathType: 'Prefix' },
   { path: '/proof', pathType: 'Prefix' },
   { path: '/evidence', pathType: 'Prefix' },
+  // The chain as a transparency log: its checkpoint, the proofs against it, witnessing (not the peer POSTs under it).
+  { path: '/checkpoint', pathType: 'Exact' },
+  { path: '/checkpoint/proof', pathType: 'Exact' },
+  { path: '/checkpoint/witnesses', pathType: 'Exact' },
   { path: '/ui', pathType: 'Prefix' },
 ];
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { generateKeyPair, type KeyPair, keyFileContent } from '@scriptorium/ledger-protocol/keys';
-import type { LedgerCluster } from '../../api/index.ts';
+import type { LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import {
   childMeta,
@@ -70,6 +70,14 @@ export function keySecret(
     immutable: true,
     data: { [KEY_FILE]: Buffer.from(keyFileContent(keys)).toString('base64') },
   };
+}
+
+/**
+ * Where the cluster token is: the Secret and key `spec.clusterTokenSecretRef` names (a chain shared with other
+ * organizations), else the generated `<cluster>-token`.
+ */
+export function tokenRef(lc: LedgerCluster, spec: LedgerClusterSpec): { name: string; key: string } {
+  return spec.clusterTokenSecretRef ?? { name: clusterNames(lc).tokenSecret, key: TOKEN_FILE };
 }
 
 /** The cluster token Secret (bearer token of the nodes' peer and admin endpoints). Created once. */

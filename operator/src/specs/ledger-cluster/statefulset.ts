@@ -53,8 +53,29 @@ export function validatorEnv(lc: LedgerCluster, spec: LedgerClusterSpec, validat
       { name: 'NODE_TLS__KEY_FILE', value: `${PATHS.tlsDir}/tls.key` },
       { name: 'NODE_TLS__CA_FILE', value: `${PATHS.tlsDir}/ca.crt` },
     );
+    if (spec.tls.trustedCaSecretRef)
+      env.push({ name: 'NODE_TLS__EXTRA_CA_FILE', value: `${PATHS.trustedCaDir}/${TRUSTED_CA_FILE}` });
   }
+  env.push(...checkpointEnv(spec));
   env.push(...watchEnv(spec));
+  return env;
+}
+
+/** The file name of the trusted CA bundle in its mount. */
+const TRUSTED_CA_FILE = 'ca.pem';
+
+/** Checkpoints and witnesses: the interval, the origin when set, the witnesses and their threshold. */
+export function checkpointEnv(spec: LedgerClusterSpec): NodeEnvVar[] {
+  const env: NodeEnvVar[] = [{ name: 'NODE_CHECKPOINT__INTERVAL_MS', value: String(spec.checkpoints.intervalMs) }];
+  if (spec.checkpoints.origin) env.push({ name: 'NODE_CHECKPOINT__ORIGIN', value: spec.checkpoints.origin });
+  if (spec.witnesses.length > 0) {
+    env.push({
+      name: 'NODE_WITNESS__WITNESSES',
+      value: JSON.stringify(spec.witnesses.map((w) => ({ name: w.name, url: w.url, key: w.key }))),
+    });
+    if (spec.witnessPolicy.threshold !== undefined)
+      env.push({ name: 'NODE_WITNESS__THRESHOLD', value: String(spec.witnessPolicy.threshold) });
+  }
   return env;
 }
 
@@ -76,7 +97,7 @@ export function validatorStatefulSet(
   const volumes: object[] = [
     { name: 'key', secret: { secretName: keySecretName, defaultMode: secretMode } },
     { name: 'genesis', configMap: { name: clusterNames(lc).genesisConfigMap } },
-    { name: 'token', secret: { secretName: clusterNames(lc).tokenSecret, defaultMode: secretMode } },
+    { name: 'token', secret: tokenVolume(lc, spec, secretMode) },
     { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
   ];
   const mounts: object[] = [
@@ -89,6 +110,18 @@ export function validatorStatefulSet(
   if (tls) {
     volumes.push({ name: 'tls', secret: { secretName: tlsSecretName, defaultMode: secretMode } });
     mounts.push({ name: 'tls', mountPath: PATHS.tlsDir, readOnly: true });
+    const trusted = spec.tls.trustedCaSecretRef;
+    if (trusted) {
+      volumes.push({
+        name: 'trusted-ca',
+        secret: {
+          secretName: trusted.name,
+          items: [{ key: trusted.key, path: TRUSTED_CA_FILE }],
+          defaultMode: secretMode,
+        },
+      });
+      mounts.push({ name: 'trusted-ca', mountPath: PATHS.trustedCaDir, readOnly: true });
+    }
   }
   const watch = watchVolumes(spec);
   volumes.push(...watch.volumes);
@@ -163,6 +196,14 @@ export function validatorStatefulSet(
       ],
     },
   };
+}
+
+/** The token volume: the generated `<cluster>-token` Secret, or the shared one `clusterTokenSecretRef` names. */
+function tokenVolume(lc: LedgerCluster, spec: LedgerClusterSpec, defaultMode: number): object {
+  const ref = spec.clusterTokenSecretRef;
+  return ref
+    ? { secretName: ref.name, items: [{ key: ref.key, path: TOKEN_FILE }], defaultMode }
+    : { secretName: clusterNames(lc).tokenSecret, defaultMode };
 }
 
 /** What the StatefulSet's status says of its one pod. */

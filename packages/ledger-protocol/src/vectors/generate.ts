@@ -8,15 +8,25 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  ALG_COSIGNATURE_V1,
   type Block,
   blockHash,
+  blockLeafData,
   buildBlock,
   buildGenesis,
+  checkpointEvidence,
+  cosignatureLine,
+  defaultOrigin,
+  formatNote,
+  formatVerifierKey,
   type LightEvidence,
+  LogTree,
   lightEvidence,
+  logSignedCheckpoint,
   membershipBelow,
   membershipEvidence,
   membershipPointerAfter,
+  parseNote,
   proofFor,
   sealBytes,
 } from '../index.ts';
@@ -162,6 +172,7 @@ export function buildVectors() {
     proofs,
     finality,
     light: lightVectors(chain, (i, block, round) => sealed(block, [k(i)], round).commit_signatures[0] as Seal),
+    ...witnessedVectors(chain),
   };
 }
 
@@ -327,6 +338,260 @@ function lightVectors(chain: Block[], sealBy: (key: number, block: Block, round:
       refusal: 'not the pinned',
     },
   ];
+}
+
+const toHexString = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+/** The witnesses of the vectors: two trusted (w1, w2), one nobody trusts (rogue). */
+const witnessKeys = {
+  w1: signer(0x10),
+  w2: signer(0x11),
+  rogue: signer(0x12),
+} as const;
+const WITNESS_NAMES = { w1: 'witness.example/w1', w2: 'witness.example/w2', rogue: 'rogue.example/w' } as const;
+const COSIGNED_AT = 1_767_225_700;
+
+/** One case of light evidence with a checkpoint, judged under the vectors' witness policy (2 of w1, w2). */
+export interface WitnessedVector {
+  name: string;
+  height: number;
+  index: number;
+  evidence: LightEvidence;
+  /** Under the policy. */
+  valid: boolean;
+  /** Without any witness policy (everything but the cosignatures is still judged). */
+  valid_without_policy: boolean;
+  refusal?: string;
+}
+
+/**
+ * Light evidence carrying a cosigned checkpoint of the vector chain (size 6: blocks 0–5, signed by 3 of validators 1–4,
+ * cosigned by w1 and w2), real and forged: a rewritten history sealed by the same keys, cosignatures missing, forged
+ * or from a witness nobody trusts, log signatures below quorum, another origin, the wrong last block.
+ */
+function witnessedVectors(chain: Block[]) {
+  const [genesis, b1, , b3, b4, b5] = chain as [Block, Block, Block, Block, Block, Block];
+  const k = (i: number) => keys[i] as Signer;
+  const origin = defaultOrigin(CHAIN);
+  const genesisHash = blockHash(genesis.header);
+  const entryAt = (h: number) => membershipEvidence(chain[h] as Block);
+  const treeOf = (blocks: Block[]) => {
+    const tree = new LogTree();
+    for (const b of blocks) tree.appendData(blockLeafData(blockHash(b.header)));
+    return tree;
+  };
+  const signed = (tree: LogTree, size: number, by: Signer[], from = origin) =>
+    logSignedCheckpoint(
+      from,
+      size,
+      tree.root(size),
+      by.map((s) => [s.publicKey, (m: Uint8Array) => s.sign(m)] as const),
+    );
+  const cosign = (note: string, by: Array<keyof typeof witnessKeys>) => {
+    const parsed = parseNote(note);
+    if (typeof parsed === 'string') throw new Error(parsed);
+    const lines = parsed.signatures.map((s) => s.line);
+    for (const w of by)
+      lines.push(
+        cosignatureLine(
+          WITNESS_NAMES[w],
+          witnessKeys[w].publicKey,
+          (m) => witnessKeys[w].sign(m),
+          parsed.text,
+          COSIGNED_AT,
+        ),
+      );
+    return formatNote(parsed.text, lines);
+  };
+  const tree = treeOf(chain);
+  const note = cosign(signed(tree, 6, [k(1), k(2), k(4)]), ['w1', 'w2']);
+  const evidence = (block: Block, index: number, cpNote = note, blocks = chain, size = 6): LightEvidence => {
+    const t = treeOf(blocks);
+    const tip = blocks[size - 1] as Block;
+    return lightEvidence(
+      genesisHash,
+      membershipBelow(block.header, entryAt),
+      block,
+      index,
+      undefined,
+      checkpointEvidence({
+        note: cpNote,
+        inclusion: t.inclusion(block.header.height, size),
+        tip,
+        tipInclusion: t.inclusion(size - 1, size),
+        membership: membershipBelow(tip.header, (h) => membershipEvidence(blocks[h] as Block)).filter(
+          (m) => m.header.height >= block.header.height,
+        ),
+      }),
+    ) as LightEvidence;
+  };
+  const e3 = evidence(b3, 1);
+  const cp3 = e3.checkpoint as NonNullable<LightEvidence['checkpoint']>;
+
+  // The rewrite: block 3 onwards rebuilt with another record, sealed by the same keys: final by every rule of the
+  // chain, and the validators could sign its checkpoint too, but no trusted witness cosigns it.
+  const r3 = next(
+    chain[2] as Block,
+    [{ ...b3.records[0], id: 'rewritten' } as Block['records'][0]],
+    [],
+    [k(4), k(0), k(1), k(2)],
+  );
+  const r4 = next(r3, b4.records, b4.validator_changes, [k(1), k(2), k(3), k(4)]);
+  const r5 = next(r4, b5.records, [], [k(1), k(2), k(4)]);
+  const rewritten = [genesis, b1, chain[2] as Block, r3, r4, r5];
+  const rewrittenNote = cosign(signed(treeOf(rewritten), 6, [k(1), k(2), k(4)]), ['rogue']);
+  const withNote = (n: string): LightEvidence => ({ ...e3, checkpoint: { ...cp3, note: n } });
+  const forgedCosig = (() => {
+    const parsed = parseNote(note);
+    if (typeof parsed === 'string') throw new Error(parsed);
+    // w2's line over another checkpoint's text: its key id is right, its signature is not of this text.
+    const other = parseNote(cosign(signed(tree, 5, [k(1), k(2), k(4)]), ['w2']));
+    if (typeof other === 'string') throw new Error(other);
+    const lines = parsed.signatures.filter((s) => s.name !== WITNESS_NAMES.w2).map((s) => s.line);
+    return formatNote(parsed.text, [...lines, (other.signatures.at(-1) as { line: string }).line]);
+  })();
+  const policy = {
+    witnesses: (['w1', 'w2'] as const).map((w) => ({
+      name: w,
+      key: formatVerifierKey(WITNESS_NAMES[w], ALG_COSIGNATURE_V1, witnessKeys[w].publicKey),
+    })),
+    threshold: 2,
+  };
+  const vectors: WitnessedVector[] = [
+    {
+      name: 'a record of block 3, a checkpoint of 6 cosigned by both',
+      height: 3,
+      index: 1,
+      evidence: e3,
+      valid: true,
+      valid_without_policy: true,
+    },
+    {
+      name: "a record of the checkpoint's last block",
+      height: 5,
+      index: 0,
+      evidence: evidence(b5, 0),
+      valid: true,
+      valid_without_policy: true,
+    },
+    {
+      name: 'a record of block 1, two membership blocks above it',
+      height: 1,
+      index: 2,
+      evidence: evidence(b1, 2),
+      valid: true,
+      valid_without_policy: true,
+    },
+    {
+      name: 'no checkpoint',
+      height: 3,
+      index: 1,
+      evidence: { ...e3, checkpoint: undefined } as LightEvidence,
+      valid: false,
+      valid_without_policy: true,
+      refusal: 'carries no checkpoint',
+    },
+    {
+      name: 'cosigned by w1 only',
+      height: 3,
+      index: 1,
+      evidence: withNote(cosign(signed(tree, 6, [k(1), k(2), k(4)]), ['w1'])),
+      valid: false,
+      valid_without_policy: true,
+      refusal: 'w2: no cosignature',
+    },
+    {
+      name: "w2's cosignature of another checkpoint pasted in",
+      height: 3,
+      index: 1,
+      evidence: withNote(forgedCosig),
+      valid: false,
+      valid_without_policy: true,
+      refusal: 'w2: cosignature does not verify',
+    },
+    {
+      name: 'the history rewritten with the same keys, the real checkpoint',
+      height: 3,
+      index: 0,
+      evidence: evidence(r3, 0, note, rewritten),
+      valid: false,
+      valid_without_policy: false,
+      refusal: 'another history',
+    },
+    {
+      name: 'the history rewritten with the same keys, its own checkpoint cosigned by a witness nobody trusts',
+      height: 3,
+      index: 0,
+      evidence: evidence(r3, 0, rewrittenNote, rewritten),
+      valid: false,
+      valid_without_policy: true,
+      refusal: 'cosigned by 0 of the 2',
+    },
+    {
+      name: 'log signatures of 2 validators (quorum 3)',
+      height: 3,
+      index: 1,
+      evidence: withNote(cosign(signed(tree, 6, [k(1), k(2)]), ['w1', 'w2'])),
+      valid: false,
+      valid_without_policy: false,
+      refusal: 'quorum is 3',
+    },
+    {
+      name: 'a log signature of a removed validator counted toward the quorum',
+      height: 3,
+      index: 1,
+      evidence: withNote(cosign(signed(tree, 6, [k(0), k(1), k(2)]), ['w1', 'w2'])),
+      valid: false,
+      valid_without_policy: false,
+      refusal: 'quorum is 3',
+    },
+    {
+      name: 'a checkpoint of another origin',
+      height: 3,
+      index: 1,
+      evidence: withNote(cosign(signed(tree, 6, [k(1), k(2), k(4)], 'example.com/other-log'), ['w1', 'w2'])),
+      valid: false,
+      valid_without_policy: false,
+      refusal: 'not "scriptorium.dev/ledger/vectors"',
+    },
+    {
+      name: "block 4 given as the checkpoint's last block",
+      height: 3,
+      index: 1,
+      evidence: { ...e3, checkpoint: { ...cp3, tip: { header: b4.header, commit_signatures: b4.commit_signatures } } },
+      valid: false,
+      valid_without_policy: false,
+      refusal: 'its size says 5',
+    },
+    {
+      name: 'the membership block above the record left out',
+      height: 3,
+      index: 1,
+      evidence: { ...e3, checkpoint: { ...cp3, membership: [] } },
+      valid: false,
+      valid_without_policy: false,
+      refusal: 'one is missing',
+    },
+    {
+      name: 'a checkpoint that does not reach the block',
+      height: 5,
+      index: 0,
+      evidence: {
+        ...evidence(b5, 0),
+        checkpoint: {
+          note: cosign(signed(tree, 5, [k(1), k(2), k(4)]), ['w1', 'w2']),
+          inclusion: [],
+          tip: { header: b4.header, commit_signatures: b4.commit_signatures },
+          tip_inclusion: tree.inclusion(4, 5).map(toHexString),
+          membership: [],
+        },
+      },
+      valid: false,
+      valid_without_policy: false,
+      refusal: 'does not reach block 5',
+    },
+  ];
+  return { witness_policy: policy, witnessed: vectors };
 }
 
 export function vectorsJson(): string {

@@ -11,6 +11,8 @@ import {
   verifyChain,
   verifyEvidence,
   verifyLightEvidence,
+  type WitnessRequirement,
+  witnessPolicy,
 } from '../index.ts';
 import { VECTORS_FILE, vectorsJson } from './generate.ts';
 
@@ -97,6 +99,39 @@ describe('shared test vectors', () => {
     expect(verifyEvidence(vectors.chain, { genesis }).ok).toBe(true);
     const otherGenesis = { ...genesis, header: { ...genesis.header, timestamp: 1 } };
     expect(verifyEvidence(vectors.chain, { genesis: otherGenesis }).lines.at(-1)).toMatch(/pinned genesis/);
+  });
+
+  const policy = witnessPolicy(vectors.witness_policy.witnesses, vectors.witness_policy.threshold);
+  if (typeof policy === 'string') throw new Error(policy);
+  const requirement: WitnessRequirement = { policy };
+
+  it.each(vectors.witnessed.map((v) => [v.name, v] as const))('witnessed evidence: %s', (_name, v) => {
+    for (const report of [
+      verifyLightEvidence(v.evidence, genesis, undefined, undefined, requirement),
+      verifyLightEvidence(v.evidence, genesis, nobleVerify, nobleSha256, requirement),
+      verifyEvidence(v.evidence, { genesis, witnesses: requirement }),
+    ]) {
+      expect(report.ok, report.lines.join('; ')).toBe(v.valid);
+      if (v.refusal) expect(report.lines.at(-1)).toContain(v.refusal);
+      if (v.valid) expect(report.checkpoint?.cosigned?.map((c) => c.witness)).toEqual(['w1', 'w2']);
+    }
+    const unpolicied = verifyEvidence(v.evidence, { genesis });
+    expect(unpolicied.ok, unpolicied.lines.join('; ')).toBe(v.valid_without_policy);
+  });
+
+  it('a witness policy refuses a proof or a chain alone, and policies are checked when they are made', () => {
+    expect(verifyEvidence(vectors.chain, { genesis, witnesses: requirement }).lines.at(-1)).toMatch(/only by light/);
+    const [w1, w2] = vectors.witness_policy.witnesses as [{ name: string; key: string }, { name: string; key: string }];
+    expect(witnessPolicy([w1, w2], 3)).toMatch(/want 1 to 2/);
+    expect(witnessPolicy([w1, { ...w2, name: 'w1' }])).toMatch(/named twice/);
+    expect(witnessPolicy([w1, { ...w2, key: w1.key }])).toMatch(/key of another/);
+    expect(witnessPolicy([{ name: 'w1', key: w1.key.replace(/\+[0-9a-f]{8}\+/, '+00000000+') }])).toMatch(/key id/);
+    expect(witnessPolicy([])).toMatch(/at least one/);
+    // A 1-of-2 policy accepts what one of them cosigned.
+    const one = witnessPolicy([w1, w2], 1);
+    if (typeof one === 'string') throw new Error(one);
+    const w1Only = vectors.witnessed.find((v) => v.name === 'cosigned by w1 only');
+    expect(verifyEvidence(w1Only?.evidence, { genesis, witnesses: { policy: one } }).ok).toBe(true);
   });
 
   it('unreadable evidence is a failed report, never an exception', () => {

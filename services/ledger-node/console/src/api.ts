@@ -2,7 +2,7 @@
 // (across origins; their read endpoints send CORS headers). Every answer is checked against the protocol's schemas:
 // a node is a source of bytes, never of verdicts.
 import { Block, ChainStatus, ConsolePeersBody, MerkleProofBody } from '@scriptorium/ledger-protocol';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export class FetchError extends Error {}
 

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { home, NodeApi, siblingBase } from './api.ts';
 import { num, short } from './format.ts';
 import { usePoll } from './load.tsx';
+import { type Column, Table } from './table.tsx';
 
 interface Row {
   nodeId: string;
@@ -21,6 +22,16 @@ interface Row {
 }
 
 const REFRESH_MS = 3000;
+
+const COLUMNS: Column[] = [
+  { label: 'Node' },
+  { label: 'Answers' },
+  { label: 'Height', numeric: true },
+  { label: 'Round', numeric: true },
+  { label: 'Lag', numeric: true },
+  { label: 'Role' },
+  { label: 'Key' },
+];
 
 async function probe(row: Row): Promise<Row> {
   const api = row.base === '' ? home : new NodeApi(row.base);
@@ -80,56 +91,38 @@ export function Board() {
         {num(rows.length)} nodes in the registry; best height {num(best)}. Refreshed every {REFRESH_MS / 1000} s
         {updated ? `, last at ${new Date(updated).toLocaleTimeString()}` : ''}.
       </p>
-      <div class="table-wrap">
-        <table class="board">
-          <thead>
-            <tr>
-              <th scope="col">Node</th>
-              <th scope="col">Answers</th>
-              <th scope="col" class="n">
-                Height
-              </th>
-              <th scope="col" class="n">
-                Round
-              </th>
-              <th scope="col" class="n">
-                Lag
-              </th>
-              <th scope="col">Role</th>
-              <th scope="col">Key</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.publicKey} data-node={r.nodeId} class={r.answers ? '' : 'down'}>
-                <th scope="row">
-                  {r.nodeId}
-                  {r.base === '' ? <span class="tag">serving this page</span> : null}
-                  {r.address ? <div class="muted small">{r.address}</div> : null}
-                </th>
-                <td>
-                  {r.answers ? (
-                    <span class="ok">yes</span>
-                  ) : (
-                    <span class="bad" title={r.error}>
-                      no{r.heightSeen !== null ? ` (seen at ${num(r.heightSeen)} by this node)` : ''}
-                    </span>
-                  )}
-                </td>
-                <td class="n" data-field="height">
-                  {r.height !== undefined ? num(r.height) : '—'}
-                </td>
-                <td class="n">{r.round !== undefined ? num(r.round) : '—'}</td>
-                <td class="n">{r.height !== undefined ? num(best - r.height) : '—'}</td>
-                <td>{r.isValidator === undefined ? '—' : r.isValidator ? 'validator' : 'follower'}</td>
-                <td>
-                  <code title={r.publicKey}>{short(r.publicKey, 12)}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        class="board"
+        columns={COLUMNS}
+        rows={rows}
+        row={(r) => (
+          <tr key={r.publicKey} data-node={r.nodeId} class={r.answers ? '' : 'down'}>
+            <th scope="row">
+              {r.nodeId}
+              {r.base === '' ? <span class="tag">serving this page</span> : null}
+              {r.address ? <div class="muted small">{r.address}</div> : null}
+            </th>
+            <td>
+              {r.answers ? (
+                <span class="ok">yes</span>
+              ) : (
+                <span class="bad" title={r.error}>
+                  no{r.heightSeen !== null ? ` (seen at ${num(r.heightSeen)} by this node)` : ''}
+                </span>
+              )}
+            </td>
+            <td class="n" data-field="height">
+              {r.height !== undefined ? num(r.height) : '—'}
+            </td>
+            <td class="n">{r.round !== undefined ? num(r.round) : '—'}</td>
+            <td class="n">{r.height !== undefined ? num(best - r.height) : '—'}</td>
+            <td>{r.isValidator === undefined ? '—' : r.isValidator ? 'validator' : 'follower'}</td>
+            <td>
+              <code title={r.publicKey}>{short(r.publicKey, 12)}</code>
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

@@ -5,11 +5,28 @@ import { useEffect, useState } from 'preact/hooks';
 import { blockAt, home } from './api.ts';
 import { ago, num, short, when } from './format.ts';
 import { Load, useLoad } from './load.tsx';
+import { type Column, Table } from './table.tsx';
 import { FinalityPanel } from './verify.tsx';
 
 const PAGE = 20;
 /** Rows a block's record table shows at first (a 2,000-record block renders in pages). */
 const RECORD_PAGE = 250;
+
+const BLOCK_COLUMNS: Column[] = [
+  { label: 'Height', numeric: true },
+  { label: 'Time' },
+  { label: 'Records', numeric: true },
+  { label: 'Changes', numeric: true },
+  { label: 'Seals', numeric: true },
+  { label: 'Hash' },
+];
+const RECORD_COLUMNS: Column[] = [
+  { label: '#', numeric: true },
+  { label: 'Entity' },
+  { label: 'Attribute' },
+  { label: 'Verdict' },
+  { label: 'Id' },
+];
 
 export function LatestBlocks() {
   const [top, setTop] = useState<number | null>(null);
@@ -27,44 +44,24 @@ export function LatestBlocks() {
       <Load state={blocks}>
         {(list) => (
           <>
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col" class="n">
-                      Height
-                    </th>
-                    <th scope="col">Time</th>
-                    <th scope="col" class="n">
-                      Records
-                    </th>
-                    <th scope="col" class="n">
-                      Changes
-                    </th>
-                    <th scope="col" class="n">
-                      Seals
-                    </th>
-                    <th scope="col">Hash</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((b) => (
-                    <tr key={b.header.height}>
-                      <td class="n">
-                        <a href={`#/blocks/${b.header.height}`}>{num(b.header.height)}</a>
-                      </td>
-                      <td title={when(b.header.timestamp)}>{ago(b.header.timestamp)}</td>
-                      <td class="n">{num(b.records.length)}</td>
-                      <td class="n">{num(b.validator_changes.length)}</td>
-                      <td class="n">{num(b.commit_signatures.length)}</td>
-                      <td>
-                        <code>{short(blockHash(b.header), 12)}</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              columns={BLOCK_COLUMNS}
+              rows={list}
+              row={(b) => (
+                <tr key={b.header.height}>
+                  <td class="n">
+                    <a href={`#/blocks/${b.header.height}`}>{num(b.header.height)}</a>
+                  </td>
+                  <td title={when(b.header.timestamp)}>{ago(b.header.timestamp)}</td>
+                  <td class="n">{num(b.records.length)}</td>
+                  <td class="n">{num(b.validator_changes.length)}</td>
+                  <td class="n">{num(b.commit_signatures.length)}</td>
+                  <td>
+                    <code>{short(blockHash(b.header), 12)}</code>
+                  </td>
+                </tr>
+              )}
+            />
             {height !== null && height + 1 > PAGE ? (
               <nav class="pager" aria-label="Older blocks">
                 <button type="button" onClick={() => setTop(Math.max(PAGE - 1, height - PAGE))}>
@@ -200,36 +197,24 @@ const text = (v: unknown) => (v === undefined || v === null ? '—' : typeof v =
 
 function RecordTable({ height, records }: { height: number; records: IntegrityRecord[] }) {
   return (
-    <div class="table-wrap">
-      <table class="records">
-        <thead>
-          <tr>
-            <th scope="col" class="n">
-              #
-            </th>
-            <th scope="col">Entity</th>
-            <th scope="col">Attribute</th>
-            <th scope="col">Verdict</th>
-            <th scope="col">Id</th>
-          </tr>
-        </thead>
-        <tbody>
-          {records.map((r, i) => (
-            <tr key={r.id} class={r.verdict === 'TAMPERED' ? 'tampered' : ''}>
-              <td class="n">
-                <a href={`#/blocks/${height}/records/${i}`}>{i}</a>
-              </td>
-              <td>{text(r.entity)}</td>
-              <td>{text(r.attribute)}</td>
-              <td>{text(r.verdict)}</td>
-              <td>
-                <code title={r.id}>{short(r.id, 16)}</code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      class="records"
+      columns={RECORD_COLUMNS}
+      rows={records}
+      row={(r, i) => (
+        <tr key={r.id} class={r.verdict === 'TAMPERED' ? 'tampered' : ''}>
+          <td class="n">
+            <a href={`#/blocks/${height}/records/${i}`}>{i}</a>
+          </td>
+          <td>{text(r.entity)}</td>
+          <td>{text(r.attribute)}</td>
+          <td>{text(r.verdict)}</td>
+          <td>
+            <code title={r.id}>{short(r.id, 16)}</code>
+          </td>
+        </tr>
+      )}
+    />
   );
 }
 

@@ -2,7 +2,9 @@
 // evidence (GET /evidence: its Merkle proof, its block's finality certificate and every membership block below it),
 // a block's finality certificate against the validator set those membership blocks make active, and, on request,
 // the whole chain block by block. The node serving the page is trusted for no verdict: the genesis is its block 0
-// checked against the hash the reader pins (`?genesis=<hash>` or the field below), or shown to compare.
+// checked against the hash the reader pins (`?genesis=<hash>` or the field below), or shown to compare. A reader who
+// trusts witnesses gives their keys (`?witness=NAME=KEY`, repeated, `?threshold=K`, or the fields): a record is then
+// valid only with a checkpoint covering its block that enough of them cosigned.
 import { Block, type FinalityReport } from '@scriptorium/ledger-protocol';
 import { useEffect, useState } from 'preact/hooks';
 import { blockAt } from './api.ts';
@@ -16,6 +18,7 @@ import {
   judgeWholeChain,
   type Progress,
   readPin,
+  readWitnessPolicy,
 } from './verification.ts';
 
 type Outcome =
@@ -110,6 +113,12 @@ function pinFromLocation(): string | undefined {
   return readPin(query ? new URLSearchParams(query).get('genesis') : undefined);
 }
 
+/** The witness policy in the page's address (`?witness=NAME=KEY&witness=…&threshold=K`): the fields' first values. */
+function policyFromLocation(): { witnesses: string; threshold: string } {
+  const query = new URLSearchParams(location.hash.split('?')[1] ?? '');
+  return { witnesses: query.getAll('witness').join('\n'), threshold: query.get('threshold') ?? '' };
+}
+
 /** On a block's page: its finality certificate, checked here on request. */
 export function FinalityPanel({ block }: { block: Block }) {
   const [outcome, setOutcome] = useState<Outcome | null>(null);
@@ -141,6 +150,16 @@ export function VerifyPage({ proof, block, genesis }: { proof?: [number, number]
   const [index, setIndex] = useState(proof ? String(proof[1]) : '0');
   const [pasted, setPasted] = useState('');
   const [pinText, setPinText] = useState(genesis ?? '');
+  const [witnessText, setWitnessText] = useState(() => policyFromLocation().witnesses);
+  const [thresholdText, setThresholdText] = useState(() => policyFromLocation().threshold);
+  // A policy the reader gave and that cannot be read is refused, not ignored (as a bad pin is).
+  const policy = () => readWitnessPolicy(witnessText, thresholdText);
+  const badPolicy = (why: string): Outcome => ({
+    kind: 'done',
+    ok: false,
+    title: 'Not a witness policy',
+    lines: [`${why}. One NAME=KEY per line, KEY a witness's tlog-cosignature verifier key (name+id+base64).`],
+  });
   const progress = useProgress(setOutcome, 'Verifying the whole chain from block 0');
   useEffect(() => setPinText(genesis ?? ''), [genesis]);
   // An unreadable pin is refused, not ignored: the reader asked for one.
@@ -158,10 +177,11 @@ export function VerifyPage({ proof, block, genesis }: { proof?: [number, number]
     setOutcome({ kind: 'running', note });
     setOutcome(fromVerdict(title, await judge(p)));
   };
-  const checkRecord = (h: number, i: number, p = pin()) => {
+  const checkRecord = (h: number, i: number, p = pin(), w = policy()) => {
     if (p === null) return setOutcome(badPin());
+    if (typeof w === 'string') return setOutcome(badPolicy(w));
     void run(`Record ${i} of block ${num(h)}`, `Fetching the evidence of record ${i} of block ${num(h)}…`, () =>
-      judgeRecord(h, i, p),
+      judgeRecord(h, i, p, w),
     );
   };
   const checkBlock = (h: number, p = pin()) => {
@@ -171,7 +191,8 @@ export function VerifyPage({ proof, block, genesis }: { proof?: [number, number]
   useEffect(() => {
     // The address's pin, not the field's: this runs as the page opens.
     const p = genesis === undefined ? undefined : (readPin(genesis) ?? null);
-    if (proof) checkRecord(proof[0], proof[1], p);
+    const fromAddress = policyFromLocation();
+    if (proof) checkRecord(proof[0], proof[1], p, readWitnessPolicy(fromAddress.witnesses, fromAddress.threshold));
     else if (block !== undefined) checkBlock(block, p);
   }, [proof?.[0], proof?.[1], block, genesis]);
 
@@ -196,7 +217,9 @@ export function VerifyPage({ proof, block, genesis }: { proof?: [number, number]
       return;
     }
     // Evidence, a proof, a chain, or a proof and a chain: the same verdict as `ledger-node verify-proof --genesis`.
-    await run('Pasted evidence', 'Verifying…', (p) => judgePasted(data, p));
+    const w = policy();
+    if (typeof w === 'string') return setOutcome(badPolicy(w));
+    await run('Pasted evidence', 'Verifying…', (p) => judgePasted(data, p, w));
   };
 
   return (
@@ -206,7 +229,9 @@ export function VerifyPage({ proof, block, genesis }: { proof?: [number, number]
         Nothing here trusts the node that served this page: hashes and Ed25519 seals are computed by this browser
         (@noble, strict RFC 8032). A record is verified from its light evidence: its Merkle proof, its block's finality
         certificate, and every block below it that changed the validator set, each sealed by the set before it, from
-        block 0 on. Pin block 0's hash to verify against the cluster's genesis rather than this node's.
+        block 0 on. Pin block 0's hash to verify against the cluster's genesis rather than this node's. Give the
+        witnesses you trust to require a checkpoint covering the record that they cosigned: a history rewritten with the
+        validators' own keys is in none.
       </p>
       <form class="inline" onSubmit={(e) => e.preventDefault()}>
         <fieldset>
@@ -219,6 +244,24 @@ export function VerifyPage({ proof, block, genesis }: { proof?: [number, number]
             autoComplete="off"
             value={pinText}
             onInput={(e) => setPinText((e.target as HTMLInputElement).value)}
+          />
+        </fieldset>
+        <fieldset>
+          <legend>Witness policy (optional)</legend>
+          <label for="v-witnesses">Trusted witnesses, one NAME=KEY per line (KEY: the witness's verifier key)</label>
+          <textarea
+            id="v-witnesses"
+            rows={2}
+            spellcheck={false}
+            value={witnessText}
+            onInput={(e) => setWitnessText((e.target as HTMLTextAreaElement).value)}
+          />
+          <label for="v-threshold">How many must have cosigned (empty: all)</label>
+          <input
+            id="v-threshold"
+            inputMode="numeric"
+            value={thresholdText}
+            onInput={(e) => setThresholdText((e.target as HTMLInputElement).value)}
           />
         </fieldset>
       </form>

@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
-import { buildGenesis, ConsolePeersBody } from '@scriptorium/ledger-protocol';
-import { generateKeyPair } from '@scriptorium/ledger-protocol/keys';
+import { buildGenesis, ConsolePeersBody, messageSigningBytes } from '@scriptorium/ledger-protocol';
+import { createSigner, generateKeyPair } from '@scriptorium/ledger-protocol/keys';
 import { type AssetStore, loadAssets } from '@scriptorium/web-build';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
@@ -255,6 +255,35 @@ describe('limits and malformed payloads', () => {
     });
     expect(text.statusCode).toBe(400);
     expect((await app.inject({ method: 'POST', url: '/admin/submit?count=-1', headers: auth })).statusCode).toBe(400);
+  });
+
+  it("a refused consensus message: 400 with the gate's own reason in the error text", async () => {
+    const stranger = createSigner(generateKeyPair().privateKey);
+    const own = createSigner(node.keys.privateKey);
+    const prepare = (signer: typeof own, chainId = 'test-chain') => {
+      const unsigned = {
+        type: 'PREPARE' as const,
+        chain_id: chainId,
+        height: 1,
+        round: 0,
+        author: signer.publicKey,
+        block_hash: 'a'.repeat(64),
+      };
+      return { ...unsigned, signature: signer.sign(messageSigningBytes(unsigned)) };
+    };
+    const cases: Array<[unknown, string]> = [
+      [{ type: 'PREPARE' }, 'malformed'],
+      [prepare(own, 'another-chain'), 'wrong_chain'],
+      [prepare(stranger), 'unknown_sender'],
+      [{ ...prepare(own), signature: 'ef'.repeat(64) }, 'bad_signature'],
+    ];
+    for (const [payload, reason] of cases) {
+      const res = await app.inject({ method: 'POST', url: '/consensus', headers: auth, payload: payload as object });
+      expect(res.statusCode, reason).toBe(400);
+      expect(res.json(), reason).toEqual({
+        error: expect.stringMatching(new RegExp(`^consensus message refused: ${reason}\\b`)),
+      });
+    }
   });
 
   it('fuzz: arbitrary JSON and bytes never give a 5xx on any body parser', async () => {

@@ -12,6 +12,7 @@ import type { NodeMetrics } from '../metrics.ts';
 import { createTokenCheck } from './auth.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { adminRoutes } from './routes/admin.ts';
+import { type CheckpointService, checkpointRoutes } from './routes/checkpoint.ts';
 import { peerRoutes } from './routes/peer.ts';
 import { readRoutes } from './routes/read.ts';
 import { uiRoutes } from './routes/ui.ts';
@@ -31,6 +32,8 @@ export interface AppOptions {
   watch?: WatchService | undefined;
   /** The built browser console served at /ui; undefined when it was not built. */
   consoleAssets?: AssetStore | undefined;
+  /** Checkpoints and witnessing (GET /checkpoint…, POST /checkpoint/…); absent in tests of the core API. */
+  checkpoints?: CheckpointService | undefined;
 }
 
 declare module 'fastify' {
@@ -136,5 +139,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(uiRoutes, { service, assets: options.consoleAssets });
   if (options.debugApi) await app.register(adminRoutes, { service });
   if (options.watch) await app.register(watchRoutes, { watch: options.watch });
+  if (options.checkpoints) await app.register(checkpointRoutes, { checkpoints: options.checkpoints });
   return app;
 }

@@ -2,8 +2,9 @@
 // of NODE_BROKER__TLS_CA_FILE (in addition to nothing else when it is set: a private CA), a
 // timeout per request, and retries with exponential backoff and full jitter for what may pass
 // (no answer, timeouts, 5xx, 429). A 4xx other than 429 is final at once.
+
+import { fullJitterDelay } from '@scriptorium/backoff';
 import { Agent, errors, request } from 'undici';
-import { backoffDelay } from '../backoff.ts';
 import { grownTo } from './entities.ts';
 import { BrokerReadError } from './read-error.ts';
 
@@ -111,7 +112,7 @@ export function createBrokerHttp(options: BrokerHttpOptions = {}): BrokerHttp {
     async get(broker, url, headers, into) {
       let last: BrokerReadError | undefined;
       for (let attempt = 0; attempt <= retries; attempt++) {
-        if (attempt > 0) await sleep(backoffDelay(attempt - 1, base, cap, random));
+        if (attempt > 0) await sleep(fullJitterDelay(attempt - 1, base, cap, random));
         let res: BrokerResponse;
         try {
           res = await once(broker, url, headers, into);

@@ -184,8 +184,8 @@ export class LocalCluster {
     await this.waitHealthy(node);
   }
 
-  async startAll(): Promise<void> {
-    await Promise.all(this.nodes.map((n) => this.start(n)));
+  async startAll(extraEnv: Record<string, string> = {}): Promise<void> {
+    await Promise.all(this.nodes.map((n) => this.start(n, extraEnv)));
   }
 
   async waitHealthy(node: LocalNode, timeoutMs = 90_000): Promise<void> {

@@ -23,9 +23,6 @@ import type {
 } from './types.ts';
 import { onCommit, onPrepare } from './votes.ts';
 
-/** Signature results remembered per height (the engine sees each vote several times: alone, in certificates). */
-const VERIFY_CACHE_MAX = 20_000;
-
 /**
  * Creates an engine. Pass the last persisted state after a restart.
  * @example
@@ -39,9 +36,9 @@ export function createEngine(config: EngineConfig, persisted: PersistedState | n
 class QbftEngine implements Engine {
   readonly #cfg: EngineConfig;
   readonly #maxTimeoutMs: number;
-  readonly #rawVerify: Verify;
+  /** Signature checks: the caller's `verify`, which the node memoizes once for all its users (verify-cache.ts). */
+  readonly #verify: Verify;
   readonly #gate: Gate;
-  #verifyCache = new Map<string, boolean>();
   #restored: PersistedState | null;
   #h: Height | null = null;
   #out: EngineAction[] = [];
@@ -50,9 +47,9 @@ class QbftEngine implements Engine {
     if (!(config.baseTimeoutMs > 0)) throw new RangeError('baseTimeoutMs must be > 0');
     this.#cfg = config;
     this.#maxTimeoutMs = config.maxTimeoutMs ?? config.baseTimeoutMs * 2 ** 6;
-    this.#rawVerify = config.verify ?? verifySignature;
+    this.#verify = config.verify ?? verifySignature;
     this.#restored = persisted;
-    this.#gate = new Gate((pk, bytes, sig) => this.#verify(pk, bytes, sig));
+    this.#gate = new Gate(this.#verify);
   }
 
   step(event: EngineEvent): EngineAction[] {
@@ -88,17 +85,6 @@ class QbftEngine implements Engine {
     };
   }
 
-  #verify(pk: string, bytes: Uint8Array, sig: string): boolean {
-    const key = `${pk}${sig}${Buffer.from(bytes).toString('latin1')}`;
-    let ok = this.#verifyCache.get(key);
-    if (ok === undefined) {
-      ok = this.#rawVerify(pk, bytes, sig);
-      if (this.#verifyCache.size > VERIFY_CACHE_MAX) this.#verifyCache.clear();
-      this.#verifyCache.set(key, ok);
-    }
-    return ok;
-  }
-
   // ---------------------------------------------------------------- height lifecycle
 
   #start(ctx: HeightContext): void {
@@ -107,8 +93,7 @@ class QbftEngine implements Engine {
     if (current !== null && ctx.height === current.ctx.height && (current.running || current.decided)) return;
     if (ctx.validators.length === 0) throw new RangeError('empty validator set');
 
-    this.#verifyCache = new Map();
-    const h = new Height(this.#cfg, ctx, (pk, b, s) => this.#verify(pk, b, s), this.#out, this.#maxTimeoutMs);
+    const h = new Height(this.#cfg, ctx, this.#verify, this.#out, this.#maxTimeoutMs);
     this.#h = h;
     const restored = this.#restored;
     this.#restored = null;

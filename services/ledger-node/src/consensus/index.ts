@@ -31,3 +31,4 @@ export type {
   PersistedState,
 } from './types.ts';
 export * as validation from './validation/index.ts';
+export { type CachedVerify, cachedVerify, VERIFY_CACHE_MAX } from './verify-cache.ts';

@@ -41,7 +41,7 @@ export interface EngineConfig {
   self: string;
   /** Signs bytes with this node's private key (e.g. `createSigner(priv).sign`). Ed25519 is deterministic. */
   sign: (message: Uint8Array) => string;
-  /** Signature check; defaults to node:crypto `verifySignature`. */
+  /** Signature check; defaults to node:crypto `verifySignature` (uncached: the node passes its `cachedVerify`). */
   verify?: Verify;
   /** Round r times out after min(baseTimeoutMs × 2^r, maxTimeoutMs). */
   baseTimeoutMs: number;

@@ -7,10 +7,12 @@
 import {
   Block,
   blockHash,
+  blockLeafData,
   checkBody,
   checkLink,
   createValidatorTimeline,
   type LightEvidence,
+  LogTree,
   lightEvidence,
   type MembershipEvidence,
   membershipBelow,
@@ -38,6 +40,11 @@ export class ChainState {
   readonly genesisHash: string;
   /** Light-evidence entries of membership blocks, by height: immutable once final, so built once. */
   private readonly membership = new Map<number, MembershipEvidence>();
+  /**
+   * The chain as a transparency log: leaf i is block i's hash (RFC 6962, about 64 bytes a block), the tree every
+   * checkpoint's root and proofs come from.
+   */
+  readonly log = new LogTree();
 
   private constructor(store: BlockStorage<Block>, timeline: ValidatorTimeline, verify: Verify) {
     this.store = store;
@@ -53,7 +60,7 @@ export class ChainState {
 
   /**
    * Opens the chain on its storage: an empty one gets the genesis block, a used one must hold the same genesis.
-   * `verify` checks commit seals (the simulator passes a memoized one).
+   * `verify` checks commit seals: the node passes its signature cache (consensus `cachedVerify`).
    */
   static open(store: BlockStorage<Block>, genesis: Block, verify: Verify = verifySignature): ChainState {
     if (store.length === 0) store.append(0, genesis);
@@ -65,6 +72,7 @@ export class ChainState {
       const block = store.get(h) as Block;
       if (h > 0) timeline.append(block);
       chain.index(block);
+      chain.log.appendData(blockLeafData(h === store.length - 1 ? chain.tipHashCache : blockHash(block.header)));
     }
     return chain;
   }
@@ -160,6 +168,7 @@ export class ChainState {
     this.index(block);
     this.tipBlock = block;
     this.tipHashCache = blockHash(block.header);
+    this.log.appendData(blockLeafData(this.tipHashCache));
   }
 
   proof(height: number, index: number): ReturnType<typeof proofFor> | undefined {
@@ -183,7 +192,8 @@ export class ChainState {
     return lightEvidence(this.genesisHash, this.membershipBelow(block), block, index);
   }
 
-  private membershipBelow(block: Block): MembershipEvidence[] {
+  /** The light-evidence entries of the membership blocks below `block`, oldest first (cached). */
+  membershipBelow(block: Pick<Block, 'header'>): MembershipEvidence[] {
     return membershipBelow(block.header, (h) => {
       let entry = this.membership.get(h);
       if (entry === undefined) {

@@ -20,7 +20,7 @@ import { createMetrics } from '../metrics.ts';
 import { BlockStore, StateStore } from '../storage/index.ts';
 import { ChainState } from './chain-state.ts';
 import { type ConsensusDriver, createDriver } from './driver.ts';
-import { systemClock, systemTimers } from './ports.ts';
+import { systemClock, systemTimers } from './system-ports.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-driver-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

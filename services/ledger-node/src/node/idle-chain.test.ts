@@ -1,6 +1,6 @@
-// An idle chain stays quiet: the proposer's wait and the round timer's rule (driver.ts), per case.
+// An idle chain stays quiet: the proposer's wait and the round timer's rule (proposal-scheduler.ts), per case.
 import { describe, expect, it } from 'vitest';
-import { proposalDelayMs, roundTimerWait } from './driver.ts';
+import { proposalDelayMs, roundTimerWait } from './proposal-scheduler.ts';
 
 const settings = { blockDelayMs: 50, emptyBlockIntervalMs: 60_000 };
 

@@ -1,28 +1,32 @@
 // One ledger node, composed: chain state on its block store, mempool, peer registry, transports and gossip,
-// the consensus driver on its production ports, the bounded inbound queue in front of it, pull sync and the
-// peer announce loop. It applies every finalized block (`commit`) and tells its listeners.
+// the consensus driver on its production ports, the bounded inbound queue in front of it, the block applier,
+// pull sync and the peer announce loop. One signature cache serves the gate, the engine and the chain's seals.
 //
 //   POST /consensus → admit (consensus/gate.ts) → InboundQueue → driver → engine → driver → storage/network
-//   POST /block, pull sync → chain.verifyNext → commit → driver.onExternalCommit
+//   driver finalize, POST /block, pull sync (sync.ts) → applier.ts (verify, store, mempool, role, listeners)
 //   POST /mempool, /membership → intake.ts → mempool → the proposer's next block
 import { type Block, type ConsensusMessage, type PeerSpec, verifySignature } from '@scriptorium/ledger-protocol';
 import { createSigner, type KeyPair } from '@scriptorium/ledger-protocol/keys';
 import type { Logger } from 'pino';
 import type { NodeConfig } from '../config.ts';
-import { badRequest, NodeError } from '../errors.ts';
+import { cachedVerify } from '../consensus/index.ts';
+import { badRequest, ConsensusRefused, NodeError } from '../errors.ts';
 import { Mempool } from '../mempool/index.ts';
 import type { NodeMetrics } from '../metrics.ts';
 import { Gossip } from '../network/gossip.ts';
 import { PeerRegistry } from '../network/peers.ts';
 import { createTransport, type Transport } from '../network/transport.ts';
 import { BlockStore, StateStore } from '../storage/index.ts';
+import { BlockApplier, type BlockOrigin } from './applier.ts';
 import { ChainState } from './chain-state.ts';
 import { type ConsensusDriver, createDriver } from './driver.ts';
 import { InboundQueue } from './inbound-queue.ts';
 import { MempoolIntake } from './intake.ts';
 import { announcePeers } from './peer-announce.ts';
-import { httpConsensusNetwork, systemClock, systemTimers } from './ports.ts';
 import { ChainSync } from './sync.ts';
+import { httpConsensusNetwork, httpSyncNetwork, systemClock, systemTimers } from './system-ports.ts';
+
+export type { BlockOrigin } from './applier.ts';
 
 export interface NodeDeps {
   config: NodeConfig;
@@ -31,9 +35,6 @@ export interface NodeDeps {
   logger: Logger;
   metrics: NodeMetrics;
 }
-
-/** Where a finalized block came from: this node's consensus, a peer's push, or pull sync. */
-export type BlockOrigin = 'consensus' | 'push' | 'pull';
 
 export class LedgerNode {
   readonly config: NodeConfig;
@@ -52,9 +53,9 @@ export class LedgerNode {
   readonly consensusGossip: Gossip;
   readonly driver: ConsensusDriver;
   readonly intake: MempoolIntake;
-  readonly sync: ChainSync;
+  readonly applier: BlockApplier;
+  readonly sync: ChainSync<PeerSpec>;
   private readonly inbound: InboundQueue<ConsensusMessage>;
-  private readonly finalizedListeners: Array<(block: Block, origin: BlockOrigin) => void> = [];
   private timers: NodeJS.Timeout[] = [];
   private stopped = false;
 
@@ -68,8 +69,11 @@ export class LedgerNode {
 
     const { store, truncatedBytes } = BlockStore.open<Block>(config.dataDir);
     if (truncatedBytes > 0) logger.warn({ truncatedBytes }, 'blocks.wal: torn tail truncated');
+    // The one signature cache: the gate's door, the engine, and the chain's check of a finalized block's seals
+    // (checked as COMMITs already, so usually hits).
+    const verify = cachedVerify(verifySignature);
     try {
-      this.chain = ChainState.open(store, deps.genesis);
+      this.chain = ChainState.open(store, deps.genesis, verify);
     } catch (err) {
       store.close();
       throw err instanceof NodeError
@@ -90,13 +94,22 @@ export class LedgerNode {
     this.consensusTransport = createTransport({ tls: config.tls, clusterToken: config.clusterToken });
     this.consensusGossip = new Gossip(this.consensusTransport, () => this.peers.others(), logger, 4096);
 
+    this.applier = new BlockApplier({
+      self: deps.keys.publicKey,
+      chain,
+      mempool: this.mempool,
+      metrics,
+      log: logger,
+      onExternalCommit: () => this.driver.onExternalCommit(),
+      onBehind: () => this.sync.request(),
+    });
     const log = logger.child({ name: 'node.consensus' });
     this.driver = createDriver({
       signer: createSigner(deps.keys.privateKey),
       chain,
       mempool: this.mempool,
-      verify: verifySignature,
-      commit: (block) => this.commit(block, 'consensus'),
+      verify,
+      commit: (block) => this.applier.apply(block, 'consensus'),
       settings: {
         roundTimeoutMs: config.roundTimeoutMs,
         blockDelayMs: config.blockDelayMs,
@@ -128,9 +141,8 @@ export class LedgerNode {
     );
     this.sync = new ChainSync({
       chain,
-      transport: this.transport,
-      peers: () => this.peers.others(),
-      commit: (block) => this.commit(block, 'pull'),
+      network: httpSyncNetwork(this.transport, () => this.peers.others(), logger),
+      receive: (body, origin) => this.applier.receive(body, origin),
       log: logger,
     });
     metrics.height.set(chain.height);
@@ -167,10 +179,10 @@ export class LedgerNode {
     return this.inbound.depth;
   }
 
-  /** POST /consensus: the gate's door (400 with the reason), then the bounded queue (503 when full). */
+  /** POST /consensus: the gate's door (400 with the gate's reason), then the bounded queue (503 when full). */
   submitConsensus(body: unknown): void {
     const admission = this.driver.admit(body);
-    if (!admission.ok) throw new NodeError('bad_signature', `consensus message refused: ${admission.reason}`);
+    if (!admission.ok) throw new ConsensusRefused(admission.reason, admission.detail);
     const msg = admission.msg;
     if (msg.height > this.chain.height + 1) this.sync.request();
     if (!this.inbound.push(msg)) {
@@ -184,27 +196,7 @@ export class LedgerNode {
 
   /** Called with every block this node appends, after it is durable, in height order. */
   onFinalized(listener: (block: Block, origin: BlockOrigin) => void): void {
-    this.finalizedListeners.push(listener);
-  }
-
-  /** Appends a verified block (fsync), prunes the mempool, records metrics, tells the listeners. */
-  commit(block: Block, origin: BlockOrigin): void {
-    this.chain.append(block);
-    const ages = this.mempool.removeCommitted(block.records, block.validator_changes);
-    for (const age of ages) this.metrics.finalityLatency.observe(age / 1000);
-    this.metrics.recordsFinalized.inc(block.records.length);
-    this.metrics.height.set(block.header.height);
-    this.metrics.mempoolSize.set(this.mempool.size);
-    if (block.validator_changes.length > 0) this.metrics.isValidator.set(this.isValidator() ? 1 : 0);
-    this.logger.debug({ height: block.header.height, records: block.records.length, origin }, 'block finalized');
-    if (origin !== 'consensus') this.driver.onExternalCommit();
-    for (const listener of this.finalizedListeners) {
-      try {
-        listener(block, origin);
-      } catch (err) {
-        this.logger.error({ err, height: block.header.height }, 'finalized-block listener failed');
-      }
-    }
+    this.applier.onFinalized(listener);
   }
 
   /** Pushes a finalized block (POST /block) to `targets` (default: every peer). */
@@ -219,20 +211,12 @@ export class LedgerNode {
     return height <= this.chain.height;
   }
 
-  /** POST /block: a finalized block pushed by a peer, verified before it is stored. */
+  /** POST /block: a finalized block pushed by a peer, verified before it is stored (applier.ts). */
   async receiveBlock(body: unknown): Promise<{ height: number; status: 'applied' | 'known' | 'ahead' }> {
-    const height = (body as { header?: { height?: unknown } } | null)?.header?.height;
-    if (typeof height !== 'number' || !Number.isInteger(height) || height < 0)
-      throw badRequest('malformed payload: header.height');
-    if (height <= this.chain.height) return { height, status: 'known' };
-    if (height > this.chain.height + 1) {
-      this.sync.request();
-      return { height, status: 'ahead' };
-    }
-    const verdict = this.chain.verifyNext(body);
-    if (!verdict.ok) throw new NodeError('invalid_block', `block refused: ${verdict.reason}`);
-    this.commit(verdict.block, 'push');
-    return { height, status: 'applied' };
+    const receipt = this.applier.receive(body, 'push');
+    if (receipt.status !== 'refused') return receipt;
+    if (receipt.height < 0) throw badRequest('malformed payload: header.height');
+    throw new NodeError('invalid_block', `block refused: ${receipt.reason}`);
   }
 
   // ---- peers -----------------------------------------------------------------------------

@@ -1,35 +1,76 @@
-// The driver's ports in production: the system clock and timers, the consensus state log on disk, and
-// the HTTP(S) network (POST /consensus to the registry's validator peers, POST /block for finalized blocks).
-// The simulator (sim/ports.ts) supplies deterministic ones for the same driver.
+// The node's ports: every interface between the node's logic (the consensus driver, the block applier, the sync
+// step) and what lies outside memory. Production implements them in system-ports.ts (the system clock and
+// timers, HTTP(S) to the peers) and storage/ (the WAL files); the simulator (sim/) implements them with its
+// clock, its network and a memory "disk" that survives crashes, and runs the same logic on them.
 import type { Block, ConsensusMessage } from '@scriptorium/ledger-protocol';
-import type { Gossip } from '../network/gossip.ts';
-import type { PeerRegistry } from '../network/peers.ts';
-import type { Clock, ConsensusNetwork, Timers } from './driver.ts';
+import type { PersistedState } from '../consensus/index.ts';
 
-export const systemClock: Clock = { now: () => Date.now() };
+export type { BlockStorage } from '../storage/index.ts';
 
-export const systemTimers: Timers = {
-  after(ms, fn) {
-    const timer = setTimeout(fn, ms);
-    return () => clearTimeout(timer);
-  },
-};
+/** Wall-clock time in ms since the epoch (block timestamps and the proposal clock-skew check). */
+export interface Clock {
+  now(): number;
+}
 
-/** Consensus traffic over HTTP(S): votes on their own connection pool, blocks through the bulk one. */
-export function httpConsensusNetwork(
-  peers: PeerRegistry,
-  consensusGossip: Gossip,
-  pushBlock: (block: Block, targets: ReturnType<PeerRegistry['others']>) => void,
-): ConsensusNetwork {
-  return {
-    broadcast(msg: ConsensusMessage, to: ReadonlySet<string>) {
-      const targets = peers.others().filter((p) => to.has(p.publicKey));
-      // A late vote is still useful (a late COMMIT quorum decides), so the timeout is generous.
-      consensusGossip.sendRaw('/consensus', JSON.stringify(msg), targets, 30_000);
-    },
-    pushBlock(block: Block, except: ReadonlySet<string>) {
-      const targets = peers.others().filter((p) => !except.has(p.publicKey));
-      if (targets.length > 0) pushBlock(block, targets);
-    },
-  };
+/** One-shot timers; `after` returns a function that cancels the timer. */
+export interface Timers {
+  after(ms: number, fn: () => void): () => void;
+}
+
+/** The durable consensus state (lock and "already sent" votes). `save` returns only once it is durable. */
+export interface ConsensusStateStore {
+  load(): unknown;
+  save(state: PersistedState): void;
+  close(): void;
+}
+
+/** Where consensus traffic goes. Both calls are fire-and-forget. */
+export interface ConsensusNetwork {
+  /** Sends a signed message to the peers whose public keys are in `to`. */
+  broadcast(msg: ConsensusMessage, to: ReadonlySet<string>): void;
+  /** Pushes a finalized block to every peer whose key is not in `except`. */
+  pushBlock(block: Block, except: ReadonlySet<string>): void;
+}
+
+/** A peer as pull sync knows it (PeerSpec in production). */
+export interface SyncPeer {
+  readonly publicKey: string;
+  readonly nodeId: string;
+}
+
+/**
+ * Pull sync's network: a peer's height (GET /chain) and one of its blocks (GET /blocks/{height}). Each call
+ * answers exactly once through `done`, later (never inside the call): undefined when the peer did not answer in
+ * time or not usefully.
+ */
+export interface SyncNetwork<P extends SyncPeer = SyncPeer> {
+  peers(): readonly P[];
+  height(peer: P, done: (height: number | undefined) => void): void;
+  block(peer: P, height: number, done: (body: unknown) => void): void;
+}
+
+/** Structured logging, as pino's Logger does it. */
+export interface Log {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** The metrics the driver keeps (prom-client's Gauge and Counter fit; the simulator counts in memory). */
+export interface DriverMetrics {
+  round: { set(value: number): void };
+  roundChanges: { inc(value?: number): void };
+  isValidator: { set(value: number): void };
+  messagesOut: { inc(labels: { type: string }): void };
+  rejectedMessages: { inc(labels: { reason: string }): void };
+}
+
+/** The metrics the block applier keeps. */
+export interface ApplierMetrics {
+  height: { set(value: number): void };
+  isValidator: { set(value: number): void };
+  recordsFinalized: { inc(value?: number): void };
+  mempoolSize: { set(value: number): void };
+  finalityLatency: { observe(seconds: number): void };
 }

@@ -2,6 +2,7 @@
 // /proof, /ready, /peers) answered from the node's state, and the writes handed to the part that owns them.
 import { type ChainStatus, type ConsolePeersBody, quorumSize } from '@scriptorium/ledger-protocol';
 import type { LedgerService } from '../api/service.ts';
+import type { CheckpointBook } from '../checkpoint/book.ts';
 import type { LedgerNode } from './node.ts';
 
 /** GET /chain (spec section 2): the node's tip and the active set of the next height. */
@@ -18,7 +19,11 @@ export function chainStatus(node: LedgerNode): ChainStatus {
   };
 }
 
-export function ledgerService(node: LedgerNode): LedgerService {
+/**
+ * The HTTP layer's view of a node; with the checkpoint book, a record's evidence carries the latest checkpoint that
+ * covers its block (witnessed when the policy is met by one).
+ */
+export function ledgerService(node: LedgerNode, checkpoints?: CheckpointBook): LedgerService {
   return {
     submitConsensus: (body) => node.submitConsensus(body),
     addRecords: (records, relay) => node.intake.addRecords(records, relay),
@@ -31,7 +36,11 @@ export function ledgerService(node: LedgerNode): LedgerService {
     getBlock: (height) => node.chain.get(height),
     getBlockJson: (height) => node.chain.getJson(height),
     getProof: (height, index) => node.chain.proof(height, index),
-    getEvidence: (height, index) => node.chain.evidence(height, index),
+    getEvidence: (height, index) => {
+      const evidence = node.chain.evidence(height, index);
+      const checkpoint = evidence && checkpoints?.evidence(height);
+      return evidence && checkpoint ? { ...evidence, checkpoint } : evidence;
+    },
     readiness: () => node.sync.readiness(),
     adminSubmit: (count) => node.intake.addSynthetic(count),
     adminValidator: (change) => node.intake.addChanges([change]),

@@ -1,5 +1,5 @@
 // The node's integrity watch: the broker watcher and the tamper notifier, attached to a LedgerNode.
-//   watcher pass → intake.addRecords (mempool, gossip to peers) → consensus → commit → onFinalized →
+//   watcher pass → intake.addRecords (mempool, gossip to peers) → consensus → block applier → onFinalized →
 //     watcher.applyFinalized (memory of what is recorded) and notifier.onFinalized (durable deliveries)
 // On start the watcher's memory is rebuilt from the stored chain; the notifier catches up on the blocks
 // finalized while the node was down (on its very first start it begins at the current tip: history is not

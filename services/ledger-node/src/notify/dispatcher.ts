@@ -3,7 +3,7 @@
 // (random(0, min(cap, base × 2^attempt)); by default 1 s base, 5 min cap), without end: an
 // unreachable receiver gets the event when it comes back. One delivery at a time per sink, oldest
 // first. Items with validators to ask first (a takeover) ask `alreadyDelivered` before delivering.
-import { backoffDelay } from '../backoff.ts';
+import { fullJitterDelay } from '@scriptorium/backoff';
 import type { DeliveryQueue, QueueItem } from './queue.ts';
 import type { Sink } from './sink.ts';
 
@@ -102,7 +102,7 @@ export class Dispatcher {
       a.count++;
       a.nextAt =
         this.now() +
-        backoffDelay(
+        fullJitterDelay(
           a.count - 1,
           this.options.backoffBaseMs ?? 1000,
           this.options.backoffMaxMs ?? 300_000,

@@ -2,6 +2,7 @@
 // drains never run the same job twice. A failed job is retried with exponential backoff until
 // `max_attempts`, then marked dead. A finished job's payload is scrubbed (it may hold sampled text).
 
+import { exponentialDelay } from '@scriptorium/backoff';
 import type { Database } from '../db/index.ts';
 import type { Job as JobRow } from '../db/schema.ts';
 
@@ -55,7 +56,7 @@ export async function claim(database: Database, limit: number, lockMs: number): 
 
 /** Delay before attempt `attempts + 1`: base · 2^(attempts−1), capped at one day. */
 export const backoffMs = (attempts: number, baseMs: number): number =>
-  Math.min(baseMs * 2 ** Math.max(0, attempts - 1), 86_400_000);
+  exponentialDelay(attempts - 1, baseMs, 86_400_000);
 
 /** Error text kept on a failed job: the error class and a bounded message, never payload content. */
 const errorSummary = (error: unknown): string =>

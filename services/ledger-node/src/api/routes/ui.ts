@@ -1,9 +1,8 @@
 // The read-only web console (spec section 4, GET /ui): the page, its built files under /ui/assets/, and the
 // read-only peer list its cluster board reads (GET /ui/peers, open and CORS like the other read endpoints).
-import { randomBytes } from 'node:crypto';
-import type { AssetStore } from '@scriptorium/web-build';
+import { type AssetStore, appPage } from '@scriptorium/web-build';
 import type { FastifyPluginAsync } from 'fastify';
-import { consolePage, contentSecurityPolicy } from '../../console/page.ts';
+import { consolePage } from '../../console/page.ts';
 import { notFound } from '../../errors.ts';
 import type { LedgerService } from '../service.ts';
 
@@ -15,22 +14,8 @@ export interface UiOptions {
 
 export const uiRoutes: FastifyPluginAsync<UiOptions> = async (app, { service, assets }) => {
   app.get('/ui', async (_request, reply) => {
-    if (!assets)
-      return reply
-        .status(503)
-        .type('text/plain; charset=utf-8')
-        .send('The ledger console is not built in this installation (make web builds it).\n');
-    const nonce = randomBytes(16).toString('base64');
-    return reply
-      .type('text/html; charset=utf-8')
-      .headers({
-        'content-security-policy': contentSecurityPolicy(nonce, service.peerOrigins()),
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-        'referrer-policy': 'no-referrer',
-        'cross-origin-opener-policy': 'same-origin',
-      })
-      .send(consolePage(assets, nonce, service.chainStatus().node_id));
+    const page = appPage(assets, consolePage(service.chainStatus().node_id, service.peerOrigins()));
+    return reply.code(page.status).headers(page.headers).send(page.body);
   });
 
   app.get<{ Params: { file: string } }>('/ui/assets/:file', async (request, reply) => {

@@ -1,7 +1,13 @@
+CREATE TABLE "api_key_generation" (
+	"id" integer PRIMARY KEY NOT NULL,
+	"generation" bigint DEFAULT 0 NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "api_keys" (
 	"id" text PRIMARY KEY DEFAULT gen_random_uuid()::text NOT NULL,
 	"hash" "bytea" NOT NULL,
 	"prefix" text NOT NULL,
+	"name" text,
 	"user_id" text NOT NULL,
 	"org_id" text NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
@@ -18,12 +24,15 @@ CREATE TABLE "audit_log" (
 	"org_id" text,
 	"action" text NOT NULL,
 	"target" text,
+	"request_id" text,
 	"meta" jsonb DEFAULT '{}'::jsonb NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "billing_events" (
 	"id" text PRIMARY KEY NOT NULL,
 	"type" text NOT NULL,
+	"org_id" text,
+	"customer_ref" text,
 	"received_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
@@ -90,6 +99,7 @@ CREATE TABLE "organizations" (
 	"daily_budget_micros" bigint,
 	"judge_sample_rate" real DEFAULT 0 NOT NULL,
 	"review_threshold" real DEFAULT 3 NOT NULL,
+	"memory_enabled" boolean DEFAULT false NOT NULL,
 	"external_customer_id" text,
 	"subscription_status" text,
 	"current_period_end" timestamp with time zone,
@@ -138,6 +148,7 @@ CREATE TABLE "review_items" (
 	"model" text NOT NULL,
 	"scores" jsonb NOT NULL,
 	"overall" real NOT NULL,
+	"issues" jsonb DEFAULT '[]'::jsonb NOT NULL,
 	"status" text DEFAULT 'open' NOT NULL,
 	"final_target" text,
 	"reject_reason" text,
@@ -151,7 +162,24 @@ CREATE TABLE "sessions" (
 	"user_id" text NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"expires_at" timestamp with time zone NOT NULL,
+	"last_seen_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"mfa_verified_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "translation_memory" (
+	"org_id" text NOT NULL,
+	"source_locale" text NOT NULL,
+	"target_locale" text NOT NULL,
+	"key_hash" "bytea" NOT NULL,
+	"source_text" text NOT NULL,
+	"context" text,
+	"is_icu" boolean DEFAULT false NOT NULL,
+	"target_text" text NOT NULL,
+	"origin" text NOT NULL,
+	"created_by" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"last_used_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "translation_memory_org_id_source_locale_target_locale_key_hash_pk" PRIMARY KEY("org_id","source_locale","target_locale","key_hash")
 );
 --> statement-breakpoint
 CREATE TABLE "usage_daily" (
@@ -205,10 +233,14 @@ ALTER TABLE "quota_usage" ADD CONSTRAINT "quota_usage_org_id_organizations_id_fk
 ALTER TABLE "review_items" ADD CONSTRAINT "review_items_org_id_organizations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "review_items" ADD CONSTRAINT "review_items_decided_by_users_id_fk" FOREIGN KEY ("decided_by") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "sessions" ADD CONSTRAINT "sessions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "translation_memory" ADD CONSTRAINT "translation_memory_org_id_organizations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "translation_memory" ADD CONSTRAINT "translation_memory_created_by_users_id_fk" FOREIGN KEY ("created_by") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "api_keys_org_idx" ON "api_keys" USING btree ("org_id");--> statement-breakpoint
 CREATE INDEX "api_keys_user_idx" ON "api_keys" USING btree ("user_id");--> statement-breakpoint
 CREATE INDEX "audit_log_at_idx" ON "audit_log" USING btree ("at");--> statement-breakpoint
 CREATE INDEX "audit_log_org_idx" ON "audit_log" USING btree ("org_id");--> statement-breakpoint
+CREATE INDEX "audit_log_actor_idx" ON "audit_log" USING btree ("actor_user_id");--> statement-breakpoint
+CREATE INDEX "billing_events_org_idx" ON "billing_events" USING btree ("org_id");--> statement-breakpoint
 CREATE INDEX "fine_tuned_models_org_idx" ON "fine_tuned_models" USING btree ("org_id");--> statement-breakpoint
 CREATE INDEX "invites_org_idx" ON "invites" USING btree ("org_id");--> statement-breakpoint
 CREATE INDEX "jobs_ready_idx" ON "jobs" USING btree ("run_at") WHERE status in ('queued', 'running');--> statement-breakpoint
@@ -219,149 +251,37 @@ CREATE INDEX "review_items_org_idx" ON "review_items" USING btree ("org_id","sta
 CREATE INDEX "review_items_created_idx" ON "review_items" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "sessions_user_idx" ON "sessions" USING btree ("user_id");--> statement-breakpoint
 CREATE INDEX "sessions_expires_idx" ON "sessions" USING btree ("expires_at");--> statement-breakpoint
+CREATE INDEX "translation_memory_created_by_idx" ON "translation_memory" USING btree ("created_by");--> statement-breakpoint
+CREATE INDEX "translation_memory_last_used_idx" ON "translation_memory" USING btree ("last_used_at");--> statement-breakpoint
 CREATE INDEX "usage_events_created_idx" ON "usage_events" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "usage_events_org_idx" ON "usage_events" USING btree ("org_id","created_at");--> statement-breakpoint
-CREATE UNIQUE INDEX "users_email_key" ON "users" USING btree (lower("email"));
---> statement-breakpoint
--- Metering: reserve before the upstream call, settle after it. Each runs as ONE statement (one round trip),
--- so the reservation is atomic: concurrent UPDATEs on the same counter row serialize on its row lock and
--- re-check the WHERE clause on the newest row version. Invariants: used + reserved <= quota, spent + reserved <= cap.
--- Lock order is always rate-limit row, then quota row, then budget row (no deadlocks).
--- meter_reserve stamps `reserved_at` on every reservation it adds. Every live reservation is settled within one
+CREATE UNIQUE INDEX "users_email_key" ON "users" USING btree (lower("email"));--> statement-breakpoint
+-- Metering: ONE function decides every admission and settlement, alone or in a batch (group commit). The calls are
+-- named JSON objects (the fields of domain/metering.ts's Admission and Settlement), not positional arguments.
+--
+-- The arithmetic (the one place it is written; the TypeScript side only prices calls and picks the period and day):
+--   quota row (org, period):  used + reserved <= quota   — an admission reserves its tokens only if they still fit;
+--   budget row (scope, day):  spent + reserved <= cap    — an admission reserves its cost only if it still fits, and a
+--                              budget refusal undoes the quota reservation it had just made;
+--   rate-limit window (bucket, window start): an admission with a bucket counts one hit; over the limit it is
+--                              'rate_limited' and reserves nothing;
+--   settlement: releases what its admission reserved (never below zero: a reservation released as orphaned stays
+--               released) and charges min(actual, headroom under the limit after the release) — an upstream reporting
+--               more than was reserved cannot push usage past the quota or spend past the cap; settling with 0
+--               releases everything. A settlement whose counter row is gone (retention) charges nothing. Each
+--               settlement writes one usage event with what was charged.
+-- Order: settlements first (each settles a reservation an earlier statement made), then admissions, each in array
+-- order, so each call's outcome is exactly what it would be had the calls come one after the other.
+-- Rows: one (kind 'settle', charged_micros) per settlement, then one (kind 'admit', hits, result) per admission;
+-- result is 'ok', 'quota', 'budget' or 'rate_limited'.
+-- Locks: rate-limit windows, then quota rows, then budget rows, each sorted by key, each row locked once for both
+-- kinds (created when missing, by a no-op upsert): the same global order in every statement, so concurrent batches of
+-- several replicas never deadlock; meter_release_orphans locks in the same order.
+-- Every admission stamps `reserved_at` on the rows it reserves on. Every live reservation is settled within one
 -- upstream timeout of being made, so on a row whose last reservation is older than that (with a margin), anything
--- still reserved belongs to a process that died between reserve and settle: `meter_release_orphans` frees it.
-CREATE FUNCTION meter_reserve(
-  p_org text, p_period date, p_tokens bigint, p_quota bigint,
-  p_scope text, p_day date, p_cost bigint, p_cap bigint
-) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  IF p_org IS NOT NULL THEN
-    UPDATE quota_usage SET reserved_tokens = reserved_tokens + p_tokens, reserved_at = now()
-      WHERE org_id = p_org AND period_start = p_period AND used_tokens + reserved_tokens + p_tokens <= p_quota;
-    IF NOT FOUND THEN
-      INSERT INTO quota_usage (org_id, period_start) VALUES (p_org, p_period) ON CONFLICT DO NOTHING;
-      UPDATE quota_usage SET reserved_tokens = reserved_tokens + p_tokens, reserved_at = now()
-        WHERE org_id = p_org AND period_start = p_period AND used_tokens + reserved_tokens + p_tokens <= p_quota;
-      IF NOT FOUND THEN
-        RETURN 'quota';
-      END IF;
-    END IF;
-  END IF;
-  UPDATE budget_usage SET reserved_micros = reserved_micros + p_cost, reserved_at = now()
-    WHERE scope = p_scope AND day = p_day AND spent_micros + reserved_micros + p_cost <= p_cap;
-  IF NOT FOUND THEN
-    INSERT INTO budget_usage (scope, day) VALUES (p_scope, p_day) ON CONFLICT DO NOTHING;
-    UPDATE budget_usage SET reserved_micros = reserved_micros + p_cost, reserved_at = now()
-      WHERE scope = p_scope AND day = p_day AND spent_micros + reserved_micros + p_cost <= p_cap;
-    IF NOT FOUND THEN
-      IF p_org IS NOT NULL THEN
-        UPDATE quota_usage SET reserved_tokens = reserved_tokens - p_tokens
-          WHERE org_id = p_org AND period_start = p_period;
-      END IF;
-      RETURN 'budget';
-    END IF;
-  END IF;
-  RETURN 'ok';
-END
-$$;
---> statement-breakpoint
--- Settle: release the reservation and charge the actual usage, but never beyond the headroom left
--- under the cap (an upstream that reports more than was reserved cannot push spend over the cap; the
--- difference is returned as the overrun so it is counted). Settling with 0 releases the reservation. Never drives a
--- reserved counter below zero (a settlement arriving after its reservation was released as orphaned).
-CREATE FUNCTION meter_settle(
-  p_org text, p_period date, p_reserved_tokens bigint, p_tokens bigint, p_quota bigint,
-  p_scope text, p_day date, p_reserved_cost bigint, p_cost bigint, p_cap bigint
-) RETURNS TABLE (charged_tokens bigint, charged_micros bigint) LANGUAGE plpgsql AS $$
-DECLARE
-  v_used bigint;
-  v_reserved bigint;
-BEGIN
-  charged_tokens := 0;
-  charged_micros := 0;
-  IF p_org IS NOT NULL THEN
-    SELECT used_tokens, GREATEST(reserved_tokens - p_reserved_tokens, 0) INTO v_used, v_reserved
-      FROM quota_usage WHERE org_id = p_org AND period_start = p_period FOR UPDATE;
-    IF FOUND THEN
-      charged_tokens := LEAST(p_tokens, GREATEST(p_quota - v_used - v_reserved, 0));
-      UPDATE quota_usage SET reserved_tokens = v_reserved, used_tokens = used_tokens + charged_tokens
-        WHERE org_id = p_org AND period_start = p_period;
-    END IF;
-  END IF;
-  SELECT spent_micros, GREATEST(reserved_micros - p_reserved_cost, 0) INTO v_used, v_reserved
-    FROM budget_usage WHERE scope = p_scope AND day = p_day FOR UPDATE;
-  IF FOUND THEN
-    charged_micros := LEAST(p_cost, GREATEST(p_cap - v_used - v_reserved, 0));
-    UPDATE budget_usage SET reserved_micros = v_reserved, spent_micros = spent_micros + charged_micros
-      WHERE scope = p_scope AND day = p_day;
-  END IF;
-  RETURN NEXT;
-END
-$$;
---> statement-breakpoint
--- meter_admit: the translate route's rate-limit hit and its reservation in ONE round trip. Counts the hit in the
--- fixed window; over the limit it reserves nothing and answers 'rate_limited', else it answers meter_reserve's result.
--- Lock order: rate-limit row (per key), then quota row, then budget row — the same order everywhere, no deadlocks.
-CREATE FUNCTION meter_admit(
-  p_bucket text, p_window_start bigint, p_window_ms integer, p_limit integer,
-  p_org text, p_period date, p_tokens bigint, p_quota bigint,
-  p_scope text, p_day date, p_cost bigint, p_cap bigint
-) RETURNS TABLE (hits integer, result text) LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO rate_limit_windows (bucket, window_start, window_ms, count) VALUES (p_bucket, p_window_start, p_window_ms, 1)
-    ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limit_windows.count + 1
-    RETURNING count INTO hits;
-  IF hits > p_limit THEN
-    result := 'rate_limited';
-  ELSE
-    result := meter_reserve(p_org, p_period, p_tokens, p_quota, p_scope, p_day, p_cost, p_cap);
-  END IF;
-  RETURN NEXT;
-END
-$$;
---> statement-breakpoint
--- meter_release_orphans: frees reservations orphaned longer than p_older_than; returns how many counter rows were
--- released. It locks the rows it frees in the same key order as meter_batch (a batch holds several counter rows at
--- once: an unordered multi-row UPDATE could deadlock with it).
-CREATE FUNCTION meter_release_orphans(p_older_than interval) RETURNS integer LANGUAGE plpgsql AS $$
-DECLARE
-  v_quota integer;
-  v_budget integer;
-BEGIN
-  UPDATE quota_usage SET reserved_tokens = 0
-    WHERE (org_id, period_start) IN (
-      SELECT org_id, period_start FROM quota_usage
-        WHERE reserved_tokens > 0 AND (reserved_at IS NULL OR reserved_at < now() - p_older_than)
-        ORDER BY org_id, period_start FOR UPDATE)
-      AND reserved_tokens > 0 AND (reserved_at IS NULL OR reserved_at < now() - p_older_than);
-  GET DIAGNOSTICS v_quota = ROW_COUNT;
-  UPDATE budget_usage SET reserved_micros = 0
-    WHERE (scope, day) IN (
-      SELECT scope, day FROM budget_usage
-        WHERE reserved_micros > 0 AND (reserved_at IS NULL OR reserved_at < now() - p_older_than)
-        ORDER BY scope, day FOR UPDATE)
-      AND reserved_micros > 0 AND (reserved_at IS NULL OR reserved_at < now() - p_older_than);
-  GET DIAGNOSTICS v_budget = ROW_COUNT;
-  RETURN v_quota + v_budget;
-END
-$$;
---> statement-breakpoint
--- One metering statement per batch for both kinds: the settlements and the admissions that arrived together run in
--- one transaction — settlements first (each settles a reservation made by an earlier statement), then admissions, in
--- array order, with the arithmetic of meter_settle and meter_admit / meter_reserve.
--- Rows: one (kind 'settle', charged_micros) per settlement, then one (kind 'admit', hits, result) per admission.
--- Lock order: rate-limit windows, then quota rows, then budget rows, each sorted by key, each row locked
--- once for both kinds (created when missing, by a no-op upsert). A settlement whose row had to be created (it was
--- deleted since its reservation) charges nothing, as meter_settle on a missing row.
-CREATE FUNCTION meter_batch(
-  a_bucket text[], a_window_start bigint[], a_window_ms integer[], a_limit integer[],
-  a_org text[], a_period date[], a_tokens bigint[], a_quota bigint[],
-  a_scope text[], a_day date[], a_cost bigint[], a_cap bigint[],
-  s_org text[], s_period date[], s_reserved_tokens bigint[], s_tokens bigint[], s_quota bigint[],
-  s_scope text[], s_day date[], s_reserved_cost bigint[], s_cost bigint[], s_cap bigint[],
-  s_api_key text[], s_kind text[], s_model text[], s_items integer[], s_tokens_in integer[], s_tokens_out integer[],
-  s_outcome text[]
-) RETURNS TABLE (kind text, hits integer, result text, charged_micros bigint) LANGUAGE plpgsql AS $$
+-- still reserved belongs to a process that died between admission and settlement: `meter_release_orphans` frees it.
+CREATE FUNCTION meter(p_admissions json, p_settlements json)
+  RETURNS TABLE (kind text, hits integer, result text, charged_micros bigint) LANGUAGE plpgsql AS $$
 DECLARE
   i integer;
   k integer;
@@ -369,10 +289,49 @@ DECLARE
   bk integer;
   v_tokens bigint;
   v_charged bigint[] := '{}';
+  a_bucket text[]; a_window_start bigint[]; a_window_ms integer[]; a_limit integer[];
+  a_org text[]; a_period date[]; a_tokens bigint[]; a_quota bigint[];
+  a_scope text[]; a_day date[]; a_cost bigint[]; a_cap bigint[];
+  s_org text[]; s_period date[]; s_reserved_tokens bigint[]; s_tokens bigint[]; s_quota bigint[];
+  s_scope text[]; s_day date[]; s_reserved_cost bigint[]; s_cost bigint[]; s_cap bigint[];
+  s_api_key text[]; s_kind text[]; s_model text[]; s_items integer[]; s_tokens_in integer[]; s_tokens_out integer[];
+  s_outcome text[];
   r_bucket text[]; r_start bigint[]; r_count integer[];
   q_org text[]; q_period date[]; q_used bigint[]; q_reserved bigint[]; q_created boolean[]; q_touched boolean[];
   b_scope text[]; b_day date[]; b_spent bigint[]; b_reserved bigint[]; b_created boolean[]; b_touched boolean[];
 BEGIN
+  -- The calls arrive as JSON arrays of objects whose keys are the metering module's field names (services/meter.ts):
+  -- one array per field below, in call order.
+  SELECT coalesce(array_agg(x."bucket" ORDER BY n), '{}'), coalesce(array_agg(x."windowStart" ORDER BY n), '{}'),
+      coalesce(array_agg(x."windowMs" ORDER BY n), '{}'), coalesce(array_agg(x."limit" ORDER BY n), '{}'),
+      coalesce(array_agg(x."orgId" ORDER BY n), '{}'), coalesce(array_agg(x."period" ORDER BY n), '{}'),
+      coalesce(array_agg(x."tokens" ORDER BY n), '{}'), coalesce(array_agg(x."quotaTokens" ORDER BY n), '{}'),
+      coalesce(array_agg(x."scope" ORDER BY n), '{}'), coalesce(array_agg(x."day" ORDER BY n), '{}'),
+      coalesce(array_agg(x."costMicros" ORDER BY n), '{}'), coalesce(array_agg(x."capMicros" ORDER BY n), '{}')
+    INTO a_bucket, a_window_start, a_window_ms, a_limit, a_org, a_period, a_tokens, a_quota, a_scope, a_day, a_cost, a_cap
+    FROM ROWS FROM (json_to_recordset(p_admissions) AS (
+      "bucket" text, "windowStart" bigint, "windowMs" integer, "limit" integer, "orgId" text, "period" date,
+      "tokens" bigint, "quotaTokens" bigint, "scope" text, "day" date, "costMicros" bigint, "capMicros" bigint))
+      WITH ORDINALITY AS x("bucket", "windowStart", "windowMs", "limit", "orgId", "period", "tokens", "quotaTokens",
+        "scope", "day", "costMicros", "capMicros", n);
+  SELECT coalesce(array_agg(x."orgId" ORDER BY n), '{}'), coalesce(array_agg(x."period" ORDER BY n), '{}'),
+      coalesce(array_agg(x."reservedTokens" ORDER BY n), '{}'), coalesce(array_agg(x."tokens" ORDER BY n), '{}'),
+      coalesce(array_agg(x."quotaTokens" ORDER BY n), '{}'), coalesce(array_agg(x."scope" ORDER BY n), '{}'),
+      coalesce(array_agg(x."day" ORDER BY n), '{}'), coalesce(array_agg(x."reservedCostMicros" ORDER BY n), '{}'),
+      coalesce(array_agg(x."costMicros" ORDER BY n), '{}'), coalesce(array_agg(x."capMicros" ORDER BY n), '{}'),
+      coalesce(array_agg(x."apiKeyId" ORDER BY n), '{}'), coalesce(array_agg(x."kind" ORDER BY n), '{}'),
+      coalesce(array_agg(x."model" ORDER BY n), '{}'), coalesce(array_agg(x."items" ORDER BY n), '{}'),
+      coalesce(array_agg(x."tokensIn" ORDER BY n), '{}'), coalesce(array_agg(x."tokensOut" ORDER BY n), '{}'),
+      coalesce(array_agg(x."outcome" ORDER BY n), '{}')
+    INTO s_org, s_period, s_reserved_tokens, s_tokens, s_quota, s_scope, s_day, s_reserved_cost, s_cost, s_cap,
+      s_api_key, s_kind, s_model, s_items, s_tokens_in, s_tokens_out, s_outcome
+    FROM ROWS FROM (json_to_recordset(p_settlements) AS (
+      "orgId" text, "period" date, "reservedTokens" bigint, "tokens" bigint, "quotaTokens" bigint, "scope" text,
+      "day" date, "reservedCostMicros" bigint, "costMicros" bigint, "capMicros" bigint, "apiKeyId" text, "kind" text,
+      "model" text, "items" integer, "tokensIn" integer, "tokensOut" integer, "outcome" text))
+      WITH ORDINALITY AS x("orgId", "period", "reservedTokens", "tokens", "quotaTokens", "scope", "day",
+        "reservedCostMicros", "costMicros", "capMicros", "apiKeyId", "kind", "model", "items", "tokensIn", "tokensOut",
+        "outcome", n);
   WITH up AS (
     INSERT INTO rate_limit_windows AS w (bucket, window_start, window_ms, count)
       SELECT DISTINCT ON (b, ws) b, ws, wm, 0 FROM unnest(a_bucket, a_window_start, a_window_ms) AS u(b, ws, wm)
@@ -403,7 +362,7 @@ BEGIN
   q_touched := array_fill(false, ARRAY[coalesce(cardinality(q_org), 0)]);
   b_touched := array_fill(false, ARRAY[coalesce(cardinality(b_scope), 0)]);
 
-  -- Settlements: release the reservation, charge at most the headroom left under the limit (meter_settle).
+  -- Settlements: release the reservation, charge at most the headroom left under the limit .
   FOR i IN 1 .. coalesce(cardinality(s_scope), 0) LOOP
     kind := 'settle';
     hits := NULL;
@@ -435,7 +394,7 @@ BEGIN
     RETURN NEXT;
   END LOOP;
 
-  -- Admissions: count the rate-limit hit (meter_admit), then reserve quota and budget (meter_reserve).
+  -- Admissions: count the rate-limit hit, then reserve quota, then budget.
   FOR i IN 1 .. coalesce(cardinality(a_scope), 0) LOOP
     kind := 'admit';
     hits := 0;
@@ -490,7 +449,7 @@ BEGIN
     RETURN NEXT;
   END LOOP;
 
-  -- Write each row once (reserved_at stamped where a reservation was added, as meter_reserve does).
+  -- Write each row once (reserved_at stamped where a reservation was added: see meter_release_orphans).
   UPDATE rate_limit_windows w SET count = u.c
     FROM unnest(r_bucket, r_start, r_count) AS u(b, ws, c)
     WHERE w.bucket = u.b AND w.window_start = u.ws;
@@ -507,9 +466,38 @@ BEGIN
 END
 $$;
 --> statement-breakpoint
+-- meter_release_orphans: frees reservations orphaned longer than p_older_than; returns how many counter rows were
+-- released. It locks the rows it frees in the same key order as meter (a batch holds several counter rows at
+-- once: an unordered multi-row UPDATE could deadlock with it).
+CREATE FUNCTION meter_release_orphans(p_older_than interval) RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  v_quota integer;
+  v_budget integer;
+BEGIN
+  UPDATE quota_usage SET reserved_tokens = 0
+    WHERE (org_id, period_start) IN (
+      SELECT org_id, period_start FROM quota_usage
+        WHERE reserved_tokens > 0 AND (reserved_at IS NULL OR reserved_at < now() - p_older_than)
+        ORDER BY org_id, period_start FOR UPDATE)
+      AND reserved_tokens > 0 AND (reserved_at IS NULL OR reserved_at < now() - p_older_than);
+  GET DIAGNOSTICS v_quota = ROW_COUNT;
+  UPDATE budget_usage SET reserved_micros = 0
+    WHERE (scope, day) IN (
+      SELECT scope, day FROM budget_usage
+        WHERE reserved_micros > 0 AND (reserved_at IS NULL OR reserved_at < now() - p_older_than)
+        ORDER BY scope, day FOR UPDATE)
+      AND reserved_micros > 0 AND (reserved_at IS NULL OR reserved_at < now() - p_older_than);
+  GET DIAGNOSTICS v_budget = ROW_COUNT;
+  RETURN v_quota + v_budget;
+END
+$$;
+--> statement-breakpoint
 -- The built-in plans (PLANS, upserted at serve/migrate, overrides or adds to them).
 INSERT INTO plans (id, name, quota_tokens, period_days, daily_budget_micros) VALUES
   ('free', 'Free', 1000000, 30, 1000000),
   ('team', 'Team', 50000000, 30, 50000000),
   ('enterprise', 'Enterprise', 1000000000, 30, 1000000000)
 ON CONFLICT (id) DO NOTHING;
+--> statement-breakpoint
+-- The API keys' revocation generation (one row).
+INSERT INTO "api_key_generation" ("id", "generation") VALUES (1, 0) ON CONFLICT DO NOTHING;

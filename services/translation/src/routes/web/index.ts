@@ -1,8 +1,8 @@
 // GET / — the app page; GET /assets/:file — the app's built, content-hashed files (web/dist, see src/web/build.ts).
-import { type AssetStore, loadAssets } from '@scriptorium/web-build';
+import { type AssetStore, appPage, loadAssets } from '@scriptorium/web-build';
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../http/route-spec.ts';
-import { newNonce, pageHeaders, renderAppPage, renderNotBuiltPage } from '../../web/page.ts';
+import { APP_PAGE } from '../../web/page.ts';
 import { WEB_DIST } from '../../web/paths.ts';
 import { r429, rateLimitHeaders } from '../responses.ts';
 
@@ -54,11 +54,8 @@ export default async function webRoutes(app: FastifyInstance, opts: WebRoutesOpt
       ),
     },
     async (_request, reply) => {
-      const nonce = newNonce();
-      const store = current();
-      return reply
-        .headers(pageHeaders(nonce))
-        .send(store ? renderAppPage(store.tags('app', nonce)) : renderNotBuiltPage());
+      const page = appPage(current(), APP_PAGE);
+      return reply.code(page.status).headers(page.headers).send(page.body);
     },
   );
 

@@ -3,6 +3,7 @@
 import { useId } from 'preact/hooks';
 import { niceScale, type Series } from '../lib/chart.ts';
 import { formatDay } from '../lib/format.ts';
+import { DataTable } from './data-table.tsx';
 
 /** Model colours: distinct, each at least 3:1 against white. */
 const PALETTE = ['#0b57d0', '#b3261e', '#146c2e', '#8c4a00', '#6c3fb5', '#006a6a', '#a8326e', '#4a5a00'];
@@ -106,31 +107,16 @@ export function BarChart({ title, series, limit, limitLabel, format }: BarChartP
       )}
       <details>
         <summary>The numbers as a table</summary>
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">{title}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Day</th>
-                {series.models.map((m) => (
-                  <th key={m} scope="col">
-                    {m}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {series.days.map((day, d) => (
-                <tr key={day}>
-                  <th scope="row">{formatDay(day)}</th>
-                  {series.models.map((m, i) => (
-                    <td key={m}>{format(series.values[d]![i]!)}</td>
-                  ))}
-                </tr>
+        <DataTable caption={title} columns={['Day', ...series.models]}>
+          {series.days.map((day, d) => (
+            <tr key={day}>
+              <th scope="row">{formatDay(day)}</th>
+              {series.models.map((m, i) => (
+                <td key={m}>{format(series.values[d]![i]!)}</td>
               ))}
-            </tbody>
-          </table>
-        </div>
+            </tr>
+          ))}
+        </DataTable>
       </details>
     </figure>
   );

@@ -3,8 +3,8 @@
 import { useId, useState } from 'preact/hooks';
 import { memory, setMemory } from '../api/endpoints.ts';
 import type { Organization } from '../api/types.ts';
-import { describeError } from '../lib/messages.ts';
 import { allows } from '../lib/roles.ts';
+import { useAction } from '../lib/use-action.ts';
 import { useResource } from '../lib/use-resource.ts';
 import { ConfirmDialog } from './confirm-dialog.tsx';
 import { LoadState } from './load-state.tsx';
@@ -13,26 +13,15 @@ import { Notice } from './notice.tsx';
 export function MemoryCard({ org }: { org: Organization }) {
   const id = useId();
   const status = useResource(() => memory(org.id), [org.id]);
-  const [busy, setBusy] = useState(false);
   const [confirmOff, setConfirmOff] = useState(false);
-  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+  const { busy, message, run } = useAction('session');
   const mayManage = allows(org.role, 'memory.manage');
-  const apply = async (enabled: boolean) => {
-    setBusy(true);
-    setMessage(null);
-    try {
+  const apply = (enabled: boolean) =>
+    run(async () => {
       await setMemory(org.id, enabled);
       await status.reload();
-      setMessage({
-        kind: 'success',
-        text: enabled ? 'The translation memory is on.' : 'The translation memory is off and its entries are deleted.',
-      });
-    } catch (err) {
-      setMessage({ kind: 'error', text: describeError(err, 'session') });
-    } finally {
-      setBusy(false);
-    }
-  };
+      return enabled ? 'The translation memory is on.' : 'The translation memory is off and its entries are deleted.';
+    });
   const data = status.data;
   return (
     <section class="card" aria-labelledby={`${id}-title`}>

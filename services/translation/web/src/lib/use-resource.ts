@@ -34,3 +34,17 @@ export function useResource<T>(load: () => Promise<T>, deps: unknown[]): Resourc
   }, [reload]);
   return { data, error, loading, reload };
 }
+
+/**
+ * Data of the selected organization: `load(orgId)`, loaded again when the selection or `deps` change; `none` while
+ * no organization is selected.
+ * @example const keys = useOrgResource(session.org?.id, fetchKeys, []);
+ */
+export function useOrgResource<T>(
+  orgId: string | undefined,
+  load: (orgId: string) => Promise<T>,
+  none: T,
+  deps: unknown[] = [],
+): Resource<T> {
+  return useResource(() => (orgId ? load(orgId) : Promise.resolve(none)), [orgId, ...deps]);
+}

@@ -4,62 +4,46 @@ import { useId, useState } from 'preact/hooks';
 import { keys as fetchKeys, issueKey, revokeKey } from '../api/endpoints.ts';
 import type { ApiKeyView, KeyIssued } from '../api/types.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
-import { CopyButton } from '../components/copy-button.tsx';
+import { DataTable } from '../components/data-table.tsx';
 import { LoadState } from '../components/load-state.tsx';
 import { NoOrg } from '../components/no-org.tsx';
 import { Notice } from '../components/notice.tsx';
+import { ShownOnce } from '../components/shown-once.tsx';
+import { SubmitRow } from '../components/submit-row.tsx';
 import { formatTime } from '../lib/format.ts';
-import { describeError } from '../lib/messages.ts';
 import { allows } from '../lib/roles.ts';
 import { href } from '../lib/router.ts';
-import { useResource } from '../lib/use-resource.ts';
+import { useAction } from '../lib/use-action.ts';
+import { useOrgResource } from '../lib/use-resource.ts';
 import { useSession } from '../session.tsx';
 
 export function Keys() {
   const session = useSession();
   const org = session.org;
   const id = useId();
-  const orgId = org?.id ?? '';
-  const list = useResource(() => (orgId ? fetchKeys(orgId) : Promise.resolve([])), [orgId]);
+  const list = useOrgResource(org?.id, fetchKeys, []);
   const [name, setName] = useState('');
   const [issued, setIssued] = useState<KeyIssued | null>(null);
   const [revoking, setRevoking] = useState<ApiKeyView | null>(null);
-  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, message, run, submit } = useAction('session');
   if (!org) return <NoOrg />;
   const canIssue = allows(org.role, 'keys.issue');
   const canRevokeAny = allows(org.role, 'keys.revoke');
 
-  const create = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setMessage(null);
-    try {
-      const label = name.trim();
-      setIssued(await session.withStepUp(() => issueKey({ orgId: org.id, ...(label ? { name: label } : {}) })));
-      setName('');
-      await list.reload();
-    } catch (err) {
-      setMessage({ kind: 'error', text: describeError(err, 'session') });
-    } finally {
-      setBusy(false);
-    }
-  };
+  const create = submit(async () => {
+    const label = name.trim();
+    setIssued(await session.withStepUp(() => issueKey({ orgId: org.id, ...(label ? { name: label } : {}) })));
+    setName('');
+    await list.reload();
+  });
 
-  const revoke = async (key: ApiKeyView) => {
-    setBusy(true);
-    setMessage(null);
-    try {
+  const revoke = (key: ApiKeyView) =>
+    run(async () => {
       await session.withStepUp(() => revokeKey(key.id));
       if (issued?.keyId === key.id) setIssued(null);
       await list.reload();
-      setMessage({ kind: 'success', text: `Key ${key.prefix}… is revoked: requests with it are refused from now on.` });
-    } catch (err) {
-      setMessage({ kind: 'error', text: describeError(err, 'session') });
-    } finally {
-      setBusy(false);
-    }
-  };
+      return `Key ${key.prefix}… is revoked: requests with it are refused from now on.`;
+    });
 
   const active = list.data?.filter((k) => !k.revokedAt) ?? [];
   const revoked = list.data?.filter((k) => k.revokedAt) ?? [];
@@ -88,31 +72,27 @@ export function Keys() {
                 Where the key is used, e.g. “CI” or “staging”.
               </p>
             </div>
-            <div class="actions">
-              <button type="submit" disabled={busy}>
-                Create key
-              </button>
-            </div>
+            <SubmitRow disabled={busy}>Create key</SubmitRow>
           </form>
           {issued && (
-            <div class="notice notice-info" role="status">
+            <ShownOnce
+              kind="info"
+              value={issued.apiKey}
+              copyLabel="Copy the key"
+              actions={
+                <>
+                  <a href={href('/try')}>Try it out</a>
+                  <button type="button" class="secondary" onClick={() => setIssued(null)}>
+                    I have saved it
+                  </button>
+                </>
+              }
+            >
               <p>
                 <strong>Copy your new key now: you will not see this again.</strong> The service keeps only a hash of
                 it.
               </p>
-              <p>
-                <code id={`${id}-secret`} class="secret">
-                  {issued.apiKey}
-                </code>
-              </p>
-              <div class="actions">
-                <CopyButton text={issued.apiKey} label="Copy the key" targetId={`${id}-secret`} />
-                <a href={href('/try')}>Try it out</a>
-                <button type="button" class="secondary" onClick={() => setIssued(null)}>
-                  I have saved it
-                </button>
-              </div>
-            </div>
+            </ShownOnce>
           )}
         </section>
       ) : (
@@ -126,47 +106,31 @@ export function Keys() {
           {active.length === 0 ? (
             <p>No active key.</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <caption class="sr-only">Active keys</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Key</th>
-                    <th scope="col">Name</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col">
-                      <span class="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {active.map((k) => (
-                    <tr key={k.id}>
-                      <th scope="row">
-                        <code class="nowrap">{k.prefix}…</code>
-                      </th>
-                      <td>{k.name ?? '—'}</td>
-                      <td>{formatTime(k.createdAt)}</td>
-                      <td>{formatTime(k.lastUsedAt)}</td>
-                      <td>
-                        {(canRevokeAny || k.userId === session.me.id) && (
-                          <button
-                            type="button"
-                            class="secondary"
-                            aria-label={`Revoke ${k.prefix}…`}
-                            disabled={busy}
-                            onClick={() => setRevoking(k)}
-                          >
-                            Revoke
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable caption="Active keys" columns={['Key', 'Name', 'Created', 'Last used']} actions>
+              {active.map((k) => (
+                <tr key={k.id}>
+                  <th scope="row">
+                    <code class="nowrap">{k.prefix}…</code>
+                  </th>
+                  <td>{k.name ?? '—'}</td>
+                  <td>{formatTime(k.createdAt)}</td>
+                  <td>{formatTime(k.lastUsedAt)}</td>
+                  <td>
+                    {(canRevokeAny || k.userId === session.me.id) && (
+                      <button
+                        type="button"
+                        class="secondary"
+                        aria-label={`Revoke ${k.prefix}…`}
+                        disabled={busy}
+                        onClick={() => setRevoking(k)}
+                      >
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
           {revoked.length > 0 && (
             <details>

@@ -11,69 +11,50 @@ import {
 } from '../api/endpoints.ts';
 import type { InviteCreated, Member, Role } from '../api/types.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
-import { CopyButton } from '../components/copy-button.tsx';
+import { DataTable } from '../components/data-table.tsx';
 import { LoadState } from '../components/load-state.tsx';
 import { NoOrg } from '../components/no-org.tsx';
 import { Notice } from '../components/notice.tsx';
+import { ShownOnce } from '../components/shown-once.tsx';
+import { SubmitRow } from '../components/submit-row.tsx';
 import { formatTime } from '../lib/format.ts';
-import { describeError } from '../lib/messages.ts';
 import { allows, mayChangeRole, mayRemove, ROLES } from '../lib/roles.ts';
-import { useResource } from '../lib/use-resource.ts';
+import { useAction } from '../lib/use-action.ts';
+import { useOrgResource } from '../lib/use-resource.ts';
 import { useSession } from '../session.tsx';
 
 export function Members() {
   const session = useSession();
   const org = session.org;
   const id = useId();
-  const orgId = org?.id ?? '';
-  const list = useResource(() => (orgId ? fetchMembers(orgId) : Promise.resolve([])), [orgId]);
+  const list = useOrgResource(org?.id, fetchMembers, []);
   const canInvite = org ? allows(org.role, 'members.invite') : false;
-  const pending = useResource(
-    () => (orgId && canInvite ? fetchInvites(orgId) : Promise.resolve([])),
-    [orgId, canInvite],
-  );
+  const pending = useOrgResource(canInvite ? org?.id : undefined, fetchInvites, []);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('member');
   const [created, setCreated] = useState<InviteCreated | null>(null);
-  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
   const [removing, setRemoving] = useState<Member | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, message, run, submit } = useAction('session');
 
   if (!org) return <NoOrg />;
   const myRole = org.role;
   const owners = list.data?.filter((m) => m.role === 'owner').length ?? 0;
 
-  const act = async (what: () => Promise<unknown>, done: string) => {
-    setBusy(true);
-    setMessage(null);
-    try {
+  // The message is said once the lists show the change.
+  const act = (what: () => Promise<unknown>, done: string) =>
+    run(async () => {
       await what();
       await Promise.all([list.reload(), pending.reload()]);
       await session.refresh();
-      // Said once the list shows the change.
-      setMessage({ kind: 'success', text: done });
-    } catch (e) {
-      setMessage({ kind: 'error', text: describeError(e, 'session') });
-    } finally {
-      setBusy(false);
-    }
-  };
+      return done;
+    });
 
-  const sendInvite = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setMessage(null);
+  const sendInvite = submit(async () => {
     setCreated(null);
-    try {
-      setCreated(await invite(org.id, { email: email.trim(), role }));
-      setEmail('');
-      await pending.reload();
-    } catch (err) {
-      setMessage({ kind: 'error', text: describeError(err, 'session') });
-    } finally {
-      setBusy(false);
-    }
-  };
+    setCreated(await invite(org.id, { email: email.trim(), role }));
+    setEmail('');
+    await pending.reload();
+  });
 
   return (
     <>
@@ -82,74 +63,59 @@ export function Members() {
       <LoadState resource={list} what="the members" />
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
       {list.data && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Members and their roles</caption>
-            <thead>
-              <tr>
-                <th scope="col">Member</th>
-                <th scope="col">Role</th>
-                <th scope="col">Joined</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
+        <DataTable caption="Members and their roles" columns={['Member', 'Role', 'Joined']} actions>
+          {list.data.map((m) => {
+            const self = m.userId === session.me.id;
+            const lastOwner = m.role === 'owner' && owners === 1;
+            const roles = ROLES.filter((r) => r === m.role || (!self && mayChangeRole(myRole, m.role, r)));
+            // Anyone may leave, except the last owner; others only where the role table allows.
+            const removable = self ? !lastOwner : mayRemove(myRole, m.role);
+            const label = m.name ? `${m.name} (${m.email})` : m.email;
+            return (
+              <tr key={m.userId}>
+                <th scope="row">
+                  {label}
+                  {self && <span class="badge">you</span>}
                 </th>
+                <td>
+                  {roles.length > 1 ? (
+                    <select
+                      aria-label={`Role of ${m.email}`}
+                      value={m.role}
+                      disabled={busy}
+                      onChange={(e) => {
+                        const to = e.currentTarget.value as Role;
+                        void act(() => changeRole(org.id, m.userId, to), `${m.email} is now ${to}.`);
+                      }}
+                    >
+                      {roles.map((r) => (
+                        <option key={r} value={r}>
+                          {r}
+                        </option>
+                      ))}
+                    </select>
+                  ) : (
+                    m.role
+                  )}
+                </td>
+                <td>{formatTime(m.joinedAt)}</td>
+                <td>
+                  {removable && (
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-label={self ? 'Leave' : `Remove ${m.email}`}
+                      disabled={busy}
+                      onClick={() => setRemoving(m)}
+                    >
+                      {self ? 'Leave' : 'Remove'}
+                    </button>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.data.map((m) => {
-                const self = m.userId === session.me.id;
-                const lastOwner = m.role === 'owner' && owners === 1;
-                const roles = ROLES.filter((r) => r === m.role || (!self && mayChangeRole(myRole, m.role, r)));
-                // Anyone may leave, except the last owner; others only where the role table allows.
-                const removable = self ? !lastOwner : mayRemove(myRole, m.role);
-                const label = m.name ? `${m.name} (${m.email})` : m.email;
-                return (
-                  <tr key={m.userId}>
-                    <th scope="row">
-                      {label}
-                      {self && <span class="badge">you</span>}
-                    </th>
-                    <td>
-                      {roles.length > 1 ? (
-                        <select
-                          aria-label={`Role of ${m.email}`}
-                          value={m.role}
-                          disabled={busy}
-                          onChange={(e) => {
-                            const to = e.currentTarget.value as Role;
-                            void act(() => changeRole(org.id, m.userId, to), `${m.email} is now ${to}.`);
-                          }}
-                        >
-                          {roles.map((r) => (
-                            <option key={r} value={r}>
-                              {r}
-                            </option>
-                          ))}
-                        </select>
-                      ) : (
-                        m.role
-                      )}
-                    </td>
-                    <td>{formatTime(m.joinedAt)}</td>
-                    <td>
-                      {removable && (
-                        <button
-                          type="button"
-                          class="secondary"
-                          aria-label={self ? 'Leave' : `Remove ${m.email}`}
-                          disabled={busy}
-                          onClick={() => setRemoving(m)}
-                        >
-                          {self ? 'Leave' : 'Remove'}
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       )}
 
       {canInvite && (
@@ -179,25 +145,15 @@ export function Members() {
                 </select>
               </div>
             </div>
-            <div class="actions">
-              <button type="submit" disabled={busy}>
-                Create invitation
-              </button>
-            </div>
+            <SubmitRow disabled={busy}>Create invitation</SubmitRow>
           </form>
           {created && (
-            <div class="notice notice-success" role="status">
+            <ShownOnce kind="success" value={created.acceptUrl} copyLabel="Copy the link">
               <p>
                 Invitation for <strong>{created.email}</strong> ({created.role}) created; it expires{' '}
                 {formatTime(created.expiresAt)}. Send them this link (it is shown only now):
               </p>
-              <p>
-                <code id={`${id}-link`} class="secret">
-                  {created.acceptUrl}
-                </code>
-              </p>
-              <CopyButton text={created.acceptUrl} label="Copy the link" targetId={`${id}-link`} />
-            </div>
+            </ShownOnce>
           )}
           <LoadState resource={pending} what="the pending invitations" />
           {pending.data && pending.data.length > 0 && (

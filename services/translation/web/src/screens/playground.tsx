@@ -7,38 +7,29 @@ import type { PlaygroundResponse } from '../api/types.ts';
 import { LocaleSelect } from '../components/locale-select.tsx';
 import { Notice } from '../components/notice.tsx';
 import { Scores } from '../components/scores.tsx';
-import { describeError } from '../lib/messages.ts';
+import { SubmitRow } from '../components/submit-row.tsx';
+import { useAction } from '../lib/use-action.ts';
 
 export function Playground() {
   const id = useId();
   const [source, setSource] = useState('');
   const [sourceLocale, setSourceLocale] = useState('en');
   const [targetLocale, setTargetLocale] = useState('de');
-  const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<PlaygroundResponse | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, message, submit } = useAction('playground');
   const length = charLength(source);
   const over = length - PLAYGROUND_MAX_CHARS;
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
+  const translate = submit(async () => {
     setResult(null);
-    try {
-      setResult(await playground({ source, sourceLocale, targetLocale }));
-    } catch (err) {
-      setError(describeError(err, 'playground'));
-    } finally {
-      setBusy(false);
-    }
-  };
+    setResult(await playground({ source, sourceLocale, targetLocale }));
+  });
 
   return (
     <section class="card" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Try it: the public playground</h2>
       <p class="muted">One string at a time, up to {PLAYGROUND_MAX_CHARS} characters, no account needed.</p>
-      <form onSubmit={submit} class="stack">
+      <form onSubmit={translate} class="stack">
         <div class="field">
           <label for={`${id}-source`}>Text to translate</label>
           <textarea
@@ -60,13 +51,9 @@ export function Playground() {
           <LocaleSelect label="From" name="sourceLocale" value={sourceLocale} onChange={setSourceLocale} />
           <LocaleSelect label="To" name="targetLocale" value={targetLocale} onChange={setTargetLocale} />
         </div>
-        <div class="actions">
-          <button type="submit" disabled={busy || length === 0}>
-            {busy ? 'Translating…' : 'Translate'}
-          </button>
-        </div>
+        <SubmitRow disabled={busy || length === 0}>{busy ? 'Translating…' : 'Translate'}</SubmitRow>
       </form>
-      {error && <Notice kind="error">{error}</Notice>}
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
       {result && (
         <div class="result" aria-live="polite">
           <h3>Translation</h3>

@@ -12,7 +12,7 @@ import { Notice } from '../components/notice.tsx';
 import { type ScoreSet, Scores } from '../components/scores.tsx';
 import { formatTime } from '../lib/format.ts';
 import { describeError } from '../lib/messages.ts';
-import { useResource } from '../lib/use-resource.ts';
+import { useOrgResource } from '../lib/use-resource.ts';
 import { useSession } from '../session.tsx';
 
 const STATUSES: { value: ReviewStatus; label: string }[] = [
@@ -213,8 +213,7 @@ export function Reviews() {
   const org = session.org;
   const [status, setStatus] = useState<ReviewStatus>('open');
   const [message, setMessage] = useState<string | null>(null);
-  const orgId = org?.id ?? '';
-  const list = useResource(() => (orgId ? fetchReviews(orgId, status) : Promise.resolve([])), [orgId, status]);
+  const list = useOrgResource(org?.id, (orgId) => fetchReviews(orgId, status), [], [status]);
   if (!org) return <NoOrg />;
   return (
     <>

@@ -7,8 +7,9 @@ import { CodeField } from '../components/code-field.tsx';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { Notice } from '../components/notice.tsx';
 import { QrCode } from '../components/qr-code.tsx';
+import { SubmitRow } from '../components/submit-row.tsx';
 import { formatTime } from '../lib/format.ts';
-import { describeError } from '../lib/messages.ts';
+import { useAction } from '../lib/use-action.ts';
 import { useSession } from '../session.tsx';
 
 /** What the person types to confirm deleting their account. */
@@ -19,37 +20,20 @@ function Mfa() {
   const id = useId();
   const [enrolment, setEnrolment] = useState<{ secret: string; otpauthUri: string } | null>(null);
   const [code, setCode] = useState('');
-  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, message, run, submit } = useAction('mfa');
 
-  const enroll = async () => {
-    setBusy(true);
-    setMessage(null);
-    try {
+  const enroll = () =>
+    run(async () => {
       const r = await mfaEnroll();
       if ('secret' in r) setEnrolment(r);
-    } catch (e) {
-      setMessage({ kind: 'error', text: describeError(e, 'mfa') });
-    } finally {
-      setBusy(false);
-    }
-  };
-  const verify = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setMessage(null);
-    try {
-      await mfaVerify(code.trim());
-      setEnrolment(null);
-      setCode('');
-      await session.refresh();
-      setMessage({ kind: 'success', text: 'Two-factor authentication is on.' });
-    } catch (err) {
-      setMessage({ kind: 'error', text: describeError(err, 'mfa') });
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
+  const verify = submit(async () => {
+    await mfaVerify(code.trim());
+    setEnrolment(null);
+    setCode('');
+    await session.refresh();
+    return 'Two-factor authentication is on.';
+  });
 
   return (
     <section class="card" aria-labelledby={`${id}-title`}>
@@ -83,11 +67,7 @@ function Mfa() {
           </p>
           <form onSubmit={verify} class="stack">
             <CodeField label="The 6-digit code the app shows" value={code} onInput={setCode} />
-            <div class="actions">
-              <button type="submit" disabled={busy}>
-                Verify and turn on
-              </button>
-            </div>
+            <SubmitRow disabled={busy}>Verify and turn on</SubmitRow>
           </form>
         </div>
       )}
@@ -100,14 +80,11 @@ function Privacy() {
   const session = useSession();
   const id = useId();
   const [confirming, setConfirming] = useState(false);
-  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
   const [deleted, setDeleted] = useState<PrivacyDeleteResult | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, message, run } = useAction('session');
 
-  const exportData = async () => {
-    setBusy(true);
-    setMessage(null);
-    try {
+  const exportData = () =>
+    run(async () => {
       const { blob, fileName } = await privacyExport();
       const url = URL.createObjectURL(blob);
       const a = document.createElement('a');
@@ -117,24 +94,13 @@ function Privacy() {
       a.click();
       a.remove();
       setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      setMessage({ kind: 'success', text: `Your data is downloaded as ${a.download}.` });
-    } catch (e) {
-      setMessage({ kind: 'error', text: describeError(e, 'session') });
-    } finally {
-      setBusy(false);
-    }
-  };
-  const deleteAccount = async () => {
+      return `Your data is downloaded as ${a.download}.`;
+    });
+  const deleteAccount = () => {
     setConfirming(false);
-    setBusy(true);
-    setMessage(null);
-    try {
+    return run(async () => {
       setDeleted(await session.withStepUp(privacyDelete));
-    } catch (e) {
-      setMessage({ kind: 'error', text: describeError(e, 'session') });
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   if (deleted) {

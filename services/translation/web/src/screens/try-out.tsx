@@ -6,9 +6,10 @@ import type { TranslateResult } from '../api/types.ts';
 import { IcuText } from '../components/icu-text.tsx';
 import { LocaleSelect } from '../components/locale-select.tsx';
 import { Notice } from '../components/notice.tsx';
+import { SubmitRow } from '../components/submit-row.tsx';
 import { formatInt } from '../lib/format.ts';
-import { describeError } from '../lib/messages.ts';
 import { href } from '../lib/router.ts';
+import { useAction } from '../lib/use-action.ts';
 
 export function TryOut() {
   const id = useId();
@@ -18,33 +19,23 @@ export function TryOut() {
   const [sourceLocale, setSourceLocale] = useState('en');
   const [targetLocale, setTargetLocale] = useState('de');
   const [tier, setTier] = useState<'cheap' | 'top'>('cheap');
-  const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<TranslateResult | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, message, submit } = useAction('translate');
   const lines = text.split('\n').filter((l) => l.trim());
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
+  const send = submit(async () => {
     setResult(null);
-    try {
-      setResult(
-        await translate(apiKey.trim(), {
-          sourceLocale,
-          targetLocale,
-          tier,
-          items: lines.map((line, i) => ({ id: `line-${i + 1}`, text: line, isIcu })),
-          style: {},
-          glossary: [],
-        }),
-      );
-    } catch (err) {
-      setError(describeError(err, 'translate'));
-    } finally {
-      setBusy(false);
-    }
-  };
+    setResult(
+      await translate(apiKey.trim(), {
+        sourceLocale,
+        targetLocale,
+        tier,
+        items: lines.map((line, i) => ({ id: `line-${i + 1}`, text: line, isIcu })),
+        style: {},
+        glossary: [],
+      }),
+    );
+  });
 
   return (
     <>
@@ -53,7 +44,7 @@ export function TryOut() {
         Translate with one of your API keys, as your application would. Each line is one string. Need a key? Create one
         under <a href={href('/keys')}>API keys</a>.
       </p>
-      <form onSubmit={submit} class="card stack">
+      <form onSubmit={send} class="card stack">
         <div class="field">
           <label for={`${id}-key`}>API key</label>
           <input
@@ -85,13 +76,11 @@ export function TryOut() {
             </select>
           </div>
         </div>
-        <div class="actions">
-          <button type="submit" disabled={busy || lines.length === 0 || !apiKey.trim()}>
-            {busy ? 'Translating…' : 'Translate'}
-          </button>
-        </div>
+        <SubmitRow disabled={busy || lines.length === 0 || !apiKey.trim()}>
+          {busy ? 'Translating…' : 'Translate'}
+        </SubmitRow>
       </form>
-      {error && <Notice kind="error">{error}</Notice>}
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
       {result && (
         <section class="result" aria-labelledby={`${id}-result`}>
           <h2 id={`${id}-result`}>Result</h2>

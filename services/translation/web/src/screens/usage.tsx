@@ -8,7 +8,7 @@ import { NoOrg } from '../components/no-org.tsx';
 import { buildSeries, daysBetween } from '../lib/chart.ts';
 import { formatDay, formatInt, formatMicros, percent } from '../lib/format.ts';
 import { markInteractive } from '../lib/timing.ts';
-import { useResource } from '../lib/use-resource.ts';
+import { useOrgResource } from '../lib/use-resource.ts';
 import { useSession } from '../session.tsx';
 
 function Gauge({
@@ -43,7 +43,7 @@ export function Usage() {
   const session = useSession();
   const org = session.org;
   const orgId = org?.id ?? '';
-  const resource = useResource(() => (orgId ? fetchUsage(orgId) : Promise.resolve(undefined)), [orgId]);
+  const resource = useOrgResource(org?.id, fetchUsage, undefined);
   const u = resource.data;
   useEffect(() => {
     if (!orgId || u) markInteractive();

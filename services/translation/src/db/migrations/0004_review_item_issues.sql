@@ -1,1 +1,0 @@
-ALTER TABLE "review_items" ADD COLUMN "issues" jsonb DEFAULT '[]'::jsonb NOT NULL;
