@@ -21,7 +21,7 @@ import { PlayedKubelet } from './ledger-pods.ts';
 const NAMES = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3'];
 // The round timeout (spec.consensus.roundTimeoutBaseMs; the product's default is 2000). A rotated validator's old
 // key, silent from its restart until its REMOVE is final, costs one round timeout whenever it would propose; the
-// bound of 2 round timeouts leaves the other for the shared machine's scheduling (at 2000 ms, 3 runs in 4 stayed
+// bound of 2 round timeouts leaves the other for the shared machine's scheduling (at 2000 ms, 2 runs in 3 stayed
 // within it at load averages of 11–12 (2.2 s each); one at load 25 waited 4.3 s).
 const ROUND_TIMEOUT_MS = 3000;
 
