@@ -84,7 +84,7 @@ crds-check: crds ## Fail when crds/ is stale (the generator's output differs fro
 chart-lint: deps kube-bins ## helm lint, then helm template applied with server-side dry-run
 	bash charts/lint.sh
 
-kube-bins: ## Build (or reuse from the cache) etcd, kube-apiserver, kube-controller-manager, helm, kind
+kube-bins: ## Build (or reuse from the cache) etcd, kube-apiserver, kube-controller-manager, helm, kind, weed (SeaweedFS), the CloudNativePG manifest
 	bash tools/kube/build.sh
 
 tlog-bins: ## Build (or reuse from the cache) litewitness and note-verify, the independent C2SP implementations the witness tests use

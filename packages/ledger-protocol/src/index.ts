@@ -3,6 +3,16 @@
 // live in `@scriptorium/ledger-protocol/keys` (Node only).
 
 export { platform, sha256, sha256Hex, verifySignature } from '#platform-crypto';
+export {
+  BACKUP_FORMAT,
+  BackupManifest,
+  BackupSegment,
+  type BackupStep,
+  BackupVerifier,
+  MANIFEST_KEY,
+  parseManifest,
+  segmentKey,
+} from './backup.ts';
 export { fromBase64, toBase64 } from './base64.ts';
 export {
   type BodyCheck,
@@ -171,6 +181,11 @@ export {
   ValidatorChange,
 } from './schemas.ts';
 export {
+  BACKUP_SECRET_SETTINGS,
+  type BackupEnvVar,
+  type BackupSettingName,
+  type BackupSettings,
+  backupSettings,
   boolSetting,
   intSetting,
   NODE_SETTING_NAMES,

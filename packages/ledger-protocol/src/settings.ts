@@ -210,3 +210,67 @@ export interface NodeEnvVar {
   value?: string;
   valueFrom?: object;
 }
+
+/**
+ * The backup commands' settings (`ledger-node backup`, `restore`, `backup-verify`): the object store, the node
+ * they read from, and where the result goes. The operator builds the backup Jobs and the restore init container
+ * from the same names.
+ */
+export const backupSettings = z.object({
+  /** `https://host:port` of the S3-compatible endpoint (path-style requests). */
+  BACKUP__ENDPOINT: z.url({ protocol: /^https?$/, message: 'expected an http(s) URL' }),
+  BACKUP__BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'expected an S3 bucket name' }),
+  /** Key prefix of the backup (no leading or trailing slash; '' = the bucket's root). */
+  BACKUP__PREFIX: z
+    .string()
+    .max(512)
+    .regex(/^([A-Za-z0-9!_.*'()-]+(\/[A-Za-z0-9!_.*'()-]+)*)?$/, {
+      message: 'expected path segments without leading or trailing /',
+    })
+    .default(''),
+  BACKUP__REGION: z
+    .string()
+    .regex(/^[a-z0-9-]{1,32}$/)
+    .default('us-east-1'),
+  BACKUP__ACCESS_KEY_ID: z.string().min(1).max(256),
+  BACKUP__SECRET_ACCESS_KEY: z.string().min(1).max(256),
+  /** PEM CA bundle for the endpoint. */
+  BACKUP__CA_FILE: z.string().min(1).optional(),
+  /**
+   * The nodes whose read API `backup` and `backup-verify` read: comma-separated `http(s)://host:port`; the one at
+   * the highest height that answers is read.
+   */
+  BACKUP__NODE_URL: z
+    .string()
+    .max(8192)
+    .regex(/^https?:\/\/[^\s,]+(,https?:\/\/[^\s,]+)*$/, { message: 'expected comma-separated http(s) URLs' })
+    .optional(),
+  /** PEM CA bundle for the node's HTTPS. */
+  BACKUP__NODE_CA_FILE: z.string().min(1).optional(),
+  /** A segment is closed once its blocks' JSON reaches this size. */
+  BACKUP__SEGMENT_BYTES: intSetting(4096, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
+  /** Where the one-line JSON result is also written (a pod's termination message: /dev/termination-log). */
+  BACKUP__RESULT_FILE: z.string().min(1).optional(),
+  /** Where `backup-verify` restores the backup it verifies (removed after). Default: the OS temp folder. */
+  BACKUP__SCRATCH_DIR: z.string().min(1).optional(),
+  NODE_GENESIS_FILE: z.string().min(1).default('genesis.json'),
+  NODE_DATA_DIR: z.string().min(1).default('data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type BackupSettings = z.output<typeof backupSettings>;
+
+/** The backup settings that are secrets: each may instead come from `<NAME>_FILE`. */
+export const BACKUP_SECRET_SETTINGS = [
+  'BACKUP__ACCESS_KEY_ID',
+  'BACKUP__SECRET_ACCESS_KEY',
+] as const satisfies ReadonlyArray<keyof BackupSettings>;
+
+export type BackupSettingName = keyof BackupSettings | `${(typeof BACKUP_SECRET_SETTINGS)[number]}_FILE`;
+
+/** One container environment variable of the backup commands (Kubernetes `EnvVar` shape). */
+export interface BackupEnvVar {
+  name: BackupSettingName;
+  value?: string;
+  valueFrom?: object;
+}

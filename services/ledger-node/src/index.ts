@@ -3,6 +3,7 @@
 // messages, bodies, peer specs, settings) is @scriptorium/ledger-protocol's.
 
 export { type AppOptions, buildApp } from './api/app.ts';
+export { loadBackupConfig, readManifest, runBackupCommand, S3Client } from './backup/index.ts';
 export { LocalCluster, type LocalClusterOptions, type LocalNode } from './cluster/local-cluster.ts';
 export { loadConfig, type NodeConfig } from './config.ts';
 export { ConfigError, NodeError } from './errors.ts';
