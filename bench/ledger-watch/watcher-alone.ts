@@ -35,6 +35,10 @@ const watcher: Watcher = new Watcher(
     federated: [endpoint(fedA.url, 'federated'), endpoint(fedB.url, 'federated')],
     ca: undefined,
     pollIntervalMs: 1_000_000,
+    mode: 'poll',
+    sweepIntervalMs: 1_000_000,
+    notifyUrl: 'http://127.0.0.1:9',
+    subscriptionCheckMs: 1_000_000,
   },
   {
     submit: (records) => {

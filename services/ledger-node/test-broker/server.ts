@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { applyFault, BodyTooLarge, type BrokerRequest, type Fault, json, type Reply, readBody, send } from './http.ts';
 import { NgsiLd } from './ngsi-ld.ts';
 import { NgsiV2 } from './ngsi-v2.ts';
+import { Subscriptions } from './notifications.ts';
 import { type BrokerApi, EntityStore } from './store.ts';
 
 export interface TestBrokerOptions {
@@ -20,6 +21,8 @@ export interface TestBrokerOptions {
   tls?: { cert: Buffer; key: Buffer };
   /** Largest accepted request body; Orion's default is 1 MB. */
   maxBodyBytes?: number;
+  /** CA bundle its notifications trust (subscribers serving HTTPS with a private CA). */
+  notifyCa?: Buffer;
 }
 
 export interface InjectRequest {
@@ -34,6 +37,8 @@ export interface TestBroker {
   /** Base URL, e.g. `http://127.0.0.1:40123`. */
   readonly url: string;
   readonly store: EntityStore;
+  /** Its subscriptions (every tenant) and their notifications. */
+  readonly subscriptions: Subscriptions;
   /** Faults applied, one each, to the next entity-listing requests (GET on the collection). */
   readonly faults: Fault[];
   /** Called before each entity-listing request is answered (n counts them from 0); may change data. */
@@ -42,6 +47,12 @@ export interface TestBroker {
   readonly listRequests: number;
   /** Runs one request in-process, through the same handlers as HTTP (no faults). */
   inject(req: InjectRequest): Reply;
+  /**
+   * Stops answering (connections closed, the port released) and listens again on the same port after `downMs`;
+   * with `forgetSubscriptions` it comes back without its subscriptions (the data is kept), as a broker restarted
+   * from a state that predates them would.
+   */
+  restart(options?: { downMs?: number; forgetSubscriptions?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,7 +60,8 @@ export interface TestBroker {
 export async function startTestBroker(options: TestBrokerOptions = {}): Promise<TestBroker> {
   const api = options.api ?? 'ngsi-v2';
   const store = new EntityStore(api);
-  const handler = api === 'ngsi-v2' ? new NgsiV2(store) : new NgsiLd(store);
+  const subscriptions = new Subscriptions({ ca: options.notifyCa });
+  const handler = api === 'ngsi-v2' ? new NgsiV2(store, subscriptions) : new NgsiLd(store, subscriptions);
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const faults: Fault[] = [];
   let listRequests = 0;
@@ -142,10 +154,20 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
     ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener)
     : createHttpServer(listener);
   server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
+  const listen = (at: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(at, options.host ?? '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  const stopListening = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  await listen(options.port ?? 0);
   const { port } = server.address() as AddressInfo;
   const host = options.host ?? '127.0.0.1';
   const url = `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -154,6 +176,7 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
     api,
     url,
     store,
+    subscriptions,
     faults,
     get onList() {
       return state.onList;
@@ -177,10 +200,15 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
         body: req.body === undefined ? '' : JSON.stringify(req.body),
       });
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    async restart(restartOptions = {}) {
+      await stopListening();
+      if (restartOptions.forgetSubscriptions) subscriptions.clear();
+      if (restartOptions.downMs) await new Promise((r) => setTimeout(r, restartOptions.downMs));
+      await listen(port);
+    },
+    async close() {
+      await stopListening();
+      await subscriptions.close();
+    },
   };
 }

@@ -47,6 +47,10 @@ async function harness(options: WatcherOptions = {}): Promise<Harness> {
     federated: fed.map((b) => ({ url: b.url, role: 'federated' as const, api: 'ngsi-v2' as const })),
     ca: undefined,
     pollIntervalMs: 60_000,
+    mode: 'poll',
+    sweepIntervalMs: 600_000,
+    notifyUrl: 'http://127.0.0.1:9',
+    subscriptionCheckMs: 30_000,
   };
   let pending: ObservationRecord[] = [];
   let height = 0;

@@ -1,6 +1,7 @@
 // Every entity the watcher has seen or the chain has recorded, numbered once: the watcher's per-entity state
 // (the primary's attributes, what the chain last recorded, what is settled) lives in arrays and typed arrays
 // indexed by these numbers instead of maps keyed by strings, one set of keys for every broker and scope.
+import { grownTo } from './growable.ts';
 import { entityKey, splitEntityKey } from './observe.ts';
 
 export class EntityTable {
@@ -57,17 +58,4 @@ export class EntitySet {
     const end = Math.min(limit, this.bits.length);
     for (let i = 0; i < end; i++) if (this.bits[i]) yield i;
   }
-}
-
-/** A copy of `bytes` at least `length` long (doubled at least, so that growing one entry at a time stays cheap). */
-export function grownTo(bytes: Uint8Array, length: number): Uint8Array<ArrayBuffer> {
-  const grown = new Uint8Array(Math.max(length, 2 * bytes.length));
-  grown.set(bytes);
-  return grown;
-}
-
-/** Sets `a[i]`, filling the gap below with undefined (a dense array, never a sparse dictionary). */
-export function setAt<T>(a: Array<T | undefined>, i: number, value: T | undefined): void {
-  while (a.length < i) a.push(undefined);
-  a[i] = value;
 }

@@ -11,7 +11,8 @@
 // newly applied record clears it.
 import { canonicalize } from '@scriptorium/ledger-protocol';
 import { DIGEST64_CHARS, digest64 } from './digest.ts';
-import { EntityTable, grownTo, setAt } from './entities.ts';
+import { EntityTable } from './entities.ts';
+import { grownTo, setAt } from './growable.ts';
 import { type ObservationRecord, type ObservationScope, scopeOfRecord } from './record.ts';
 import type { Verdict } from './verdict.ts';
 

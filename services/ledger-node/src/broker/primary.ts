@@ -2,20 +2,31 @@
 // (verdict.ts's PrimaryEntity), and per page of its listing a digest of the page's bytes and the entities it
 // listed with a digest of each one's bytes. A pass reads every page again but looks into only the pages whose
 // bytes changed, and parses only their entities whose bytes changed; an unchanged primary costs one digest a
-// page. Memory: one string of ~100 bytes an entity of 10 attributes, plus 12 bytes an entity for the pages.
+// page. A notified entity is read on its own and set here (`set`). Memory: one string of ~100 bytes an entity of
+// 10 attributes, plus 12 bytes an entity for the pages.
 import { ABSENT, DIGEST64_CHARS, digestBytes } from './digest.ts';
-import type { BrokerEndpoint } from './endpoint.ts';
-import { EntitySet, type EntityTable, setAt } from './entities.ts';
-import { listedTwice, type RawPage, scanPage } from './listing.ts';
+import type { BrokerEndpoint, ListingQuery } from './endpoint.ts';
+import { EntitySet, type EntityTable } from './entities.ts';
+import { setAt } from './growable.ts';
+import { isUnreadable, listedTwice, ownerQuery, type RawPage, scanPage, type UnreadableEntity } from './listing.ts';
+import type { ObservedEntity } from './observe.ts';
 import { asPrimary, type PrimaryEntity } from './verdict.ts';
 
 /** One page of a listing as last read: its bytes' digest, and per entity its number and its bytes' digest. */
 export interface PageMemo {
   digest: string;
+  /** Entity numbers in listing order; UNREADABLE or REPEATED where there is none. */
   entities: Uint32Array;
   /** 8 characters an entity: the digest of its bytes (listing.ts's ScannedPage.raws). */
   raws: string;
 }
+
+/** In a PageMemo: an entity that could not be read (its page is looked into again on every pass). */
+export const UNREADABLE = 0xffff_ffff;
+/** In a PageMemo: an entity of several types listed again by a later query (it is kept in the first). */
+export const REPEATED = 0xffff_fffe;
+/** Whether a PageMemo entry is an entity number. */
+export const isEntity = (i: number): boolean => i < REPEATED;
 
 /**
  * The entity listed at place k of a page last time (`memo`), when the bytes at place k now (`raws`) are the same;
@@ -23,13 +34,22 @@ export interface PageMemo {
  */
 export function knownAt(memo: PageMemo | undefined, raws: string, k: number): number {
   if (!memo || k >= memo.entities.length) return -1;
+  const i = memo.entities[k] as number;
+  if (!isEntity(i)) return -1;
   const at = DIGEST64_CHARS * k;
   for (let c = at; c < at + DIGEST64_CHARS; c++) if (memo.raws.charCodeAt(c) !== raws.charCodeAt(c)) return -1;
-  return memo.entities[k] as number;
+  return i;
 }
 
 /** Distinct lists of attribute names kept shared between entities (most entities of a type share one). */
 const MAX_NAME_LISTS = 10_000;
+
+/** What a page of the primary tells the watcher besides the state: entities it cannot read, and what changed. */
+export interface PrimaryPageEvents {
+  onUnreadable(e: UnreadableEntity): void;
+  /** Entity `i` is new to the watcher's state, or differs from what it held. */
+  onChanged(i: number): void;
+}
 
 export class PrimaryState {
   private readonly table: EntityTable;
@@ -37,16 +57,18 @@ export class PrimaryState {
   private packed: Array<string | undefined> = [];
   /** Per entity number: its attribute names (a list shared between entities). */
   private names: Array<readonly string[] | undefined> = [];
-  private readonly pages = new Map<number, PageMemo>();
+  private readonly pages = new Map<string, PageMemo>();
+  private readonly seenPages = new Set<string>();
   private readonly nameLists = new Map<string, readonly string[]>();
   private present = new EntitySet();
-  private lastOffset = -1;
+  /** Whether a complete read was judged (before it, nothing can be called a missed change). */
+  baseline = false;
 
   constructor(table: EntityTable) {
     this.table = table;
   }
 
-  /** The primary's side of entity `i`, when the last complete read listed it. */
+  /** The primary's side of entity `i`, when it holds it. */
   entry(i: number): PrimaryEntity | undefined {
     const packed = this.packed[i];
     if (packed === undefined) return undefined;
@@ -70,28 +92,55 @@ export class PrimaryState {
     return this.present.members(this.table.size);
   }
 
-  /** Starts (or restarts) a read. */
+  /** Starts (or restarts) a complete read. */
   beginRead(): void {
     this.present = new EntitySet();
-    this.lastOffset = -1;
+    this.seenPages.clear();
   }
 
   /**
-   * One page of the read: recognised by its digest (null), or looked into: the entities whose bytes are those
-   * listed at the same place last time are kept, the others parsed and remembered. Answers how many were
+   * Sets entity `i` as the primary holds it now (undefined: it does not), from a read of that entity alone;
+   * true when that changed what the state held.
+   */
+  set(i: number, e: ObservedEntity | undefined): boolean {
+    if (!e) {
+      const had = this.packed[i] !== undefined;
+      if (had) {
+        this.packed[i] = undefined;
+        this.names[i] = undefined;
+      }
+      return had;
+    }
+    const next = asPrimary(e);
+    if (this.packed[i]?.startsWith(next.digest)) return false;
+    // Flattened: a concatenation is a tree of pieces in V8, and the primary holds a million of these.
+    setAt(this.packed, i, Buffer.from(next.digest + next.prints, 'latin1').toString('latin1'));
+    setAt(this.names, i, this.sharedNames(e.names));
+    return true;
+  }
+
+  /**
+   * One page of a complete read: recognised by its digest (null), or looked into: the entities whose bytes are
+   * those listed at the same place last time are kept, the others parsed and remembered. Answers how many were
    * parsed. Throws BrokerReadError.
    */
-  page(endpoint: BrokerEndpoint, page: RawPage): number | null {
-    this.lastOffset = page.offset;
+  page(
+    endpoint: BrokerEndpoint,
+    page: RawPage,
+    queries: readonly ListingQuery[],
+    events: PrimaryPageEvents,
+  ): number | null {
+    this.seenPages.add(page.key);
     const digest = digestBytes(page.body);
-    const memo = this.pages.get(page.offset);
+    const memo = this.pages.get(page.key);
     if (
       memo &&
       memo.digest === digest &&
       memo.entities.length === page.expected &&
-      memo.entities.every((i) => this.packed[i] !== undefined)
+      memo.entities.every((i) => i === REPEATED || (i !== UNREADABLE && this.packed[i] !== undefined))
     ) {
-      for (const i of memo.entities) if (!this.present.add(i)) throw listedTwice(endpoint.url, this.table.ref(i).id);
+      for (const i of memo.entities)
+        if (isEntity(i) && !this.present.add(i)) throw listedTwice(endpoint.url, this.table.ref(i).id);
       return null;
     }
     const scan = scanPage(endpoint, page);
@@ -106,27 +155,38 @@ export class PrimaryState {
       }
       const e = scan.parse(k);
       parsed++;
+      if (isUnreadable(e)) {
+        numbers[k] = UNREADABLE;
+        events.onUnreadable(e);
+        continue;
+      }
+      if (ownerQuery(queries, e.type) < page.queryIndex) {
+        numbers[k] = REPEATED;
+        continue;
+      }
       const i = this.table.intern(e.type, e.id);
       if (!this.present.add(i)) throw listedTwice(endpoint.url, e.id);
       numbers[k] = i;
-      const next = asPrimary(e);
-      if (this.packed[i]?.startsWith(next.digest)) continue;
-      // Flattened: a concatenation is a tree of pieces in V8, and the primary holds 100k of these.
-      setAt(this.packed, i, Buffer.from(next.digest + next.prints, 'latin1').toString('latin1'));
-      setAt(this.names, i, this.sharedNames(e.names));
+      if (this.set(i, e)) events.onChanged(i);
     }
-    this.pages.set(page.offset, { digest, entities: numbers, raws: scan.raws });
+    this.pages.set(page.key, { digest, entities: numbers, raws: scan.raws });
     return parsed;
   }
 
-  /** The read is complete: entities it did not list are gone from the primary; pages past its end too. */
-  endRead(): void {
+  /**
+   * The complete read is over: entities it did not list are gone from the primary (returned), and so are the
+   * pages it did not read.
+   */
+  endRead(): number[] {
+    const gone: number[] = [];
     for (let i = 0; i < this.packed.length; i++)
       if (this.packed[i] !== undefined && !this.present.has(i)) {
         this.packed[i] = undefined;
         this.names[i] = undefined;
+        gone.push(i);
       }
-    for (const offset of this.pages.keys()) if (offset > this.lastOffset) this.pages.delete(offset);
+    for (const key of this.pages.keys()) if (!this.seenPages.has(key)) this.pages.delete(key);
+    return gone;
   }
 
   private sharedNames(names: string[]): readonly string[] {
