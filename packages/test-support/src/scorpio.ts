@@ -68,8 +68,11 @@ export interface TestScorpio {
   readonly pid: number | undefined;
   /** Where its output goes. */
   readonly logFile: string;
-  /** Stops the Java process and starts it again on the same port and database. */
-  restart(): Promise<void>;
+  /**
+   * Stops the Java process and starts it again on the same port and database; `whileDown` runs in between (a test
+   * that wants a broker that forgot its subscriptions deletes them then: Scorpio keeps them in its database).
+   */
+  restart(whileDown?: () => Promise<void>): Promise<void>;
   /** Stops the Java process and its PostgreSQL cluster. */
   stop(): Promise<void>;
 }
@@ -163,8 +166,9 @@ export async function startScorpio(options: ScorpioOptions): Promise<TestScorpio
         return child?.pid;
       },
       logFile,
-      async restart() {
+      async restart(whileDown) {
         await stopJava();
+        await whileDown?.();
         await launch();
       },
       async stop() {
@@ -178,6 +182,37 @@ export async function startScorpio(options: ScorpioOptions): Promise<TestScorpio
     await postgres.stop();
     throw err;
   }
+}
+
+/**
+ * Deletes every subscription Scorpio holds, in every tenant (each tenant is a database of its own), as a broker
+ * restored from a state without them would have none. Run it while Scorpio is down (`restart`).
+ */
+export async function forgetScorpioSubscriptions(serverUrl: string): Promise<number> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  let deleted = 0;
+  try {
+    const { rows } = await admin.query<{ datname: string }>(
+      'SELECT datname FROM pg_database WHERE NOT datistemplate AND datname <> $1',
+      ['postgres'],
+    );
+    for (const { datname } of rows) {
+      const url = new URL(serverUrl);
+      url.pathname = `/${datname}`;
+      const c = new pg.Client({ connectionString: url.toString() });
+      await c.connect();
+      try {
+        const exists = await c.query("SELECT to_regclass('public.subscriptions') AS t");
+        if (exists.rows[0]?.t) deleted += (await c.query('DELETE FROM subscriptions')).rowCount ?? 0;
+      } finally {
+        await c.end();
+      }
+    }
+  } finally {
+    await admin.end();
+  }
+  return deleted;
 }
 
 /** Polls until Scorpio answers an entity query (its migrations run first), or fails with its log's tail. */
