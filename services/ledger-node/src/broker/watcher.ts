@@ -588,13 +588,15 @@ export class Watcher {
     return clock === undefined ? undefined : new Date(clock - SWEEP_OVERLAP_MS).toISOString();
   }
 
-  /** Notes the broker's clock from the first answer of a read (its Date header). */
+  /**
+   * Notes the broker's clock from the first answer of a read: its Date header, or (a broker that sends none, as
+   * Scorpio 5.0.3) this node's clock, which SWEEP_OVERLAP_MS of overlap covers for a skew up to a minute.
+   */
   private noteClock(endpoint: BrokerEndpoint, page: RawPage, noted: Set<string>): void {
     if (noted.has(endpoint.url)) return;
     noted.add(endpoint.url);
     const at = page.date === undefined ? Number.NaN : Date.parse(page.date);
-    if (Number.isNaN(at)) this.readClock.delete(endpoint.url);
-    else this.readClock.set(endpoint.url, at);
+    this.readClock.set(endpoint.url, Number.isNaN(at) ? this.now() : at);
   }
 
   private readOk(endpoint: BrokerEndpoint, entities: number | undefined, unreadable: Unreadable): void {
