@@ -92,6 +92,13 @@ const EARLY_SWEEP_MIN_GAP_MS = 5000;
 export const PRIMARY_CHANGE_GRACE_MS = 2000;
 /** Notified entities judged per batch (one listing request a batch and broker). */
 const NOTIFIED_BATCH = 100;
+/**
+ * A change a sweep found unannounced is counted missed only if no notification about it arrives this long after:
+ * brokers notify after answering the write, so a sweep may read a change before its notification reaches the node.
+ */
+export const MISSED_GRACE_MS = 5000;
+/** Suspected missed changes, and overflowed announcements, held at most (~100 bytes each). */
+const MAX_SUSPECTS = 100_000;
 
 /** What the watcher needs from the node. */
 export interface WatcherPorts {
@@ -160,7 +167,10 @@ export interface PassResult {
   pages: number;
   parsedPages: number;
   parsedEntities: number;
-  /** Subscribe mode: changes this pass found that no notification had announced. */
+  /**
+   * Subscribe mode: changes this pass found that no notification had announced (yet: each is counted missed, in
+   * /watch and the metric, when no notification about it arrives within MISSED_GRACE_MS).
+   */
   missedChanges: number;
 }
 
@@ -171,9 +181,12 @@ export interface NotifiedStatus {
   /** Entities judged after a notification, and records that came of it. */
   judged: number;
   submitted: { ok: number; tampered: number };
-  /** Entities waiting to be judged; announcements dropped because the queue was full. */
+  /** Entities waiting to be judged (and the most that ever waited); announcements dropped because the queue was full. */
   pending: number;
+  maxPending: number;
   dropped: number;
+  /** Time the judging of notified entities waited for room in the mempool (backpressure). */
+  waitedMs: number;
   /** Refused notifications: a wrong or missing secret, or a body that is no notification. */
   unauthorized: number;
   malformed: number;
@@ -248,6 +261,8 @@ export class Watcher {
   /** Subscribe mode only. */
   private readonly subscriber: Subscriber | undefined;
   private readonly queue: NotifiedQueue;
+  /** Notified entities being judged right now (taken from the queue): a sweep reading them has not missed them. */
+  private readonly judging = new Set<string>();
   /** Held while the primary is read completely, and while a notified entity changes the state. */
   private readonly stateLock = new Mutex();
   private readonly notified: NotifiedStatus = {
@@ -256,11 +271,21 @@ export class Watcher {
     judged: 0,
     submitted: { ok: 0, tampered: 0 },
     pending: 0,
+    maxPending: 0,
     dropped: 0,
+    waitedMs: 0,
     unauthorized: 0,
     malformed: 0,
   };
   private readonly missedByBroker = new Map<string, number>();
+  /**
+   * Entities notifications announced that the full queue dropped (by broker and id, when): the sweep the overflow
+   * asks for judges them, and does not count them missed. Bounded (MAX_SUSPECTS); emptied by each pass.
+   */
+  private readonly overflowed = new Map<string, number>();
+  /** Changes a sweep found unannounced, by broker and id, until MISSED_GRACE_MS tells whether a notification came. */
+  private readonly suspects = new Map<string, { broker: string; until: number }>();
+  private suspectTimer: NodeJS.Timeout | undefined;
   private lastPass: PassResult | undefined;
   private passes = 0;
   private sweepsSinceFull = 0;
@@ -368,6 +393,7 @@ export class Watcher {
     this.stopped = true;
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.suspectTimer) clearTimeout(this.suspectTimer);
     this.workerWake?.();
     await this.running?.catch(() => undefined);
     await this.worker?.catch(() => undefined);
@@ -421,7 +447,13 @@ export class Watcher {
     this.notified.entities += parsed.refs.length;
     const now = this.now();
     const due = endpoint.role === 'primary' ? now + this.primaryGraceMs : now;
+    for (const ref of parsed.refs) this.suspects.delete(`${endpoint.url}\n${ref.id}`);
     const { dropped } = this.queue.add(endpoint.url, parsed.refs, now, due);
+    if (dropped > 0)
+      for (const ref of parsed.refs)
+        if (!this.queue.has(endpoint.url, ref.type, ref.id) && this.overflowed.size < MAX_SUSPECTS)
+          this.overflowed.set(`${endpoint.url}\n${ref.id}`, now);
+    this.notified.maxPending = Math.max(this.notified.maxPending, this.queue.size);
     this.metrics?.notifications.inc({ result: dropped > 0 ? 'overflow' : 'accepted' });
     this.metrics?.notifiedPending.set(this.queue.size);
     if (dropped > 0) {
@@ -521,6 +553,16 @@ export class Watcher {
   /** Judges notified entities of `endpoint`: their current values on the primary and the federated brokers. */
   private async judgeNotified(endpoint: BrokerEndpoint, batch: PendingEntity[]): Promise<void> {
     const ids = [...new Set(batch.map((p) => p.ref.id))];
+    const inFlight = ids.map((id) => `${endpoint.url}\n${id}`);
+    for (const k of inFlight) this.judging.add(k);
+    try {
+      await this.judgeNotifiedNow(endpoint, batch, ids);
+    } finally {
+      for (const k of inFlight) this.judging.delete(k);
+    }
+  }
+
+  private async judgeNotifiedNow(endpoint: BrokerEndpoint, batch: PendingEntity[], ids: string[]): Promise<void> {
     const federated = endpoint.role === 'primary' ? this.config.federated : [endpoint];
     const onPrimary = await this.readIds(this.config.primary, ids);
     const onFederated = await Promise.all(federated.map((f) => this.readIds(f, ids)));
@@ -552,10 +594,11 @@ export class Watcher {
     const now = this.now();
     for (const p of batch) this.metrics?.notifiedSeconds.observe((now - p.at) / 1000);
     this.notified.judged += batch.length;
-    const result = { submitted: { ok: 0, tampered: 0 }, waitedMs: 0 } as PassResult;
+    const result = { submitted: { ok: 0, tampered: 0 }, waitedMs: 0 };
     await this.offer(tamperedFirst(records), result);
     this.notified.submitted.ok += result.submitted.ok;
     this.notified.submitted.tampered += result.submitted.tampered;
+    this.notified.waitedMs += result.waitedMs;
     this.metrics?.recordsSubmitted.inc({ verdict: 'OK' }, result.submitted.ok);
     this.metrics?.recordsSubmitted.inc({ verdict: 'TAMPERED' }, result.submitted.tampered);
   }
@@ -661,13 +704,37 @@ export class Watcher {
   }
 
   /** Counts a change no notification announced (subscribe mode), unless one about it waits to be judged. */
+  /**
+   * A change a sweep found (subscribe mode): unless a notification about it waits or is being judged, it is a
+   * suspect, counted missed if no notification about it arrives within MISSED_GRACE_MS.
+   */
   private missed(endpoint: BrokerEndpoint, i: number, result: PassResult): void {
     if (this.config.mode !== 'subscribe') return;
     const { id, type } = this.memory.entities.ref(i);
-    if (this.queue.has(endpoint.url, type, id)) return;
+    const key = `${endpoint.url}\n${id}`;
+    if (this.queue.has(endpoint.url, type, id) || this.judging.has(key) || this.overflowed.has(key)) return;
     result.missedChanges++;
-    this.missedByBroker.set(endpoint.url, (this.missedByBroker.get(endpoint.url) ?? 0) + 1);
-    this.metrics?.missedChanges.inc({ broker: endpoint.url });
+    if (this.suspects.size >= MAX_SUSPECTS) this.countSuspects(Number.POSITIVE_INFINITY);
+    this.suspects.set(key, { broker: endpoint.url, until: this.now() + MISSED_GRACE_MS });
+    this.suspectTimer ??= setTimeout(() => {
+      this.suspectTimer = undefined;
+      this.countSuspects(this.now());
+    }, MISSED_GRACE_MS + 100);
+  }
+
+  /** Counts as missed the suspects whose grace ended by `now` (and looks again later for the others). */
+  private countSuspects(now: number): void {
+    for (const [key, s] of this.suspects) {
+      if (s.until > now) continue;
+      this.suspects.delete(key);
+      this.missedByBroker.set(s.broker, (this.missedByBroker.get(s.broker) ?? 0) + 1);
+      this.metrics?.missedChanges.inc({ broker: s.broker });
+    }
+    if (this.suspects.size > 0 && !this.suspectTimer && !this.stopping)
+      this.suspectTimer = setTimeout(() => {
+        this.suspectTimer = undefined;
+        this.countSuspects(this.now());
+      }, MISSED_GRACE_MS);
   }
 
   private unreadable(endpoint: BrokerEndpoint, into: Unreadable, e: UnreadableEntity): void {
@@ -700,6 +767,8 @@ export class Watcher {
     if (result.primaryRead)
       for (const federated of this.config.federated) await this.compare(federated, result, kind, primaryUnreadable);
     if (result.primaryRead) this.sweepsSinceFull = kind === 'full' ? 0 : this.sweepsSinceFull + 1;
+    // What overflowed before this pass began, this pass has read.
+    if (result.primaryRead) for (const [key, at] of this.overflowed) if (at < startedAt) this.overflowed.delete(key);
     result.durationMs = this.now() - startedAt;
     this.lastPass = result;
     this.passes++;
