@@ -25,6 +25,18 @@ export interface TestBrokerOptions {
   notifyCa?: Buffer;
 }
 
+/** Requests a test broker answered, by kind. */
+export interface RequestCounts {
+  /** Entity listings (a page each), of them by a list of ids, and type lists. */
+  listings: number;
+  byIds: number;
+  types: number;
+  subscriptions: number;
+  writes: number;
+  other: number;
+  total: number;
+}
+
 export interface InjectRequest {
   method: string;
   path: string;
@@ -45,6 +57,8 @@ export interface TestBroker {
   onList: ((n: number, req: BrokerRequest) => void) | undefined;
   /** Entity-listing requests answered so far. */
   readonly listRequests: number;
+  /** Requests answered so far, by kind (also `GET /_stats`, for tests and benchmarks in other processes). */
+  readonly requestCounts: RequestCounts;
   /** Runs one request in-process, through the same handlers as HTTP (no faults). */
   inject(req: InjectRequest): Reply;
   /**
@@ -65,6 +79,17 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const faults: Fault[] = [];
   let listRequests = 0;
+  const counts: RequestCounts = { listings: 0, byIds: 0, types: 0, subscriptions: 0, writes: 0, other: 0, total: 0 };
+  const count = (req: BrokerRequest) => {
+    counts.total++;
+    if (req.method !== 'GET') counts.writes++;
+    else if (req.path === collection) {
+      counts.listings++;
+      if (req.query.has('id')) counts.byIds++;
+    } else if (req.path.endsWith('/types')) counts.types++;
+    else if (req.path.includes('/subscriptions')) counts.subscriptions++;
+    else counts.other++;
+  };
   const collection = api === 'ngsi-v2' ? '/v2/entities' : '/ngsi-ld/v1/entities';
 
   const state = {
@@ -136,6 +161,12 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
       headers: raw.headers,
       body,
     };
+    // Outside NGSI: what this broker answered so far (a benchmark counts the requests validators make).
+    if (req.method === 'GET' && req.path === '/_stats') {
+      send(res, json(200, counts));
+      return;
+    }
+    count(req);
     const isList = req.method === 'GET' && req.path === collection;
     if (isList) state.onList?.(listRequests, req);
     const reply = answer(req);
@@ -187,6 +218,7 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
     get listRequests() {
       return listRequests;
     },
+    requestCounts: counts,
     inject(req: InjectRequest): Reply {
       const u = new URL(req.path, 'http://broker');
       const headers: Record<string, string> = {};

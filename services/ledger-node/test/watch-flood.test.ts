@@ -11,8 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrokerHttp, type ObservationRecord, Watcher, type WatcherConfig } from '../src/broker/index.ts';
 import { NOTIFY_TOKEN_HEADER } from '../src/broker/notification.ts';
 import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
-import { entityId, seed, startTestBroker, type TestBroker } from '../test-broker/index.ts';
-import { BrokerWrites } from './broker-writes.ts';
+import { BrokerWrites, entityId, seed, startTestBroker, type TestBroker } from '../test-broker/index.ts';
 import { sleep } from './helpers.ts';
 
 const ENTITIES = 10_000;

@@ -12,8 +12,7 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTIFY_TOKEN_HEADER } from '../src/broker/notification.ts';
 import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
-import { startTestBroker, type TestBroker } from '../test-broker/index.ts';
-import { BrokerWrites } from './broker-writes.ts';
+import { BrokerWrites, startTestBroker, type TestBroker } from '../test-broker/index.ts';
 import { sleep } from './helpers.ts';
 import { createTestPki, type TestPki } from './tls-certs.ts';
 

@@ -7,9 +7,8 @@ import { readFileSync } from 'node:fs';
 import { type Block, MISSED_CHANGES_METRIC, verifyLightEvidence } from '@scriptorium/ledger-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
-import { attributeName, entityId } from '../test-broker/index.ts';
+import { type Api, attributeName, BrokerWrites, entityId } from '../test-broker/index.ts';
 import { type DroppingProxy, startDroppingProxy } from '../test-receivers/index.ts';
-import { type Api, BrokerWrites } from './broker-writes.ts';
 import { sleep } from './helpers.ts';
 
 /** A broker the suite runs against: its URL, and how to restart it without its subscriptions (data kept). */

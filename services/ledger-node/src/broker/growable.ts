@@ -1,9 +1,19 @@
 // Growing arrays in place of maps: the watcher's per-entity state is indexed by entity numbers (entities.ts).
 
-/** A copy of `bytes` at least `length` long (doubled at least, so that growing one entry at a time stays cheap). */
+/**
+ * A copy of `bytes` at least `length` long, a quarter longer at least (so that growing one entry at a time stays
+ * cheap, while what a million entities leave unused stays a fifth of what they use, not half).
+ */
 export function grownTo(bytes: Uint8Array, length: number): Uint8Array<ArrayBuffer> {
-  const grown = new Uint8Array(Math.max(length, 2 * bytes.length));
+  const grown = new Uint8Array(Math.max(length, bytes.length + (bytes.length >> 2), 1024));
   grown.set(bytes);
+  return grown;
+}
+
+/** The same for 32-bit arrays (entity numbers, offsets). */
+export function grown32(words: Uint32Array, length: number): Uint32Array<ArrayBuffer> {
+  const grown = new Uint32Array(Math.max(length, words.length + (words.length >> 2), 1024));
+  grown.set(words);
   return grown;
 }
 

@@ -2,14 +2,18 @@
 // (verdict.ts's PrimaryEntity), and per page of its listing a digest of the page's bytes and the entities it
 // listed with a digest of each one's bytes. A pass reads every page again but looks into only the pages whose
 // bytes changed, and parses only their entities whose bytes changed; an unchanged primary costs one digest a
-// page. A notified entity is read on its own and set here (`set`). Memory: one string of ~100 bytes an entity of
-// 10 attributes, plus 12 bytes an entity for the pages.
-import { ABSENT, DIGEST64_CHARS, digestBytes } from './digest.ts';
+// page. A notified entity is read on its own and set here (`set`). Memory, for a million entities of 10
+// attributes: the entity's digest in one typed array (9 bytes an entity), its attributes' prints in a SlotArena (8
+// bytes each), its names a list shared between entities; 12 bytes an entity for the pages. The memory of what the
+// chain holds leans on these prints (memory.ts), so a change is announced before it is made (`beforeChange`).
+import { DIGEST64_CHARS, digestBytes } from './digest.ts';
 import type { BrokerEndpoint, ListingQuery } from './endpoint.ts';
 import { EntitySet, type EntityTable } from './entities.ts';
-import { setAt } from './growable.ts';
+import { grownTo, setAt } from './growable.ts';
 import { isUnreadable, listedTwice, ownerQuery, type RawPage, scanPage, type UnreadableEntity } from './listing.ts';
+import { PRIMARY_DIGEST_SLOT, type PrimaryPrints } from './memory.ts';
 import type { ObservedEntity } from './observe.ts';
+import { SlotArena } from './slot-arena.ts';
 import { asPrimary, type PrimaryEntity } from './verdict.ts';
 
 /** One page of a listing as last read: its bytes' digest, and per entity its number and its bytes' digest. */
@@ -51,40 +55,56 @@ export interface PrimaryPageEvents {
   onChanged(i: number): void;
 }
 
-export class PrimaryState {
+export class PrimaryState implements PrimaryPrints {
   private readonly table: EntityTable;
-  /** Per entity number: its digest and its attributes' prints in one flat string (verdict.ts's PrimaryEntity). */
-  private packed: Array<string | undefined> = [];
+  /** PRIMARY_DIGEST_SLOT bytes an entity: 1 when the primary holds it, then its digest (verdict.ts's entityDigest). */
+  private digests = new Uint8Array(0);
+  /** Per entity: its attributes' prints, 8 bytes each in its names' order. */
+  private readonly prints = new SlotArena();
   /** Per entity number: its attribute names (a list shared between entities). */
   private names: Array<readonly string[] | undefined> = [];
   private readonly pages = new Map<string, PageMemo>();
   private readonly seenPages = new Set<string>();
   private readonly nameLists = new Map<string, readonly string[]>();
   private present = new EntitySet();
+  /** Called before entity `i`'s value appears, changes or goes (memory.ts's primaryChanging). */
+  private readonly beforeChange: (i: number) => void;
   /** Whether a complete read was judged (before it, nothing can be called a missed change). */
   baseline = false;
 
-  constructor(table: EntityTable) {
+  constructor(table: EntityTable, beforeChange: (i: number) => void = () => {}) {
     this.table = table;
+    this.beforeChange = beforeChange;
+  }
+
+  /** Whether the primary holds entity `i`. */
+  has(i: number): boolean {
+    const at = i * PRIMARY_DIGEST_SLOT;
+    return at < this.digests.length && this.digests[at] === 1;
   }
 
   /** The primary's side of entity `i`, when it holds it. */
   entry(i: number): PrimaryEntity | undefined {
-    const packed = this.packed[i];
-    if (packed === undefined) return undefined;
+    if (!this.has(i)) return undefined;
+    const at = i * PRIMARY_DIGEST_SLOT + 1;
+    const prints = this.prints.get(i);
     return {
       names: this.names[i] ?? [],
-      digest: packed.slice(0, DIGEST64_CHARS),
-      prints: packed.slice(DIGEST64_CHARS),
+      digest: String.fromCharCode(...this.digests.subarray(at, at + DIGEST64_CHARS)),
+      prints: prints ? Buffer.from(prints.buffer, prints.byteOffset, prints.length).toString('latin1') : '',
     };
   }
 
-  /**
-   * A string whose first 8 characters are the entity's digest, or ABSENT when the primary does not hold it
-   * (no copy is made: the watcher compares it in place).
-   */
-  keyOf(i: number): string {
-    return this.packed[i] ?? ABSENT;
+  namesOf(i: number): readonly string[] | undefined {
+    return this.has(i) ? (this.names[i] ?? []) : undefined;
+  }
+
+  printOf(i: number, attribute: string): string | undefined {
+    if (!this.has(i)) return undefined;
+    const k = this.names[i]?.indexOf(attribute) ?? -1;
+    const prints = k < 0 ? undefined : this.prints.get(i);
+    if (!prints) return undefined;
+    return String.fromCharCode(...prints.subarray(k * DIGEST64_CHARS, (k + 1) * DIGEST64_CHARS));
   }
 
   /** The entities of the last complete read, in number order. */
@@ -104,17 +124,25 @@ export class PrimaryState {
    */
   set(i: number, e: ObservedEntity | undefined): boolean {
     if (!e) {
-      const had = this.packed[i] !== undefined;
-      if (had) {
-        this.packed[i] = undefined;
-        this.names[i] = undefined;
-      }
-      return had;
+      if (!this.has(i)) return false;
+      this.beforeChange(i);
+      this.digests[i * PRIMARY_DIGEST_SLOT] = 0;
+      this.prints.set(i, undefined);
+      this.names[i] = undefined;
+      return true;
     }
     const next = asPrimary(e);
-    if (this.packed[i]?.startsWith(next.digest)) return false;
-    // Flattened: a concatenation is a tree of pieces in V8, and the primary holds a million of these.
-    setAt(this.packed, i, Buffer.from(next.digest + next.prints, 'latin1').toString('latin1'));
+    const at = i * PRIMARY_DIGEST_SLOT;
+    if (this.has(i)) {
+      let same = true;
+      for (let k = 0; k < DIGEST64_CHARS && same; k++) same = this.digests[at + 1 + k] === next.digest.charCodeAt(k);
+      if (same) return false;
+    }
+    this.beforeChange(i);
+    if (at + PRIMARY_DIGEST_SLOT > this.digests.length) this.digests = grownTo(this.digests, at + PRIMARY_DIGEST_SLOT);
+    this.digests[at] = 1;
+    for (let k = 0; k < DIGEST64_CHARS; k++) this.digests[at + 1 + k] = next.digest.charCodeAt(k);
+    this.prints.set(i, Buffer.from(next.prints, 'latin1'));
     setAt(this.names, i, this.sharedNames(e.names));
     return true;
   }
@@ -137,7 +165,7 @@ export class PrimaryState {
       memo &&
       memo.digest === digest &&
       memo.entities.length === page.expected &&
-      memo.entities.every((i) => i === REPEATED || (i !== UNREADABLE && this.packed[i] !== undefined))
+      memo.entities.every((i) => i === REPEATED || (i !== UNREADABLE && this.has(i)))
     ) {
       for (const i of memo.entities)
         if (isEntity(i) && !this.present.add(i)) throw listedTwice(endpoint.url, this.table.ref(i).id);
@@ -148,7 +176,7 @@ export class PrimaryState {
     let parsed = 0;
     for (let k = 0; k < scan.count; k++) {
       const known = knownAt(memo, scan.raws, k);
-      if (known >= 0 && this.packed[known] !== undefined) {
+      if (known >= 0 && this.has(known)) {
         if (!this.present.add(known)) throw listedTwice(endpoint.url, this.table.ref(known).id);
         numbers[k] = known;
         continue;
@@ -179,14 +207,17 @@ export class PrimaryState {
    */
   endRead(): number[] {
     const gone: number[] = [];
-    for (let i = 0; i < this.packed.length; i++)
-      if (this.packed[i] !== undefined && !this.present.has(i)) {
-        this.packed[i] = undefined;
-        this.names[i] = undefined;
-        gone.push(i);
-      }
+    for (let i = 0; i < this.table.size; i++) if (this.has(i) && !this.present.has(i)) gone.push(i);
+    for (const i of gone) this.set(i, undefined);
     for (const key of this.pages.keys()) if (!this.seenPages.has(key)) this.pages.delete(key);
     return gone;
+  }
+
+  /** Bytes held, for the benchmark's accounts. */
+  get byteLength(): number {
+    let pages = 0;
+    for (const m of this.pages.values()) pages += m.entities.byteLength + m.raws.length;
+    return this.digests.byteLength + this.prints.byteLength + 4 * this.names.length + pages;
   }
 
   private sharedNames(names: string[]): readonly string[] {

@@ -246,7 +246,7 @@ class Mutex {
 export class Watcher {
   readonly config: WatcherConfig;
   readonly memory = new ObservationMemory();
-  private readonly primary = new PrimaryState(this.memory.entities);
+  private readonly primary = new PrimaryState(this.memory.entities, (i) => this.memory.primaryChanging(i));
   private readonly federated = new Map<string, FederatedState>();
   private readonly ports: WatcherPorts;
   private readonly http: BrokerHttp;
@@ -314,6 +314,7 @@ export class Watcher {
     this.pageSize = options.pageSize;
     this.primaryGraceMs = options.primaryGraceMs ?? PRIMARY_CHANGE_GRACE_MS;
     this.queue = new NotifiedQueue(options.maxPendingEntities);
+    this.memory.primary = this.primary;
     for (const b of [config.primary, ...config.federated])
       this.statuses.set(b.url, { url: b.url, role: b.role, ok: false });
     for (const f of config.federated) this.federated.set(f.url, new FederatedState());
@@ -421,6 +422,13 @@ export class Watcher {
         : {}),
       ...(this.nextAt !== undefined ? { nextPassAt: this.nextAt } : {}),
     };
+  }
+
+  /** Bytes the watcher's per-entity state holds in typed arrays (the benchmark's account of its memory). */
+  stateBytes(): number {
+    let n = this.memory.byteLength + this.primary.byteLength;
+    for (const f of this.federated.values()) n += f.byteLength;
+    return n;
   }
 
   // ---- notifications -----------------------------------------------------------------------------------------
@@ -1048,7 +1056,7 @@ export class Watcher {
    * The entities of a page that changed: each numbered and listed (throws when one is listed twice in this
    * read), and judged, its records pushed to `out` (null: validated only). An entity whose bytes are those
    * listed at the same place last time needs no parse to be numbered, and no judging when it matched the chain
-   * then under the primary entity it has now (its settled key: its bytes' digest and the primary's).
+   * then and whose primary counterpart has not changed since (its settled key: its bytes' digest).
    */
   private lookInto(
     ctx: LookContext,
@@ -1065,7 +1073,7 @@ export class Watcher {
       if (i >= 0) {
         if (!listed.add(i)) throw listedTwice(endpoint.url, this.memory.entities.ref(i).id);
         numbers[k] = i;
-        if (out === null || this.memory.isSettled(scope, i, scan.raws, at, this.primary.keyOf(i))) continue;
+        if (out === null || this.memory.isSettled(scope, i, scan.raws, at)) continue;
       }
       const e = scan.parse(k);
       result.parsedEntities++;
@@ -1084,12 +1092,12 @@ export class Watcher {
         numbers[k] = i;
       }
       const digest = entityDigest(e);
-      if (ctx.baseline && state.seen(i) !== digest) this.missed(endpoint, i, result);
+      if (ctx.baseline && !state.sawAs(i, digest)) this.missed(endpoint, i, result);
       state.see(i, digest);
       if (out === null) continue;
       // Its primary counterpart could not be read this pass: nothing is decided about it.
       if (ctx.primaryUnreadable.ids.has(e.id)) continue;
-      if (ctx.primaryUnreadable.anonymous && this.primary.keyOf(i) === ABSENT) continue;
+      if (ctx.primaryUnreadable.anonymous && !this.primary.has(i)) continue;
       this.judge(scope, i, e, scan.raws, at, out);
     }
     return numbers;
@@ -1107,22 +1115,20 @@ export class Watcher {
     at: number,
     out: ObservationRecord[],
   ): void {
-    const primaryKey = this.primary.keyOf(i);
-    if (this.memory.isSettled(scope, i, raws, at, primaryKey)) return;
+    if (this.memory.isSettled(scope, i, raws, at)) return;
     const p = this.primary.entry(i);
     const observations = p && p.digest === entityDigest(e) ? allOk(e) : judge(p, e);
     const records = recordsFor(this.memory, scope, i, e, observations);
-    if (records.length === 0) this.memory.settle(scope, i, raws, at, primaryKey);
+    if (records.length === 0) this.memory.settle(scope, i, raws, at);
     for (const r of records) out.push(r);
   }
 
   /** Records for a primary entity the federated broker does not list (TAMPERED, observed null). */
   private judgeMissing(scope: ScopeMemory, i: number): ObservationRecord[] {
-    const primaryKey = this.primary.keyOf(i);
-    if (primaryKey === ABSENT || this.memory.isSettled(scope, i, ABSENT, 0, primaryKey)) return [];
+    if (!this.primary.has(i) || this.memory.isSettled(scope, i, ABSENT, 0)) return [];
     const p = this.primary.entry(i);
     const records = recordsFor(this.memory, scope, i, this.memory.entities.ref(i), judge(p, undefined));
-    if (records.length === 0) this.memory.settle(scope, i, ABSENT, 0, primaryKey);
+    if (records.length === 0) this.memory.settle(scope, i, ABSENT, 0);
     return records;
   }
 
@@ -1132,7 +1138,7 @@ export class Watcher {
       const i = memo.entities[k] as number;
       if (i === REPEATED) continue;
       if (i === UNREADABLE) return false;
-      if (!this.memory.isSettled(scope, i, memo.raws, DIGEST64_CHARS * k, this.primary.keyOf(i))) return false;
+      if (!this.memory.isSettled(scope, i, memo.raws, DIGEST64_CHARS * k)) return false;
     }
     return true;
   }

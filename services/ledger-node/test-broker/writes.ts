@@ -1,6 +1,6 @@
 // Writes to a broker over its own HTTP API, as an application with write access (or someone tampering) would: the
 // same requests for the test broker and for Scorpio (NGSI-LD) or Orion (NGSI-v2). The data is generate.ts's.
-import { attribute, attributeName, ENTITY_TYPE, entityId, tenantHeaders } from '../test-broker/index.ts';
+import { attribute, attributeName, ENTITY_TYPE, entityId, tenantHeaders } from './generate.ts';
 
 export type Api = 'ngsi-v2' | 'ngsi-ld';
 
