@@ -72,8 +72,9 @@ const SUBMIT_SLICE = 2000;
 export const BUFFER_MAX = 32_768;
 /** How often a pass waiting for room asks again, when the node does not say. */
 const ROOM_POLL_MS = 50;
-/** A pass that found the node catching up tries again this soon. */
+/** A pass (or the judging of notified entities) that found the node catching up tries again this soon. */
 const NOT_SYNCED_RETRY_MS = 1000;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** Entities reported unreadable per broker and pass; more, and the broker's read fails (malformed). */
 const MAX_UNREADABLE = 10_000;
 /** Unreadable entities shown in /watch per broker. */
@@ -490,6 +491,11 @@ export class Watcher {
   private async drain(): Promise<void> {
     for (;;) {
       if (this.stopping) return;
+      // A node catching up with its peers judges nothing (its memory of the chain is behind): the entities wait.
+      if (this.ports.ready && !this.ports.ready()) {
+        await sleep(NOT_SYNCED_RETRY_MS);
+        continue;
+      }
       let worked = false;
       for (const endpoint of [this.config.primary, ...this.config.federated]) {
         const batch = this.queue.take(endpoint.url, NOTIFIED_BATCH, this.now());
