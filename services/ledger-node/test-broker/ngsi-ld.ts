@@ -293,16 +293,16 @@ export class NgsiLd {
     }
     const terms = q === null ? undefined : parseQ(q);
     const tenant = this.tenant(req, false);
-    const matching = tenant
-      .list()
-      .filter(
-        (e) =>
-          (!types || typesOf(e).some((t) => types.includes(t))) &&
-          (!ids || ids.includes(e.id)) &&
-          (!idPattern || idPattern.test(e.id)) &&
-          (!attrs || attrs.some((a) => e.attrs.has(a))) &&
-          (!terms || matchesQ(e, terms)),
-      );
+    // By ids: looked up, not scanned (kept in creation order).
+    const candidates = ids ? ids.flatMap((id) => tenant.withId(id)).sort((a, b) => a.seq - b.seq) : tenant.list();
+    const matching = candidates.filter(
+      (e) =>
+        (!types || typesOf(e).some((t) => types.includes(t))) &&
+        (!ids || ids.includes(e.id)) &&
+        (!idPattern || idPattern.test(e.id)) &&
+        (!attrs || attrs.some((a) => e.attrs.has(a))) &&
+        (!terms || matchesQ(e, terms)),
+    );
     const context = this.accepts(req) ? linkContext(req.headers.link) : undefined;
     // A count alone (limit 0) is an empty body without a content type.
     if (limit === 0) return empty(200, { 'NGSILD-Results-Count': String(matching.length) });

@@ -315,18 +315,18 @@ export class NgsiV2 {
     idPattern: RegExp | undefined,
   ): StoredEntity[] {
     if (!paths && !types && !ids && !idPattern) return tenant.list();
-    const key = `${tenant.name}|${String(req.headers['fiware-servicepath'] ?? '')}|${types}|${ids}|${idPattern}`;
+    // By ids: looked up, not scanned (kept in creation order).
+    if (ids)
+      return ids
+        .flatMap((id) => tenant.withId(id))
+        .sort((a, b) => a.seq - b.seq)
+        .filter((e) => inPaths(e, paths) && (!types || types.includes(e.type)) && (!idPattern || idPattern.test(e.id)));
+    const key = `${tenant.name}|${String(req.headers['fiware-servicepath'] ?? '')}|${types}|${idPattern}`;
     const cached = this.listCache.get(key);
     if (cached && cached.version === tenant.version && cached.tenant === tenant) return cached.entities;
     const entities = tenant
       .list()
-      .filter(
-        (e) =>
-          inPaths(e, paths) &&
-          (!types || types.includes(e.type)) &&
-          (!ids || ids.includes(e.id)) &&
-          (!idPattern || idPattern.test(e.id)),
-      );
+      .filter((e) => inPaths(e, paths) && (!types || types.includes(e.type)) && (!idPattern || idPattern.test(e.id)));
     if (this.listCache.size > 64) this.listCache.clear();
     this.listCache.set(key, { version: tenant.version, tenant, entities });
     return entities;
@@ -394,7 +394,7 @@ export class NgsiV2 {
     const tenant = this.tenantFor(req, false);
     const type = req.query.get('type') ?? undefined;
     if (!tenant) return notFound();
-    const matches = tenant.list().filter((e) => e.id === id && (type === undefined || e.type === type));
+    const matches = tenant.withId(id).filter((e) => type === undefined || e.type === type);
     if (matches.length === 0) return notFound();
     if (matches.length > 1)
       return json(409, {

@@ -36,6 +36,8 @@ export const entityKey = (id: string, type: string): string => `${id}\u0000${typ
 export class Tenant {
   readonly name: string;
   private readonly byKey = new Map<string, StoredEntity>();
+  /** Entities by id (an id may have several types in NGSI-v2), in creation order: lookups by id cost no scan. */
+  private readonly byId = new Map<string, StoredEntity[]>();
   private ordered: StoredEntity[] | undefined = [];
   private readonly changed: (tenant: Tenant, entity: StoredEntity, kind: ChangeKind) => void;
   /** Bumped on every create or delete, so cached filtered listings know they are stale. */
@@ -52,8 +54,12 @@ export class Tenant {
 
   get(id: string, type: string | undefined): StoredEntity | undefined {
     if (type !== undefined) return this.byKey.get(entityKey(id, type));
-    for (const e of this.list()) if (e.id === id) return e;
-    return undefined;
+    return this.byId.get(id)?.[0];
+  }
+
+  /** The entities with this id (every type), in creation order. */
+  withId(id: string): readonly StoredEntity[] {
+    return this.byId.get(id) ?? [];
   }
 
   /** Entities in creation order. */
@@ -64,6 +70,7 @@ export class Tenant {
 
   create(entity: StoredEntity): void {
     this.byKey.set(entityKey(entity.id, entity.type), entity);
+    this.byId.set(entity.id, [...(this.byId.get(entity.id) ?? []), entity]);
     this.ordered?.push(entity);
     this.version++;
     entity.createdAt = entity.modifiedAt = Date.now();
@@ -73,6 +80,9 @@ export class Tenant {
   delete(entity: StoredEntity): boolean {
     const deleted = this.byKey.delete(entityKey(entity.id, entity.type));
     if (deleted) {
+      const rest = (this.byId.get(entity.id) ?? []).filter((e) => e !== entity);
+      if (rest.length > 0) this.byId.set(entity.id, rest);
+      else this.byId.delete(entity.id);
       this.ordered = undefined;
       this.version++;
       this.changed(this, entity, 'delete');
