@@ -24,6 +24,8 @@ interface Answer {
 
 interface Step {
   name: string;
+  /** Wait this long after the answer (Scorpio builds a notification after answering, from its database). */
+  pauseMs?: number;
   method?: string;
   path: string;
   body?: unknown;
@@ -237,7 +239,7 @@ function steps(receiver: string): Step[] {
       path: `${E}/urn:ngsi-ld:Sensor:1/attrs`,
       body: { temperature: { type: 'Property', value: 31 } },
     },
-    { name: 'create an entity (notified)', method: 'POST', path: E, body: sensor(4, 4) },
+    { name: 'create an entity (notified)', method: 'POST', path: E, body: sensor(4, 4), pauseMs: 2000 },
     { name: 'delete an entity (notified when asked)', method: 'DELETE', path: `${E}/urn:ngsi-ld:Sensor:4` },
     { name: 'delete a subscription', method: 'DELETE', path: '/ngsi-ld/v1/subscriptions/urn:ngsi-ld:Subscription:all' },
     { name: 'the subscription deleted', path: '/ngsi-ld/v1/subscriptions/urn:ngsi-ld:Subscription:all' },
@@ -296,6 +298,7 @@ describe.skipIf(skip !== undefined)(
       for (const [k, step] of theirs.entries()) {
         const real = await ask(scorpio.url, step, tenant);
         const test = await ask(broker.url, ours[k] as Step, tenant);
+        if (step.pauseMs) await sleep(step.pauseMs);
         if (JSON.stringify(real) !== JSON.stringify(test))
           disagreements.push(`${step.name}:\n  scorpio ${JSON.stringify(real)}\n  test    ${JSON.stringify(test)}`);
       }
@@ -303,8 +306,15 @@ describe.skipIf(skip !== undefined)(
     });
 
     it('and the notifications alike: the same changes, bodies and headers; deletions only when asked', async () => {
-      await sleep(5000); // both deliver after answering the write
+      // Both deliver after answering the write: wait until Scorpio has sent as many as the test broker of those about
+      // entities that stay.
       await broker.subscriptions.idle();
+      const others = (r: Received[]) =>
+        r.filter((x) => !JSON.stringify(x.body).includes('urn:ngsi-ld:Sensor:4')).length;
+      const [real0, test0] = receivers as [(typeof receivers)[0], (typeof receivers)[0]];
+      for (let waited = 0; waited < 30_000 && others(real0.received) < others(test0.received); waited += 250)
+        await sleep(250);
+      await sleep(1000); // and a little longer, for any it sends beyond
       const of = (received: Received[]) =>
         received
           .map((r) => ({
@@ -319,10 +329,15 @@ describe.skipIf(skip !== undefined)(
       const real = of(toScorpio.received);
       const ours = of(toTest.received);
       expect(real.length).toBeGreaterThan(0);
-      expect(ours.filter((r) => !isDeletion(r))).toEqual(real.filter((r) => !isDeletion(r)));
+      // The changes of entities that stay: the same notifications. The entity created and deleted 2 s later: Scorpio
+      // builds its notifications after answering, from its database, and under load (load average above 15 here)
+      // has lost the creation's once the entity was gone; what it sends of it is a part of what the test broker sends.
+      const ofFour = (r: { body: unknown }) => JSON.stringify(r.body).includes('urn:ngsi-ld:Sensor:4');
+      expect(ours.filter((r) => !ofFour(r))).toEqual(real.filter((r) => !ofFour(r)));
+      for (const r of real.filter(ofFour)) expect(ours).toContainEqual(r);
       // A deletion is notified only to the subscriptions that asked for it (notificationTrigger), with deletedAt. The
-      // test broker notifies each of them; Scorpio 5.0.3 loses some (in every run here, one of the two tenants' —
-      // which one varies): what it sends is a part of what the test broker sends.
+      // test broker notifies each of them; Scorpio 5.0.3 loses some (in most runs here, one of the two tenants' —
+      // which one varies).
       const deletions = ours.filter(isDeletion);
       expect(deletions.map((d) => d.path)).toEqual(['/city/all', '/default/all']);
       for (const d of real.filter(isDeletion)) expect(deletions).toContainEqual(d);

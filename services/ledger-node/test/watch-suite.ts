@@ -227,8 +227,11 @@ export function defineWatchSuite(options: SuiteOptions): void {
 
     it('a broker restarted without its subscriptions: every node subscribes again, and a sweep records what changed meanwhile', async () => {
       const missedBefore = await Promise.all(cluster.nodes.map((n) => missedMetric(n, brokers[1].url)));
+      // Nothing reaches the nodes until the change is recorded: a node that subscribes again before the change is
+      // written (a broker slow to restart answers before the test writes) must not be told of it either.
+      for (const p of proxies) p.setDropRate(1);
       await brokers[1].restartForgettingSubscriptions();
-      // Changed before any node noticed: no subscription notifies it.
+      // Changed while no node holds a subscription that would notify it.
       await writes[1].set(13, 2, -1313);
       await until('the change recorded', async () =>
         (await chainRecords(n0())).find((x) => isFor(13, 2)(x) && x.r.verdict === 'TAMPERED'),
@@ -247,6 +250,7 @@ export function defineWatchSuite(options: SuiteOptions): void {
         );
       }
       // Notifications flow again.
+      for (const p of proxies) p.setDropRate(0);
       await writes[1].set(14, 0, -1414);
       await until('a change after the re-subscription', async () =>
         (await chainRecords(n0())).find((x) => isFor(14, 0)(x) && x.r.verdict === 'TAMPERED'),
