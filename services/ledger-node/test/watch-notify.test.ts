@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTIFY_TOKEN_HEADER } from '../src/broker/notification.ts';
 import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
 import { BrokerWrites, startTestBroker, type TestBroker } from '../test-broker/index.ts';
-import { sleep } from './helpers.ts';
+import { sleep, until } from './helpers.ts';
 import { createTestPki, type TestPki } from './tls-certs.ts';
 
 interface Channel {
@@ -29,16 +29,6 @@ async function channelOn(broker: TestBroker): Promise<Channel | undefined> {
   }>;
   const custom = subs[0]?.notification.httpCustom;
   return custom ? { url: custom.url, token: custom.headers[NOTIFY_TOKEN_HEADER] as string } : undefined;
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
 }
 
 const notification = (id = 'urn:ngsi-ld:Sensor:000001') => ({ subscriptionId: 'x', data: [{ id, type: 'Sensor' }] });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
 import { type Api, attributeName, BrokerWrites, entityId } from '../test-broker/index.ts';
 import { type DroppingProxy, startDroppingProxy } from '../test-receivers/index.ts';
-import { sleep } from './helpers.ts';
+import { sleep, until } from './helpers.ts';
 
 /** A broker the suite runs against: its URL, and how to restart it without its subscriptions (data kept). */
 export interface SuiteBroker {
@@ -62,16 +62,6 @@ interface WatchBody {
 
 const ATTRS = 3;
 const SWEEP_MS = 20_000;
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 90_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 /** Defines the suite (a describe block) for one kind of broker and tenant. */
 export function defineWatchSuite(options: SuiteOptions): void {
