@@ -17,6 +17,10 @@
 //   type (`*`: every type); `notificationTrigger` (without it, deletions are not notified); `receiverInfo` sent as
 //   headers; `expiresAt`. Notifications: `{id, type: "Notification", subscriptionId, notifiedAt, data: [entity]}`,
 //   the tenant in `NGSILD-Tenant`, a deleted entity with `deletedAt`.
+// - Context source registrations: `POST /ngsi-ld/v1/csourceRegistrations/` (`information[].entities[].type`,
+//   `endpoint`), `DELETE .../{id}`, and `GET` by `type` (one or several; a query naming none of id, type, attrs, q or
+//   geometry is 400, as for entities). They are kept, not acted on: this broker forwards nothing. As in Scorpio
+//   5.0.3, a count at `limit=0` is always 0 (its count comes with the page's rows); `limit=1` counts them all.
 import { randomUUID } from 'node:crypto';
 import { type BrokerRequest, empty, json, type Reply } from './http.ts';
 import { parseTime, type StoredSubscription, type Subscriptions } from './notifications.ts';
@@ -166,10 +170,18 @@ function matchesQ(e: StoredEntity, terms: QTerm[]): boolean {
 /** Time as Scorpio writes it: microseconds, `Z`. */
 const isoMicros = (ms: number) => new Date(ms).toISOString().replace(/Z$/, '000Z');
 
+/** A context source registration as written, and the entity types it names. */
+interface Registration {
+  view: Record<string, unknown>;
+  types: Set<string>;
+}
+
 export class NgsiLd {
   private readonly store: EntityStore;
   private readonly subscriptions: Subscriptions;
   private notificationSeq = 0;
+  /** Context source registrations per tenant name, by id, as written. */
+  private readonly registrations = new Map<string, Map<string, Registration>>();
 
   constructor(store: EntityStore, subscriptions: Subscriptions) {
     this.store = store;
@@ -205,6 +217,12 @@ export class NgsiLd {
       if (method === 'POST') return this.subscribe(req);
       if (method === 'GET') return this.listSubscriptions(req);
     }
+    if (path === '/ngsi-ld/v1/csourceRegistrations') {
+      if (method === 'POST') return this.register(req);
+      if (method === 'GET') return this.queryRegistrations(req);
+    }
+    const r = /^\/ngsi-ld\/v1\/csourceRegistrations\/([^/]+)$/.exec(path);
+    if (r && method === 'DELETE') return this.deleteRegistration(req, decodeURIComponent(r[1] as string));
     const s = /^\/ngsi-ld\/v1\/subscriptions\/([^/]+)$/.exec(path);
     if (s) {
       const id = decodeURIComponent(s[1] as string);
@@ -630,6 +648,63 @@ export class NgsiLd {
   private deleteSubscription(req: BrokerRequest, id: string): Reply {
     this.subscription(req, id);
     this.subscriptions.delete(this.tenant(req, false).name, id);
+    return empty(204);
+  }
+
+  private register(req: BrokerRequest): Reply {
+    const body = this.parse(req);
+    if (Array.isArray(body)) throw bad();
+    const information = body.information;
+    if (!Array.isArray(information) || information.length === 0 || typeof body.endpoint !== 'string') throw bad();
+    const types = new Set<string>();
+    for (const info of information) {
+      const entities = (info as { entities?: unknown })?.entities;
+      if (entities === undefined) continue;
+      if (!Array.isArray(entities)) throw bad();
+      for (const e of entities) {
+        const t = (e as { type?: unknown })?.type;
+        if (typeof t !== 'string' || t === '') throw bad();
+        types.add(t);
+      }
+    }
+    if (body.id !== undefined && !isUri(body.id)) throw bad('IDs need to be URIs');
+    const id = typeof body.id === 'string' ? body.id : `urn:ngsi-ld:csourceregistration:${randomUUID()}`;
+    const tenant = this.tenant(req, true).name;
+    const own = this.registrations.get(tenant) ?? new Map<string, Registration>();
+    this.registrations.set(tenant, own);
+    if (own.has(id)) return problem(409, 'AlreadyExists', 'Already exists.', `${id} already exists`, id);
+    const { '@context': _context, ...view } = body;
+    own.set(id, { view: { ...view, id, type: 'ContextSourceRegistration' }, types });
+    return empty(201, { Location: `/ngsi-ld/v1/csourceRegistrations/${encodeURIComponent(id)}` });
+  }
+
+  private queryRegistrations(req: BrokerRequest): Reply {
+    const list = (name: string) => req.query.get(name)?.split(',').filter(Boolean);
+    const types = list('type');
+    const ids = list('id');
+    if (!types && !ids && !list('attrs') && req.query.get('q') === null && req.query.get('geometry') === null)
+      throw bad();
+    const limit = pageParam(req, 'limit') ?? DEFAULT_LIMIT;
+    const offset = pageParam(req, 'offset') ?? 0;
+    const count = req.query.get('count') === 'true';
+    const tenant = this.tenant(req, false).name;
+    const matching = [...(this.registrations.get(tenant)?.values() ?? [])].filter(
+      (r) => (!types || types.some((t) => r.types.has(t))) && (!ids || ids.includes(String(r.view.id))),
+    );
+    // Scorpio 5.0.3 counts the rows of the page it reads: nothing at limit 0.
+    if (limit === 0) return empty(200, { 'NGSILD-Results-Count': '0' });
+    const headers = this.replyHeaders(req);
+    if (count) headers['NGSILD-Results-Count'] = String(matching.length);
+    return json(
+      200,
+      matching.slice(offset, offset + limit).map((r) => r.view),
+      headers,
+    );
+  }
+
+  private deleteRegistration(req: BrokerRequest, id: string): Reply {
+    const own = this.registrations.get(this.tenant(req, false).name);
+    if (!own?.delete(id)) return problem(404, 'ResourceNotFound', 'Resource not found.', `${id} was not found`);
     return empty(204);
   }
 }

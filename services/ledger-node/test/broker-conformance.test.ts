@@ -104,6 +104,7 @@ function steps(receiver: string): Step[] {
     ...extra,
   });
   const E = '/ngsi-ld/v1/entities';
+  const R = '/ngsi-ld/v1/csourceRegistrations';
   return [
     { name: 'create', method: 'POST', path: E, body: sensor(1, 21.5) },
     {
@@ -244,6 +245,36 @@ function steps(receiver: string): Step[] {
     { name: 'delete a subscription', method: 'DELETE', path: '/ngsi-ld/v1/subscriptions/urn:ngsi-ld:Subscription:all' },
     { name: 'the subscription deleted', path: '/ngsi-ld/v1/subscriptions/urn:ngsi-ld:Subscription:all' },
     { name: 'an unknown tenant', path: `${E}?type=Sensor&count=true`, headers: { 'NGSILD-Tenant': 'nosuchtenant' } },
+    // Context source registrations (the primary's scope), last: one registered for Sensor makes Scorpio forward.
+    { name: 'registrations with no filter', path: `${R}?count=true&limit=1` },
+    { name: 'registrations by type, none', path: `${R}?type=Sensor&count=true&limit=1` },
+    {
+      name: 'registrations of an unknown tenant',
+      path: `${R}?type=Sensor&count=true&limit=1`,
+      headers: { 'NGSILD-Tenant': 'nosuchtenant' },
+    },
+    {
+      name: 'register a context source',
+      method: 'POST',
+      path: `${R}/`,
+      body: {
+        id: 'urn:ngsi-ld:ContextSourceRegistration:elsewhere',
+        type: 'ContextSourceRegistration',
+        information: [{ entities: [{ type: 'Sensor' }] }],
+        endpoint: 'http://127.0.0.1:9/elsewhere',
+      },
+    },
+    { name: 'registrations counted at limit 0 (always 0)', path: `${R}?type=Sensor&count=true&limit=0` },
+    { name: 'registrations by type', path: `${R}?type=Sensor&count=true&limit=1` },
+    { name: 'registrations by two types', path: `${R}?type=Device,Sensor&count=true&limit=1` },
+    { name: 'registrations by another type', path: `${R}?type=Device&count=true&limit=1` },
+    { name: 'registrations above the limit', path: `${R}?type=Sensor&count=true&limit=1001` },
+    {
+      name: 'delete the registration',
+      method: 'DELETE',
+      path: `${R}/urn:ngsi-ld:ContextSourceRegistration:elsewhere`,
+    },
+    { name: 'registrations after the deletion', path: `${R}?type=Sensor&count=true&limit=1` },
   ];
 }
 

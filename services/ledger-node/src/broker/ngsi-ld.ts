@@ -103,17 +103,22 @@ export const ngsiLdListing: ListingProtocol = {
   },
   async primaryScope(http, endpoint, types) {
     if (types.length === 0) return { restricted: true, how: 'no entity types' };
-    const q = new URLSearchParams({ type: types.join(','), count: 'true', limit: '0' });
-    const url = `${endpoint.url}/ngsi-ld/v1/csourceRegistrations?${q.toString().replaceAll('%2C', ',')}`;
-    let registrations: number;
-    try {
-      const res = await http.get(endpoint.url, url, headers(endpoint));
-      registrations = Number(res.headers['ngsild-results-count'] ?? Number.NaN);
-    } catch (err) {
-      return {
-        restricted: false,
-        how: `cannot tell whether it forwards: its context source registrations could not be read (${(err as Error).message})`,
-      };
+    // In the listing's groups of types (a short URL); a registration naming types of two groups counts twice,
+    // which only matters as zero or not. limit=1: Scorpio 5.0.3 counts the rows of the page it reads, so a count
+    // at limit=0 is always 0.
+    let registrations = 0;
+    for (const group of groupTypes(types)) {
+      const q = new URLSearchParams({ type: group.join(','), count: 'true', limit: '1' });
+      const url = `${endpoint.url}/ngsi-ld/v1/csourceRegistrations?${q.toString().replaceAll('%2C', ',')}`;
+      try {
+        const res = await http.get(endpoint.url, url, headers(endpoint));
+        registrations += Number(res.headers['ngsild-results-count'] ?? Number.NaN);
+      } catch (err) {
+        return {
+          restricted: false,
+          how: `cannot tell whether it forwards: its context source registrations could not be read (${(err as Error).message})`,
+        };
+      }
     }
     if (!Number.isSafeInteger(registrations))
       return { restricted: false, how: 'cannot tell whether it forwards: no registration count' };
