@@ -101,6 +101,8 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
   // elsewhere), so each page is rendered once per change rather than once per read.
   const pages = new Map<string, Reply>();
   const MAX_PAGES = 1024;
+  // A change made on the store directly (a test's or a benchmark's, not a request) is a change too.
+  store.onChange(() => pages.clear());
   const pageKey = (req: BrokerRequest) =>
     [
       req.query.toString(),
