@@ -46,6 +46,7 @@ test: deps kube-bins scorpio web ## Lint, then every unit and integration test, 
 	@rm -rf $(RESULTS); mkdir -p $(RESULTS); rc=0; \
 	$(STEP) lint $(MAKE) --no-print-directory lint || rc=1; \
 	$(STEP) unit vitest run --project unit $(call VITEST_JSON,unit) || rc=1; \
+	if [ -n "$${CI_PREBUILD:-}" ]; then (setsid $$CI_PREBUILD >$(RESULTS)/prebuild.log 2>&1 </dev/null &); fi; \
 	$(STEP) integration vitest run --project integration $(call VITEST_JSON,integration) || rc=1; \
 	node tools/test-summary.ts $(RESULTS)/unit.json $(RESULTS)/integration.json; \
 	exit $$rc

@@ -19,9 +19,13 @@ export async function startService(opts: {
   databaseUrl: string;
   port: number;
   env?: Record<string, string>;
+  /** The service's entry point (default: this checkout's); another checkout's to compare with the code before. */
+  main?: string;
+  /** Node's own flags for the service (`--inspect=127.0.0.1:PORT`, `--cpu-prof`). */
+  nodeArgs?: string[];
 }): Promise<ChildProcess> {
   const base = `http://127.0.0.1:${opts.port}`;
-  const service = spawn(process.execPath, [MAIN, 'serve'], {
+  const service = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.main ?? MAIN, 'serve'], {
     env: {
       PATH: process.env.PATH ?? '',
       DATABASE_URL: opts.databaseUrl,

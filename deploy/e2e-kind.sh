@@ -19,7 +19,9 @@
 #      `kind load image-archive`.
 #
 # Env: KIND_CLUSTER (scriptorium-e2e), KIND_NODE_IMAGE (kind's default / the locally built one), IMAGE_TAG (dev),
-#      E2E_WAIT_SECONDS (300 per wait), KEEP_CLUSTER=1 keeps the cluster for debugging.
+#      E2E_WAIT_SECONDS (300 per wait), KEEP_CLUSTER=1 keeps the cluster for debugging,
+#      E2E_PHASE=prepare: steps 1–3 only, the cluster kept for a later run, which then starts at step 4 (`.ci/run`
+#      prepares kind while the local cluster's suite runs).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -60,11 +62,17 @@ fi
 kind="$bin_dir/kind"
 command -v kubectl >/dev/null || [[ -x $bin_dir/kubectl ]] || { log "kubectl not found on PATH"; exit 1; }
 
-work=$(mktemp -d)
+phase=${E2E_PHASE:-all}
+[[ $phase == all || $phase == prepare ]] || { log "E2E_PHASE is prepare or unset"; exit 2; }
+# One folder per cluster name: a prepared cluster's kubeconfig is where the run after it looks.
+work=${TMPDIR:-/tmp}/scriptorium-e2e-kind-$cluster
 kubeconfig="$work/kubeconfig"
+prepared="$work/prepared"
 cleanup() {
 	local code=$?
-	if [[ ${KEEP_CLUSTER:-} == 1 ]]; then
+	if [[ $phase == prepare && $code == 0 ]]; then
+		log "prepared cluster $cluster (KUBECONFIG=$kubeconfig): the next run of this script uses it"
+	elif [[ ${KEEP_CLUSTER:-} == 1 ]]; then
 		log "keeping cluster $cluster (KUBECONFIG=$kubeconfig); delete it with: $kind delete cluster --name $cluster"
 	else
 		step_run e2e-kind/delete "$kind" delete cluster --name "$cluster" >/dev/null 2>&1 || true
@@ -74,6 +82,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# A cluster an earlier E2E_PHASE=prepare left, from the same node image and project images, still answering: reuse
+# it (steps 1–3 are done).
+identity() {
+	echo "$cluster ${node_image:-default} $(cat "${SCRIPTORIUM_CACHE:-$HOME/.cache/scriptorium}"/cluster/images/*.stamp 2>/dev/null | sha256sum | cut -c1-16)"
+}
+reuse=no
+if [[ $phase == all && -f $prepared && $(<"$prepared") == "$(identity)" ]] &&
+	"$kind" get clusters 2>/dev/null | grep -qx "$cluster" &&
+	KUBECONFIG=$kubeconfig "$bin_dir/kubectl" get --raw /readyz >/dev/null 2>&1; then
+	reuse=yes
+	log "using the prepared cluster $cluster"
+fi
+rm -f "$prepared"
+mkdir -p "$work"
+
 config=deploy/kind-config.yaml
 if [[ $offline == 1 ]]; then
 	# shellcheck source=tools/kube/versions.env
@@ -81,58 +104,67 @@ if [[ $offline == 1 ]]; then
 	config="$work/kind-config.yaml"
 	sed "s/ETCD_VERSION/$ETCD_VERSION/" tools/kind/kind-config.yaml >"$config"
 fi
-log "creating kind cluster $cluster${node_image:+ from $node_image}"
-"$kind" delete cluster --name "$cluster" >/dev/null 2>&1 || true
-started=$(date +%s)
-step_run e2e-kind/cluster "$kind" create cluster --name "$cluster" --config "$config" --kubeconfig "$kubeconfig" \
-	--wait 300s ${node_image:+--image "$node_image"}
-log "kind cluster up in $(($(date +%s) - started)) s"
+# Steps 1–3: the cluster, the images in it, the ingress controller answering on the host.
+prepare_cluster() {
+	log "creating kind cluster $cluster${node_image:+ from $node_image}"
+	"$kind" delete cluster --name "$cluster" >/dev/null 2>&1 || true
+	started=$(date +%s)
+	step_run e2e-kind/cluster "$kind" create cluster --name "$cluster" --config "$config" --kubeconfig "$kubeconfig" \
+		--wait 300s ${node_image:+--image "$node_image"}
+	log "kind cluster up in $(($(date +%s) - started)) s"
 
-postgres_image=
-if [[ $offline == 1 ]]; then
-	[[ $tag == dev ]] || { log "KIND_OFFLINE=1 loads the images tools/cluster/images.sh builds (tag dev)"; exit 1; }
-	log "images (tools/cluster/images.sh, rebuilt when their inputs changed) into the kind node"
-	load_images() {
-		bash tools/cluster/images.sh >/dev/null
-		for name in operator translation ledger-node postgres; do
-			"$kind" load image-archive "${SCRIPTORIUM_CACHE:-$HOME/.cache/scriptorium}/cluster/images/$name.oci.tar" --name "$cluster"
+	if [[ $offline == 1 ]]; then
+		[[ $tag == dev ]] || { log "KIND_OFFLINE=1 loads the images tools/cluster/images.sh builds (tag dev)"; exit 1; }
+		log "images (tools/cluster/images.sh, rebuilt when their inputs changed) into the kind node"
+		load_images() {
+			local name
+			bash tools/cluster/images.sh >/dev/null
+			for name in operator translation ledger-node postgres; do
+				"$kind" load image-archive "${SCRIPTORIUM_CACHE:-$HOME/.cache/scriptorium}/cluster/images/$name.oci.tar" --name "$cluster"
+			done
+		}
+		step_run e2e-kind/images load_images
+	else
+		log "building and loading images (tag $tag)"
+		for image in operator:operator/Dockerfile translation:services/translation/Dockerfile ledger-node:services/ledger-node/Dockerfile; do
+			name=${image%%:*} dockerfile=${image#*:}
+			docker build -f "$dockerfile" -t "scriptorium/$name:$tag" .
+			"$kind" load docker-image "scriptorium/$name:$tag" --name "$cluster"
 		done
-	}
-	step_run e2e-kind/images load_images
-	postgres_image=localhost/scriptorium/postgres:15-bookworm
-else
-	log "building and loading images (tag $tag)"
-	for image in operator:operator/Dockerfile translation:services/translation/Dockerfile ledger-node:services/ledger-node/Dockerfile; do
-		name=${image%%:*} dockerfile=${image#*:}
-		docker build -f "$dockerfile" -t "scriptorium/$name:$tag" .
-		"$kind" load docker-image "scriptorium/$name:$tag" --name "$cluster"
-	done
-fi
+	fi
 
-# The ingress controller: upstream's image where registries answer, else the same version built from source.
-source tools/kube/versions.env
-traefik_manifest=$(<deploy/traefik.yaml)
-upstream_traefik="docker.io/library/traefik:$TRAEFIK_VERSION"
-[[ $traefik_manifest == *"image: $upstream_traefik"* ]] ||
-	{ log "deploy/traefik.yaml does not name $upstream_traefik (TRAEFIK_VERSION in tools/kube/versions.env)"; exit 1; }
-if [[ $offline == 1 ]]; then
-	"$kind" load image-archive "${SCRIPTORIUM_CACHE:-$HOME/.cache/scriptorium}/cluster/images/traefik.oci.tar" --name "$cluster"
-	traefik_manifest=${traefik_manifest//"image: $upstream_traefik"/"image: localhost/scriptorium/traefik:$TRAEFIK_VERSION"}
+	# The ingress controller: upstream's image where registries answer, else the same version built from source.
+	source tools/kube/versions.env
+	traefik_manifest=$(<deploy/traefik.yaml)
+	upstream_traefik="docker.io/library/traefik:$TRAEFIK_VERSION"
+	[[ $traefik_manifest == *"image: $upstream_traefik"* ]] ||
+		{ log "deploy/traefik.yaml does not name $upstream_traefik (TRAEFIK_VERSION in tools/kube/versions.env)"; exit 1; }
+	if [[ $offline == 1 ]]; then
+		"$kind" load image-archive "${SCRIPTORIUM_CACHE:-$HOME/.cache/scriptorium}/cluster/images/traefik.oci.tar" --name "$cluster"
+		traefik_manifest=${traefik_manifest//"image: $upstream_traefik"/"image: localhost/scriptorium/traefik:$TRAEFIK_VERSION"}
+	fi
+	kubectl_bin=$bin_dir/kubectl
+	[[ -x $kubectl_bin ]] || kubectl_bin=kubectl
+	kc() { KUBECONFIG=$kubeconfig "$kubectl_bin" "$@"; }
+	log "ingress controller (deploy/traefik.yaml) on the host's $ingress"
+	started=$SECONDS
+	kc apply -f - <<<"$traefik_manifest" >/dev/null
+	kc -n traefik rollout status deployment/traefik --timeout=300s >/dev/null
+	for ((i = 0; ; i++)); do
+		# The controller answers on the host, with its own 404 for a host no Ingress names.
+		[[ $(curl -s -o /dev/null -w '%{http_code}' -H 'Host: e2e-kind.invalid' "http://$ingress/") == 404 ]] && break
+		((i < 60)) || { log "the ingress controller does not answer on http://$ingress"; exit 1; }
+		sleep 1
+	done
+	step_record e2e-kind/ingress $((SECONDS - started)) ran
+}
+postgres_image=
+[[ $offline != 1 ]] || postgres_image=localhost/scriptorium/postgres:15-bookworm
+[[ $reuse == yes ]] || prepare_cluster
+if [[ $phase == prepare ]]; then
+	identity >"$prepared"
+	exit 0
 fi
-kubectl_bin=$bin_dir/kubectl
-[[ -x $kubectl_bin ]] || kubectl_bin=kubectl
-kc() { KUBECONFIG=$kubeconfig "$kubectl_bin" "$@"; }
-log "ingress controller (deploy/traefik.yaml) on the host's $ingress"
-started=$SECONDS
-kc apply -f - <<<"$traefik_manifest" >/dev/null
-kc -n traefik rollout status deployment/traefik --timeout=300s >/dev/null
-for ((i = 0; ; i++)); do
-	# The controller answers on the host, with its own 404 for a host no Ingress names.
-	[[ $(curl -s -o /dev/null -w '%{http_code}' -H 'Host: e2e-kind.invalid' "http://$ingress/") == 404 ]] && break
-	((i < 60)) || { log "the ingress controller does not answer on http://$ingress"; exit 1; }
-	sleep 1
-done
-step_record e2e-kind/ingress $((SECONDS - started)) ran
 
 log "suite"
 mkdir -p "$(dirname "$report")"

@@ -8,7 +8,8 @@
 #   4. the suite, KUBECONFIG = the cluster's admin kubeconfig; report .test-results/e2e.json;
 #   5. one summary line. The cluster stays up (make cluster-down removes it).
 #
-# Env: E2E_WAIT_SECONDS (300, each wait of the suite), E2E_REPORT (.test-results/e2e.json). Root only.
+# Env: E2E_WAIT_SECONDS (300, each wait of the suite), E2E_REPORT (.test-results/e2e.json), E2E_PHASE=prepare (steps
+# 1–3 only: `.ci/run` starts preparing kind once the local cluster is up). Root only.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -29,6 +30,7 @@ step_run e2e-local/images bash tools/cluster/images.sh >/dev/null
 log "cluster"
 DEMO=0 step_run e2e-local/cluster bash tools/cluster/up.sh >/dev/null
 ready=$(date +%s)
+[[ ${E2E_PHASE:-all} != prepare ]] || exit 0
 
 log "suite (KUBECONFIG=$KUBECONFIG_ADMIN)"
 # An address outside the machine that no pod may reach (the egress firewall): the host's resolver, as check.sh.

@@ -23,10 +23,11 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, freePort, startTestPostgres } from '@scriptorium/test-support';
 import { type Database, migrate, openDatabase } from '../../services/translation/src/db/index.ts';
+import { createOrganization, ensureUser } from '../../services/translation/src/domain/accounts.ts';
+import type { Permission } from '../../services/translation/src/domain/role-table.ts';
+import { authorize } from '../../services/translation/src/domain/roles.ts';
 import { forbidden } from '../../services/translation/src/errors.ts';
-import { createOrganization, ensureUser } from '../../services/translation/src/services/accounts.ts';
-import { authorize, type Permission } from '../../services/translation/src/services/roles.ts';
-import { createSession, SESSION_COOKIE } from '../../services/translation/src/services/sessions.ts';
+import { createSession, SESSION_COOKIE } from '../../services/translation/src/infra/sessions.ts';
 import { startService, stopService, unlimited } from '../translation-service.ts';
 
 const root = join(import.meta.dirname, '..', '..');

@@ -15,8 +15,8 @@ import { CHROMIUM, hasChromium, launchBrowser } from '@scriptorium/test-support/
 import type { Manifest } from '@scriptorium/web-build';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { migrate, openDatabase } from '../../services/translation/src/db/index.ts';
-import { createOrganization, ensureUser, issueApiKey } from '../../services/translation/src/services/accounts.ts';
-import { createSession, SESSION_COOKIE } from '../../services/translation/src/services/sessions.ts';
+import { createOrganization, ensureUser, issueApiKey } from '../../services/translation/src/domain/accounts.ts';
+import { createSession, SESSION_COOKIE } from '../../services/translation/src/infra/sessions.ts';
 import { buildWeb } from '../../services/translation/src/web/build.ts';
 import { startService, stopService, unlimited } from '../translation-service.ts';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createMetrics as operatorMetrics } from '../../operator/src/metrics.ts';
 import { createMetrics as ledgerMetrics } from '../../services/ledger-node/src/metrics.ts';
-import { createMetrics as translationMetrics } from '../../services/translation/src/services/metrics.ts';
+import { createMetrics as translationMetrics } from '../../services/translation/src/infra/metrics.ts';
 
 const here = import.meta.dirname;
 const rulesFile = join(here, '../../charts/scriptorium-operator/files/prometheus-rules.yaml');

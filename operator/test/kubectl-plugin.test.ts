@@ -7,6 +7,7 @@ import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-
 import { LocalCluster } from '@scriptorium/ledger-node/cluster';
 import { type HostileNode, startHostileNode } from '@scriptorium/ledger-node/test-receivers';
 import { type Block, blockHash } from '@scriptorium/ledger-protocol';
+import { generateKeyPair } from '@scriptorium/ledger-protocol/keys';
 import vectors from '@scriptorium/ledger-protocol/test-vectors' with { type: 'json' };
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from '../src/kube/client.ts';
@@ -167,6 +168,18 @@ describe('kubectl scriptorium verify-proof against real ledger nodes', { timeout
     for (const node of cluster.nodes) await cluster.waitHealthy(node);
     const node = cluster.nodes[0];
     if (!node) throw new Error('no node');
+    // An ADD and a REMOVE of an extra key (its node never runs): the evidence carries both membership blocks.
+    const extra = generateKeyPair().publicKey;
+    for (const [action, size] of [
+      ['ADD', 5],
+      ['REMOVE', 4],
+    ] as const) {
+      expect((await cluster.post(node, '/admin/validator', { action, validator: extra })).status).toBe(200);
+      await eventually(`${size} validators`, async () => {
+        const chain = (await cluster.get(node, '/chain')).body as { validators: number };
+        return chain.validators === size ? true : undefined;
+      });
+    }
     const submitted = await cluster.post(node, '/admin/submit?count=3', {});
     expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
     const height = await eventually('a block with records', async () => {
@@ -184,6 +197,7 @@ describe('kubectl scriptorium verify-proof against real ledger nodes', { timeout
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain(`pinned genesis: chain plugin-test, hash ${genesisHash}`);
     expect(ok.stdout).toMatch(new RegExp(`record 0 of block ${height}: \\d+ proof steps?`));
+    expect(ok.stdout.match(/^membership block \d+: (ADD|REMOVE) /gm)).toHaveLength(2);
     expect(ok.stdout).toMatch(new RegExp(`block ${height} \\(hash [0-9a-f]{12}…\\): final by \\d valid seals`));
     expect(ok.stdout.trim().endsWith('VALID')).toBe(true);
 

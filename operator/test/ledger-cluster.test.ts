@@ -254,7 +254,14 @@ describe('LedgerCluster reconciler', { timeout: 180_000 }, () => {
     const [rule] = ingress.spec.rules;
     expect(rule.host).toBe('ledger.example.com');
     const routed = rule.http.paths.map((p: { path: string; pathType: string }) => `${p.pathType} ${p.path}`);
-    expect(routed).toEqual(['Exact /health', 'Exact /chain', 'Prefix /blocks', 'Prefix /proof', 'Prefix /ui']);
+    expect(routed).toEqual([
+      'Exact /health',
+      'Exact /chain',
+      'Prefix /blocks',
+      'Prefix /proof',
+      'Prefix /evidence',
+      'Prefix /ui',
+    ]);
     for (const p of rule.http.paths) expect(p.backend).toEqual({ service: { name: 'ledger', port: { name: 'api' } } });
     // None of the peer, membership or admin routes, by any path type.
     for (const forbidden of ['/consensus', '/mempool', '/membership', '/block', '/peers', '/admin', '/metrics', '/'])

@@ -26,11 +26,12 @@ step_record() {
 
 # step_run NAME CMD...: runs CMD as the step NAME (status ran, or failed with CMD's exit status, which it returns).
 step_run() {
-	local name=$1 started=$SECONDS rc=0
+	# Names a called function cannot overwrite (bash scopes variables dynamically).
+	local __step_name=$1 __step_started=$SECONDS __step_rc=0
 	shift
-	"$@" || rc=$?
-	step_record "$name" $((SECONDS - started)) "$([[ $rc == 0 ]] && echo ran || echo failed)"
-	return "$rc"
+	"$@" || __step_rc=$?
+	step_record "$__step_name" $((SECONDS - __step_started)) "$([[ $__step_rc == 0 ]] && echo ran || echo failed)"
+	return "$__step_rc"
 }
 
 # step_artifact NAME SECONDS built|cached: the row of an artifact (build/NAME), once per run: a later stage that

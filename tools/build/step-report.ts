@@ -22,9 +22,12 @@ export function parseSteps(text: string): StepRow[] {
 
 const clock = (s: number) => (s >= 60 ? `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s` : `${s} s`);
 
-/** The table: each row indented by its depth, seconds right-aligned, status; the wall time last when known. */
+/**
+ * The table: one row per step in the order they ended (a stage's phases are `stage/phase`, artifacts
+ * `build/name`), seconds right-aligned, status; the wall time last when known.
+ */
 export function renderSteps(rows: readonly StepRow[], wallSeconds?: number): string {
-  const label = (r: StepRow) => `${'  '.repeat(r.name.split('/').length - 1)}${r.name.split('/').at(-1)}`;
+  const label = (r: StepRow) => r.name;
   const width = Math.max(20, ...rows.map((r) => label(r).length));
   const lines = ['ci steps (seconds; ran = a stage that always runs, built = made from its recipe, cached = reused):'];
   for (const r of rows) lines.push(`  ${label(r).padEnd(width)} ${String(r.seconds).padStart(5)}  ${r.status}`);

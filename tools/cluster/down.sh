@@ -1,24 +1,34 @@
 #!/usr/bin/env bash
 # `make cluster-down`: remove everything tools/cluster/up.sh made: its processes (and the
 # container shims and containers of its containerd), mounts, network namespaces, iptables rules
-# and chains, the CNI bridge, cgroups and data folders, and restore the host settings it changed.
-# Safe to run twice, or when nothing is up. Root only.
+# and chains, the CNI bridge, cgroups and data folders (the data folder's files in the background), and restore the
+# host settings it changed. Safe to run twice, or when nothing is up. Root only.
 set -uo pipefail
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 [[ $(id -u) == 0 ]] || die "must run as root"
 
-# stop NAME: SIGTERM the recorded process, then SIGKILL after 15 s.
+# stop NAME...: SIGTERM the recorded processes together, then SIGKILL what is still running after 15 s.
 stop() {
-	local f="$RUN/pids/$1.pid" pid i
-	[[ -f $f ]] || return 0
-	pid=$(<"$f")
-	if kill -0 "$pid" 2>/dev/null; then
+	local name f pid i pids=() names=()
+	for name in "$@"; do
+		f="$RUN/pids/$name.pid"
+		[[ -f $f ]] || continue
+		pid=$(<"$f")
+		rm -f "$f"
+		kill -0 "$pid" 2>/dev/null || continue
 		kill "$pid" 2>/dev/null
-		for ((i = 0; i < 150; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-		kill -9 "$pid" 2>/dev/null && clog "killed $1 (pid $pid)"
-		clog "stopped $1 (pid $pid)"
-	fi
-	rm -f "$f"
+		pids+=("$pid") names+=("$name")
+	done
+	for ((i = 0; i < 150; i++)); do
+		local alive=0
+		for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+		((alive)) || break
+		sleep 0.1
+	done
+	for i in "${!pids[@]}"; do
+		kill -9 "${pids[$i]}" 2>/dev/null && clog "killed ${names[$i]} (pid ${pids[$i]})"
+		clog "stopped ${names[$i]} (pid ${pids[$i]})"
+	done
 }
 
 # Pods first, while the kubelet and containerd still run, so CNI DEL removes each pod's veth and netns
@@ -26,7 +36,7 @@ stop() {
 if pid_alive kube-apiserver && pid_alive kubelet; then
 	"$KUBECTL" --kubeconfig "$KUBECONFIG_ADMIN" delete pods --all -A --grace-period=5 --wait=true --timeout=20s >/dev/null 2>&1 || true
 fi
-for name in kube-controller-manager kube-scheduler kubelet kube-proxy; do stop "$name"; done
+stop kube-controller-manager kube-scheduler kubelet kube-proxy
 # Whatever containers are left: kill their tasks through containerd, then remove them.
 if pid_alive containerd; then
 	c() { ctr --address "$CONTAINERD_SOCK" -n k8s.io "$@"; }
@@ -96,7 +106,14 @@ if [[ -f $STATE/host-settings ]]; then
 	[[ -n $fwd ]] && echo "$fwd" >/proc/sys/net/ipv4/ip_forward
 	[[ $brnf == [01] ]] && echo "$brnf" >/proc/sys/net/bridge/bridge-nf-call-iptables
 fi
-rm -rf "$STATE" "$RUN"
+# The data folder holds containerd's unpacked images (gigabytes of small files, half a minute to delete): it is renamed
+# at once and removed in the background, so what comes next (CI's kind cluster) need not wait for the disk; up.sh
+# starts from a new folder, and what an interrupted removal left is removed with the next one.
+if [[ -d $STATE ]]; then
+	mv "$STATE" "$STATE.removed.$$"
+	(setsid rm -rf "$STATE".removed.* </dev/null >/dev/null 2>&1 &)
+fi
+rm -rf "$RUN"
 # containerd 1.6 keeps shim sockets and ctr's fifos under /run/containerd whatever its state folder:
 # remove those folders when they are empty (never anything another containerd still uses).
 rmdir /run/containerd/s /run/containerd/fifo /run/containerd/runc/k8s.io /run/containerd/runc /run/containerd 2>/dev/null

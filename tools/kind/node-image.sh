@@ -31,6 +31,10 @@ source "$root_dir/tools/kube/versions.env"
 source "$here/lib.sh"
 # shellcheck source=tools/build/lib.sh
 source "$root_dir/tools/build/lib.sh"
+# One build of this image at a time (CI may already be building it in the background): a second run waits, then
+# finds the tag.
+exec 8>"$WORK/.node-image.lock"
+flock 8
 
 LOCAL_PATH_VERSION=v0.0.30
 POD_SUBNET=10.244.0.0/16

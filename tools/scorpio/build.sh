@@ -9,7 +9,7 @@
 # read from $SCORPIO_SOURCE, else from `shared/vendor/` beside the main checkout. Output, outside the repository:
 #   $SCRIPTORIUM_CACHE/scorpio/$SCORPIO_VERSION/quarkus-app/quarkus-run.jar   (the all-in-one runner, in-memory bus)
 #   $SCRIPTORIUM_CACHE/maven/repository                                      (Maven's downloads, reused by every build)
-# packages/ledger-test-support/src/scorpio.ts computes the same path. Cost, cold and warm: tools/scorpio/README.md.
+# packages/test-support/src/scorpio.ts computes the same path. Cost, cold and warm: tools/scorpio/README.md.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

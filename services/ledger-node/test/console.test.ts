@@ -111,6 +111,21 @@ describe.skipIf(!hasChromium)('the /ui console in a browser', () => {
       (h) => h >= 1,
       60_000,
     );
+    // An ADD and a REMOVE of an extra key (its node never runs; the four are a quorum of five): the record's light
+    // evidence then carries two membership blocks, which the page verifies too.
+    const extra = generateKeyPair().publicKey;
+    for (const [action, size] of [
+      ['ADD', 5],
+      ['REMOVE', 4],
+    ] as const) {
+      expect((await cluster.post(n0, '/membership', { changes: [{ action, validator: extra }] })).status).toBe(200);
+      await cluster.waitFor(
+        `${size} validators`,
+        async () => ((await cluster.get(n0, '/chain')).body as { validators: number }).validators,
+        (n) => n === size,
+        60_000,
+      );
+    }
     setAttribute(federated, entityId(2), 'temperature', attribute('ngsi-v2', 2, 0, -1021));
     tampered = (await cluster.waitFor(
       'the TAMPERED record on node 0',
@@ -170,6 +185,10 @@ describe.skipIf(!hasChromium)('the /ui console in a browser', () => {
     const { page, seen } = await open(`#/verify/proof/${height}/${index}`);
     expect(await verdict(page)).toBe('valid');
     expect(await page.locator('[data-verdict]').textContent()).toMatch(/proof steps? up to merkle_root/);
+    // Both membership blocks below the record were checked, each sealed by the set before it.
+    expect(await page.locator('[data-verdict] li', { hasText: /^membership block \d+: (ADD|REMOVE) / }).count()).toBe(
+      2,
+    );
     // Unpinned, the page shows the genesis it used, to compare.
     expect(await page.locator('[data-genesis]').getAttribute('data-genesis')).toBe(genesisHash);
     await shot(page, 'verify-proof');
@@ -204,8 +223,8 @@ describe.skipIf(!hasChromium)('the /ui console in a browser', () => {
   });
 
   it('verifies a finality certificate from block 0; below quorum or a seal from a non-validator fails', async () => {
-    const tip = await cluster.height(n0);
-    const height = tip >= 2 ? tip - 1 : tip;
+    // The tampered record's block: above the ADD and the REMOVE, so four validators are active there (quorum 3).
+    const height = tampered.height;
     const block = (await cluster.get(n0, `/blocks/${height}`)).body as Block;
     const { page, seen } = await open(`#/verify/block/${height}`);
     expect(await verdict(page)).toBe('valid');

@@ -59,7 +59,13 @@ describe('webhook delivery', () => {
     expect(got?.headers['scriptorium-event']).toBe('tamper');
     expect(got?.headers['content-type']).toBe('application/json');
     expect(got?.body).toEqual(event);
-    expect(got?.body).toMatchObject({ chain_id: 'dev', height: 7, block_hash: 'c'.repeat(64), proof: { index: 0 } });
+    expect(got?.body).toMatchObject({
+      chain_id: 'dev',
+      height: event.evidence.proof.height,
+      index: event.evidence.proof.index,
+      block_hash: event.evidence.proof.block_hash,
+      evidence: { format: 'scriptorium-ledger-evidence/1' },
+    });
     await dispatcher.stop();
     await sink.close();
     await receiver.close();

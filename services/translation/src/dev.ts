@@ -10,8 +10,8 @@ import { DEFAULT_USERS, startLocalGitHub } from '@scriptorium/github-oauth-local
 import { loadConfig } from './config.ts';
 import type { Database } from './db/index.ts';
 import { migrate, openDatabase } from './db/index.ts';
+import { createOrganization, ensureUser, issueApiKey } from './domain/accounts.ts';
 import { handleSignals, startServer } from './server.ts';
-import { createOrganization, ensureUser, issueApiKey } from './services/accounts.ts';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const dataDir = process.env.TRANSLATION_DEV_DIR ?? join(root, '.dev', 'translation', 'pgdata');

@@ -27,6 +27,8 @@ export class AppError extends Error {
 
 export const badRequest = (message: string) => new AppError('bad_request', 400, message);
 export const unauthorized = (message = 'missing or invalid credentials') => new AppError('unauthorized', 401, message);
+/** A sign-in that cannot complete: the OAuth exchange failed, or the identity provider did not answer as documented. */
+export const signInFailed = (message = 'sign-in failed') => new AppError('sign_in_failed', 401, message);
 export const quotaExceeded = () => new AppError('quota_exceeded', 402, 'plan quota reached');
 export const budgetExceeded = () => new AppError('budget_exceeded', 402, 'daily budget cap reached');
 export const playgroundBudgetExceeded = () =>

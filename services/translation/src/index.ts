@@ -3,7 +3,7 @@ export { type AppOptions, buildApp } from './app.ts';
 export { type Config, loadConfig, type SettingName, settingNames, settingsSchema } from './config.ts';
 export type { AppContext } from './context.ts';
 export { type Database, migrate, migrationStatus, openDatabase } from './db/index.ts';
+export { createOrganization, ensureUser, issueApiKey } from './domain/accounts.ts';
 export { API_VERSION, buildOpenApi } from './http/openapi.ts';
 export { createLogger } from './logger.ts';
 export { MigrationsBehindError, type RunningServer, startServer } from './server.ts';
-export { createOrganization, ensureUser, issueApiKey } from './services/accounts.ts';

@@ -13,7 +13,7 @@ import { ConfigError } from './errors.ts';
 // The heavy modules (database drivers, providers, tokenizer) load only for the commands that need them,
 // so a bad variable or `trigger` answers at once.
 const loadDb = () => import('./db/index.ts');
-const loadAccounts = () => import('./services/accounts.ts');
+const loadAccounts = () => import('./domain/accounts.ts');
 const loadServer = () => import('./server.ts');
 
 const USAGE = `usage: main.ts <command>

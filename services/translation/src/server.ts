@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import { type AppOptions, buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type Database, migrationStatus, openDatabase } from './db/index.ts';
+import { syncPlans } from './domain/accounts.ts';
 import { createLogger } from './logger.ts';
-import { syncPlans } from './services/accounts.ts';
 
 export class MigrationsBehindError extends Error {
   constructor(message: string) {

@@ -10,10 +10,10 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { type Database, migrate, openDatabase } from '../src/db/index.ts';
 import { fineTunedModels, organizations } from '../src/db/schema.ts';
+import { createOrganization, ensureUser, issueApiKey } from '../src/domain/accounts.ts';
 import type { RouteSpec } from '../src/http/route-spec.ts';
 import { createLogger } from '../src/logger.ts';
 import { createProvider, type TranslationProvider } from '../src/providers/index.ts';
-import { createOrganization, ensureUser, issueApiKey } from '../src/services/accounts.ts';
 import { FAKE_API_KEY, type FakeKnobs, type FakeUpstream, startFakeAnthropic, startFakeOpenAI } from './fakes/index.ts';
 
 export const WORKER_SECRET = 'worker-secret-for-tests-0123456789abcdef';

@@ -2,7 +2,7 @@
 // replica within its revocation check interval, at the cost of one shared generation query per interval.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/index.ts';
-import { ApiKeyResolver, revokeApiKey } from '../src/services/accounts.ts';
+import { ApiKeyResolver, revokeApiKey } from '../src/domain/accounts.ts';
 import { batch, bearer, type Harness, startHarness } from './harness.ts';
 
 let h: Harness;

@@ -215,6 +215,32 @@ describe('translation memory', () => {
     expect(await rows(t.orgId)).toBe(2);
   });
 
+  it('a hit refreshes the last use of an entry unused for a day, and leaves a fresher one alone', async () => {
+    const t = await team();
+    await h.call(t.owner, 'PUT', `/api/v1/orgs/${t.orgId}/memory`, { enabled: true });
+    await translate(t.apiKey);
+    const age = (interval: string, source: string) =>
+      h.database.query(
+        `UPDATE translation_memory SET last_used_at = now() - $3::interval WHERE org_id = $1 AND source_text = $2`,
+        [t.orgId, source, interval],
+      );
+    await age('3 days', 'Open');
+    await age('2 hours', 'Save your changes');
+    const again = (await translate(t.apiKey)).json();
+    expect(again.translations.every((x: { fromMemory?: boolean }) => x.fromMemory)).toBe(true);
+    const seconds = Object.fromEntries(
+      (
+        await h.database.query<{ s: string; age: number }>(
+          `SELECT source_text AS s, extract(epoch FROM now() - last_used_at)::float8 AS age
+             FROM translation_memory WHERE org_id = $1`,
+          [t.orgId],
+        )
+      ).map((r) => [r.s, r.age]),
+    );
+    expect(seconds.Open).toBeLessThan(60);
+    expect(seconds['Save your changes']).toBeGreaterThan(7_000);
+  });
+
   it('reviews: an edit that breaks a plural is 422; approved and edited results go to the memory', async () => {
     const t = await team();
     await h.call(t.owner, 'PUT', `/api/v1/orgs/${t.orgId}/memory`, { enabled: true });

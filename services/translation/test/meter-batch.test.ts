@@ -4,8 +4,9 @@
 import { createTestDatabase, type TestDatabase } from '@scriptorium/test-support';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Database, migrate, openDatabase } from '../src/db/index.ts';
-import { createOrganization, ensureUser } from '../src/services/accounts.ts';
-import { createMeter, type MeterSubject, type RateLimitGate, type Reservation } from '../src/services/meter.ts';
+import { createOrganization, ensureUser } from '../src/domain/accounts.ts';
+import type { MeterSubject, RateLimitGate, Reservation } from '../src/domain/metering.ts';
+import { createMeter } from '../src/infra/meter.ts';
 
 let testDb: TestDatabase;
 let setup: Database;

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { migrationStatus, openDatabase } from '../src/db/index.ts';
+import { MemoryRateLimitStore } from '../src/infra/rate-limiter.ts';
 import { MigrationsBehindError, startServer } from '../src/server.ts';
-import { MemoryRateLimitStore } from '../src/services/rate-limiter.ts';
 import { batch, bearer, type Harness, startHarness, WORKER_SECRET } from './harness.ts';
 
 let h: Harness;

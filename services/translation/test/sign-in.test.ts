@@ -1,7 +1,7 @@
 // GitHub sign-in through the real @fastify/oauth2 client against the local GitHub-compatible OAuth server (real HTTP),
 // sessions (cookie attributes, absolute and idle expiry, sign-out) and the CSRF origin check, on real PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../src/services/secrets.ts';
+import { sha256 } from '../src/infra/secrets.ts';
 import {
   cookieHeader,
   type Harness,

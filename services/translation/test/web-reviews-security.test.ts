@@ -10,7 +10,7 @@ import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reviewItems } from '../src/db/schema.ts';
-import { issueApiKey } from '../src/services/accounts.ts';
+import { issueApiKey } from '../src/domain/accounts.ts';
 import {
   addGitHubUser,
   hasChromium,

@@ -89,6 +89,18 @@ describe('android strings.xml', () => {
     ]);
   });
 
+  it('a translation whose tags do not nest is reported and left untranslated; the file stays well-formed', () => {
+    const file = parseLocaleFile('android', source);
+    for (const text of ['Hallo <b>%1$s!', 'Hallo %1$s</b>', 'Hallo a<x</b>']) {
+      const { content, issues } = file.write(new Map([['welcome', text]]), 'de');
+      expect(
+        issues.map((i) => i.code),
+        text,
+      ).toEqual(['tag_unbalanced']);
+      expect(XMLValidator.validate(content), text).toBe(true);
+    }
+  });
+
   it('escaping: Android reads back what was written', () => {
     for (const text of [
       "It's",

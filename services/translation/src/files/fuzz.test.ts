@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FILE_FORMATS, type FileFormat, parseLocaleFile, parseTmx } from './index.ts';
-import { fixture, pseudoTranslations } from './testing.ts';
+import { fixture, mutation, pseudoTranslations } from './testing.ts';
 import { FileParseError } from './types.ts';
 
 const FIXTURES: Record<FileFormat, string[]> = {
@@ -27,21 +27,6 @@ function tryParse(format: FileFormat, text: string): boolean {
     throw e;
   }
 }
-
-const mutation = (source: string) =>
-  fc.oneof(
-    fc.nat(source.length).map((n) => source.slice(0, n)),
-    fc.tuple(fc.nat(source.length), fc.nat(40)).map(([at, n]) => source.slice(0, at) + source.slice(at + n)),
-    fc
-      .tuple(
-        fc.nat(source.length),
-        fc.string({
-          unit: fc.constantFrom('<', '>', '"', "'", '{', '}', '\\', '&', '#', '\n', ' ', 'a', '%', '/', ']', ';', 'é'),
-          maxLength: 8,
-        }),
-      )
-      .map(([at, s]) => source.slice(0, at) + s + source.slice(at)),
-  );
 
 describe('parser fuzzing', () => {
   it.each(FILE_FORMATS)('%s: every fixture parses (positive control)', (format) => {

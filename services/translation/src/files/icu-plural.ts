@@ -4,6 +4,7 @@
 import { type MessageFormatElement, TYPE } from '@formatjs/icu-messageformat-parser';
 import { printAST } from '@formatjs/icu-messageformat-parser/printer.js';
 import { parseIcu } from '../language/index.ts';
+import { printIcu } from './icu-print.ts';
 
 /** The argument of the plural messages built here. */
 export const PLURAL_ARGUMENT = 'count';
@@ -69,5 +70,5 @@ export function splitPluralIcu(message: string): Record<string, string> | null {
 export function normalizeIcu(message: string): string {
   const text = message.normalize('NFC');
   const parsed = parseIcu(text);
-  return parsed.ok ? printAST(parsed.ast) : text;
+  return parsed.ok ? printIcu(parsed.ast) : text;
 }

@@ -1,5 +1,5 @@
 // Locale files: parse a file of one of the five formats into the strings to translate, and write the translations
-// back in the same format. Pure (no I/O); the service (src/services/translate-file.ts) sends the strings through the
+// back in the same format. Pure (no I/O); the service (src/domain/translate-file.ts) sends the strings through the
 // metered translate path.
 import { parseAndroid } from './android.ts';
 import { parseArb, parseMessageJson } from './json.ts';

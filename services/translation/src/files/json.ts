@@ -2,6 +2,7 @@
 // layout, key order and nesting stay byte for byte); ARB's `@key` metadata is kept and `@@locale` set.
 import { type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { parseIcu } from '../language/index.ts';
+import { validJsonTree } from './json-tree.ts';
 import { applySplices, FileParseError, type FileString, lineAt, type ParsedFile, type Splice } from './types.ts';
 
 /** Whether a value is an ICU message worth parsing as one: valid ICU with at least one argument, plural or select. */
@@ -30,6 +31,12 @@ function checkDepth(content: string): void {
 }
 
 function parseJson(content: string): Node {
+  const valid = validJsonTree(content, MAX_DEPTH);
+  if (valid) {
+    if (valid.type !== 'object') throw new FileParseError(1, 'the file must be a JSON object');
+    return valid;
+  }
+  // Not valid JSON: jsonc-parser finds the error and its place.
   checkDepth(content);
   const errors: ParseError[] = [];
   const root = parseTree(content, errors, { disallowComments: true, allowTrailingComma: false });
@@ -44,7 +51,7 @@ const keyOf = (prop: Node) => String(prop.children![0]!.value);
 
 /** Key paths are joined with `.`; a key holding `.` or `\` is escaped so paths stay unique. */
 const joinKey = (prefix: string, key: string) => {
-  const part = key.replace(/[\\.]/g, (c) => `\\${c}`);
+  const part = key.includes('.') || key.includes('\\') ? key.replace(/[\\.]/g, (c) => `\\${c}`) : key;
   return prefix ? `${prefix}.${part}` : part;
 };
 
@@ -54,25 +61,29 @@ interface Located {
 }
 
 /** Every string value of an object tree, depth first in file order (arrays: index keys). */
-function strings(node: Node, prefix: string, skip: (key: string, depth: number) => boolean, depth = 0): Located[] {
+function strings(node: Node, prefix: string, skip: (key: string, depth: number) => boolean): Located[] {
   const out: Located[] = [];
-  const children = node.children ?? [];
-  children.forEach((child, i) => {
-    let key: string;
-    let value: Node | undefined;
-    if (node.type === 'object') {
-      key = keyOf(child);
-      value = child.children?.[1];
-      if (skip(key, depth)) return;
-    } else {
-      key = String(i);
-      value = child;
+  const walk = (node: Node, prefix: string, depth: number) => {
+    const children = node.children ?? [];
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i]!;
+      let key: string;
+      let value: Node | undefined;
+      if (node.type === 'object') {
+        key = keyOf(child);
+        value = child.children?.[1];
+        if (skip(key, depth)) continue;
+      } else {
+        key = String(i);
+        value = child;
+      }
+      if (!value) continue;
+      const path = joinKey(prefix, key);
+      if (value.type === 'string') out.push({ key: path, node: value });
+      else if (value.type === 'object' || value.type === 'array') walk(value, path, depth + 1);
     }
-    const path = joinKey(prefix, key);
-    if (!value) return;
-    if (value.type === 'string') out.push({ key: path, node: value });
-    else if (value.type === 'object' || value.type === 'array') out.push(...strings(value, path, skip, depth + 1));
-  });
+  };
+  walk(node, prefix, 0);
   return out;
 }
 

@@ -74,6 +74,10 @@ describe('xliff 1.2', () => {
     expect(dom(broken.content)).toBeTruthy();
     const escaped = file.write(new Map([['introductionHeader', 'a < b & <script>']]), 'de');
     expect(elements(dom(escaped.content), 'target')[0]!.textContent).toBe('a < b & <script>');
+    // A `<` right before a kept closing code: the code is still seen, so the stray close is reported, not written.
+    const stray = file.write(new Map([['welcome', 'Hallo a<b</g>']]), 'de');
+    expect(stray.issues.map((i) => i.code)).toContain('tag_unbalanced');
+    expect(dom(stray.content)).toBeTruthy();
   });
 });
 

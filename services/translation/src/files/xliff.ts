@@ -4,16 +4,7 @@
 // translation is escaped as text, so the file always stays well-formed.
 import { parseIcu, type ValidationIssue } from '../language/index.ts';
 import { applySplices, FileParseError, type FileString, type ParsedFile, type Splice } from './types.ts';
-import {
-  checkWellFormed,
-  childElements,
-  contentText,
-  keptTagsNest,
-  parseXmlTree,
-  toXmlContent,
-  withAttribute,
-  type XmlElement,
-} from './xml.ts';
+import { checkWellFormed, contentText, keptMarkup, parseXmlTree, withAttribute, type XmlElement } from './xml.ts';
 
 interface Unit {
   key: string;
@@ -27,14 +18,28 @@ interface Unit {
   text: string;
 }
 
-const localName = (name: string) => name.slice(name.indexOf(':') + 1);
-const named = (el: XmlElement, name: string) => childElements(el).filter((c) => localName(c.name) === name);
+/** Whether `el`'s local name (after its prefix, if any) is `name` (a name without a prefix). */
+const isNamed = (el: XmlElement, name: string) => {
+  if (el.name === name) return true;
+  const colon = el.name.indexOf(':');
+  return colon >= 0 && el.name.length - colon - 1 === name.length && el.name.endsWith(name);
+};
+const named = (el: XmlElement, name: string) => {
+  const out: XmlElement[] = [];
+  for (const c of el.children) if (c.kind === 'element' && isNamed(c.element, name)) out.push(c.element);
+  return out;
+};
+const firstNamed = (el: XmlElement, name: string): XmlElement | undefined => {
+  for (const c of el.children) if (c.kind === 'element' && isNamed(c.element, name)) return c.element;
+  return undefined;
+};
 const allNamed = (el: XmlElement, name: string) => {
   const out: XmlElement[] = [];
   const walk = (e: XmlElement) => {
-    for (const c of childElements(e)) {
-      if (localName(c.name) === name) out.push(c);
-      walk(c);
+    for (const c of e.children) {
+      if (c.kind !== 'element') continue;
+      if (isNamed(c.element, name)) out.push(c.element);
+      walk(c.element);
     }
   };
   walk(el);
@@ -42,12 +47,12 @@ const allNamed = (el: XmlElement, name: string) => {
 };
 
 /** The inline tags of `text` that are among `codes`, in order (`<x id="1"/>`, `<pc id="2">`, `</pc>`). */
-export function inlineCodes(text: string, codes: ReadonlySet<string>): string[] {
-  return [...text.matchAll(/<\/?[A-Za-z_][^<>]*>/g)].map((m) => m[0]).filter((t) => codes.has(t));
-}
+export const inlineCodes = (text: string, codes: ReadonlySet<string>): string[] => keptMarkup(text, codes).tags;
 
 /** Inline codes compared by count; in an ICU message by presence (plural cases repeat them). */
 function codeIssues(key: string, source: string[], target: string[], icu: boolean): ValidationIssue[] {
+  // The same codes in the same order: nothing missing, nothing extra.
+  if (source.length === target.length && source.every((tag, i) => tag === target[i])) return [];
   const count = (list: string[]) =>
     list.reduce((m, t) => m.set(t, icu ? 1 : (m.get(t) ?? 0) + 1), new Map<string, number>());
   const s = count(source);
@@ -70,7 +75,7 @@ function codeIssues(key: string, source: string[], target: string[], icu: boolea
 export function parseXliff(content: string): ParsedFile {
   checkWellFormed(content);
   const root = parseXmlTree(content);
-  if (localName(root.name) !== 'xliff') throw new FileParseError(1, 'the root element is not <xliff>');
+  if (!isNamed(root, 'xliff')) throw new FileParseError(1, 'the root element is not <xliff>');
   const version = root.attrs.get('version') ?? '';
   const v2 = /^2\./.test(version);
   if (!v2 && !/^1\.[012]$/.test(version))
@@ -90,9 +95,10 @@ export function parseXliff(content: string): ParsedFile {
     const codes = new Set<string>();
     units.push({ key, unit, holder, source, target, codes, text: contentText(content, source, codes) });
   };
-  for (const file of named(root, 'file')) {
+  const files = named(root, 'file');
+  for (const file of files) {
     const fileId = file.attrs.get(v2 ? 'id' : 'original') ?? '';
-    const multiFile = named(root, 'file').length > 1;
+    const multiFile = files.length > 1;
     const prefix = multiFile ? `${fileId}/` : '';
     if (v2) {
       for (const unit of allNamed(file, 'unit')) {
@@ -102,7 +108,7 @@ export function parseXliff(content: string): ParsedFile {
         const segments = named(unit, 'segment');
         segments.forEach((seg, i) => {
           const key = segments.length === 1 ? `${prefix}${id}` : `${prefix}${id}/${seg.attrs.get('id') ?? i + 1}`;
-          add(key, unit, seg, named(seg, 'source')[0], named(seg, 'target')[0]);
+          add(key, unit, seg, firstNamed(seg, 'source'), firstNamed(seg, 'target'));
         });
       }
     } else {
@@ -110,13 +116,13 @@ export function parseXliff(content: string): ParsedFile {
         if (unit.attrs.get('translate') === 'no') continue;
         const id = unit.attrs.get('id');
         if (!id) throw new FileParseError(lineOf(content, unit), '<trans-unit> without id');
-        add(`${prefix}${id}`, unit, unit, named(unit, 'source')[0], named(unit, 'target')[0]);
+        add(`${prefix}${id}`, unit, unit, firstNamed(unit, 'source'), firstNamed(unit, 'target'));
       }
     }
   }
   const strings: FileString[] = units.map((u) => {
-    const notes = named(u.unit, v2 ? 'notes' : 'note')[0];
-    const note = v2 && notes ? named(notes, 'note')[0] : notes;
+    const notes = firstNamed(u.unit, v2 ? 'notes' : 'note');
+    const note = v2 && notes ? firstNamed(notes, 'note') : notes;
     const context = note
       ? contentText(content, note, new Set())
           .replace(/<[^>]*>/g, '')
@@ -152,8 +158,8 @@ export function parseXliff(content: string): ParsedFile {
       units.forEach((u, index) => {
         const t = translations.get(u.key);
         if (t === undefined) return;
-        const xml = toXmlContent(t, u.codes);
-        if (!keptTagsNest(t, u.codes)) {
+        const kept = keptMarkup(t, u.codes);
+        if (!kept.nests) {
           issues.push({
             itemId: u.key,
             code: 'tag_unbalanced',
@@ -161,8 +167,9 @@ export function parseXliff(content: string): ParsedFile {
           });
           return;
         }
-        const found = codeIssues(u.key, inlineCodes(u.text, u.codes), inlineCodes(t, u.codes), strings[index]!.isIcu);
-        issues.push(...found);
+        const found = codeIssues(u.key, inlineCodes(u.text, u.codes), kept.tags, strings[index]!.isIcu);
+        const xml = kept.xml;
+        if (found.length) issues.push(...found);
         const state = v2 ? 'translated' : found.length ? 'needs-review-translation' : 'translated';
         if (v2)
           splices.push({
@@ -178,7 +185,7 @@ export function parseXliff(content: string): ParsedFile {
           splices.push({ start: u.target.start, end: u.target.end, text: `${tag}${xml}</${u.target.name}>` });
         } else {
           const indent = indentBefore(content, u.source);
-          const name = u.source.name.replace(/source$/, 'target');
+          const name = u.source.name.endsWith('source') ? `${u.source.name.slice(0, -6)}target` : u.source.name;
           const attrs = v2 ? '' : ` state="${state}"`;
           splices.push({ start: u.source.end, end: u.source.end, text: `${indent}<${name}${attrs}>${xml}</${name}>` });
         }
@@ -194,8 +201,15 @@ function lineOf(content: string, el: XmlElement): number {
   return line;
 }
 
-/** The whitespace (newline and indentation) in front of an element, to put a sibling after it the same way. */
+/**
+ * The whitespace (newline and indentation) in front of an element, to put a sibling after it the same way: a newline
+ * within the 200 characters before it, then only spaces and tabs.
+ */
 function indentBefore(content: string, el: XmlElement): string {
-  const m = /\n[ \t]*$/.exec(content.slice(Math.max(0, el.start - 200), el.start));
-  return m ? m[0] : '';
+  let i = el.start;
+  while (i > 0 && (content.charCodeAt(i - 1) === 32 || content.charCodeAt(i - 1) === 9)) i--;
+  const newline = i - 1;
+  return newline >= Math.max(0, el.start - 200) && content.charCodeAt(newline) === 10
+    ? content.slice(newline, el.start)
+    : '';
 }

@@ -6,7 +6,7 @@ import { FileParseError, lineAt } from './types.ts';
 
 export interface XmlElement {
   name: string;
-  attrs: Map<string, string>;
+  attrs: ReadonlyMap<string, string>;
   /** Offset of `<` of the start tag. */
   start: number;
   /** Offset after `>` of the start tag. */
@@ -52,6 +52,10 @@ export function checkWellFormed(text: string): void {
 export const MAX_DEPTH = 200;
 
 const ATTR = /([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+/** The attributes of every element that has none (most of a file's: one map, not thousands). */
+const NO_ATTRIBUTES: ReadonlyMap<string, string> = new Map();
+/** An element's name, from just after its `<`. */
+const NAME = /[^\s/>]+/y;
 
 /** Decodes the five predefined entities and character references. */
 export function decodeXml(text: string): string {
@@ -65,8 +69,10 @@ export function decodeXml(text: string): string {
   });
 }
 
+const MARKUP = /[&<>]/;
 /** Escapes text content (`&`, `<`, `>`). */
-export const escapeXmlText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+export const escapeXmlText = (s: string) =>
+  MARKUP.test(s) ? s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') : s;
 /** Escapes an attribute value in double quotes. */
 export const escapeXmlAttr = (s: string) => escapeXmlText(s).replace(/"/g, '&quot;');
 
@@ -78,22 +84,26 @@ export function parseXmlTree(text: string): XmlElement {
   const stack: XmlElement[] = [];
   let root: XmlElement | null = null;
   let pos = 0;
-  const push = (node: XmlNode) => stack.at(-1)?.children.push(node);
   while (pos < text.length) {
     const lt = text.indexOf('<', pos);
     if (lt < 0) break;
-    if (lt > pos && stack.length > 0) push({ kind: 'text', start: pos, end: lt, text: decodeXml(text.slice(pos, lt)) });
-    if (text.startsWith('<!--', lt)) {
+    const parent = stack.at(-1);
+    if (lt > pos && parent) {
+      const raw = text.slice(pos, lt);
+      parent.children.push({ kind: 'text', start: pos, end: lt, text: raw.includes('&') ? decodeXml(raw) : raw });
+    }
+    const next = text.charCodeAt(lt + 1);
+    if (next === 33 /* ! */ && text.startsWith('<!--', lt)) {
       pos = text.indexOf('-->', lt + 4) + 3;
-    } else if (text.startsWith('<![CDATA[', lt)) {
+    } else if (next === 33 && text.startsWith('<![CDATA[', lt)) {
       const end = text.indexOf(']]>', lt + 9);
-      push({ kind: 'cdata', start: lt, end: end + 3, text: text.slice(lt + 9, end) });
+      parent?.children.push({ kind: 'cdata', start: lt, end: end + 3, text: text.slice(lt + 9, end) });
       pos = end + 3;
-    } else if (text.startsWith('<?', lt)) {
+    } else if (next === 63 /* ? */) {
       pos = text.indexOf('?>', lt + 2) + 2;
-    } else if (text.startsWith('<!', lt)) {
+    } else if (next === 33) {
       pos = text.indexOf('>', lt) + 1;
-    } else if (text[lt + 1] === '/') {
+    } else if (next === 47 /* / */) {
       const gt = text.indexOf('>', lt);
       const el = stack.pop()!;
       el.closeStart = lt;
@@ -102,19 +112,27 @@ export function parseXmlTree(text: string): XmlElement {
     } else {
       // A start tag: find its `>` outside quoted attribute values.
       let i = lt + 1;
-      let quote = '';
+      let quote = 0;
       for (; i < text.length; i++) {
-        const c = text[i]!;
+        const c = text.charCodeAt(i);
         if (quote) {
-          if (c === quote) quote = '';
-        } else if (c === '"' || c === "'") quote = c;
-        else if (c === '>') break;
+          if (c === quote) quote = 0;
+        } else if (c === 34 || c === 39) quote = c;
+        else if (c === 62) break;
       }
-      const inner = text.slice(lt + 1, text[i - 1] === '/' ? i - 1 : i);
-      const name = /^[^\s/>]+/.exec(inner)![0];
-      const attrs = new Map<string, string>();
-      for (const m of inner.slice(name.length).matchAll(ATTR)) attrs.set(m[1]!, decodeXml(m[2] ?? m[3] ?? ''));
-      const selfClosing = text[i - 1] === '/';
+      const selfClosing = text.charCodeAt(i - 1) === 47;
+      const innerEnd = selfClosing ? i - 1 : i;
+      NAME.lastIndex = lt + 1;
+      const name = NAME.exec(text)![0].slice(0, innerEnd - lt - 1);
+      let attrs = NO_ATTRIBUTES;
+      if (lt + 1 + name.length < innerEnd) {
+        const map = new Map<string, string>();
+        for (const m of text.slice(lt + 1 + name.length, innerEnd).matchAll(ATTR)) {
+          const value = m[2] ?? m[3] ?? '';
+          map.set(m[1]!, value.includes('&') ? decodeXml(value) : value);
+        }
+        attrs = map;
+      }
       const el: XmlElement = {
         name,
         attrs,
@@ -125,8 +143,8 @@ export function parseXmlTree(text: string): XmlElement {
         selfClosing,
         children: [],
       };
-      if (stack.length === 0) root = el;
-      else push({ kind: 'element', element: el });
+      if (!parent) root = el;
+      else parent.children.push({ kind: 'element', element: el });
       if (!selfClosing) stack.push(el);
       if (stack.length > MAX_DEPTH)
         throw new FileParseError(lineAt(text, lt), `elements nested deeper than ${MAX_DEPTH} levels`);
@@ -187,26 +205,85 @@ export function contentText(source: string, el: XmlElement, codes: Set<string>):
   return out;
 }
 
-/**
- * Translated text back to XML content: the source's own inline tags (exact spellings in `codes`) are kept as markup,
- * everything else is escaped as text, so the result is always well-formed when the kept tags balance.
- */
-export function toXmlContent(text: string, codes: ReadonlySet<string>): string {
-  let out = '';
-  let pos = 0;
-  for (const m of text.matchAll(/<\/?[A-Za-z_][^<>]*>/g)) {
-    if (!codes.has(m[0])) continue;
-    out += escapeXmlText(text.slice(pos, m.index)) + m[0];
-    pos = m.index + m[0].length;
-  }
-  return out + escapeXmlText(text.slice(pos));
+/** The source's own inline tags in a translation, and the translation as XML content. */
+export interface KeptMarkup {
+  /** The text as XML content: the kept tags as markup, everything else escaped. */
+  xml: string;
+  /** The kept tags, in order. */
+  tags: string[];
+  /** Whether the kept tags nest (then `xml` is well-formed). */
+  nests: boolean;
 }
+
+/**
+ * Translated text back to XML: the source's own inline tags (exact spellings in `codes`) found in `text` as
+ * `<\/?[A-Za-z_][^<>]*>` finds them, left to right, are kept as markup; everything else is escaped as text. One scan
+ * gives the content, the kept tags and whether they nest.
+ * @example keptMarkup('a <b>x</b> & <c>', new Set(['<b>', '</b>'])) // { xml: 'a <b>x</b> &amp; &lt;c&gt;', tags: ['<b>', '</b>'], nests: true }
+ */
+export function keptMarkup(text: string, codes: ReadonlySet<string>): KeptMarkup {
+  const tags: string[] = [];
+  if (codes.size === 0 || !text.includes('<')) return { xml: escapeXmlText(text), tags, nests: true };
+  const open: string[] = [];
+  let nests = true;
+  let xml = '';
+  let pos = 0;
+  for (let lt = text.indexOf('<'); lt >= 0; ) {
+    const end = tagEnd(text, lt);
+    if (end < 0) {
+      lt = text.indexOf('<', lt + 1);
+      continue;
+    }
+    const tag = text.slice(lt, end);
+    if (codes.has(tag)) {
+      xml += escapeXmlText(text.slice(pos, lt)) + tag;
+      pos = end;
+      tags.push(tag);
+      if (!tag.endsWith('/>')) {
+        const closing = tag.charCodeAt(1) === 47;
+        TAG_NAME.lastIndex = closing ? 2 : 1;
+        const name = TAG_NAME.exec(tag)![0];
+        if (!closing) open.push(name);
+        else if (open.pop() !== name) nests = false;
+      }
+    }
+    lt = text.indexOf('<', end);
+  }
+  return { xml: xml + escapeXmlText(text.slice(pos)), tags, nests: nests && open.length === 0 };
+}
+
+/** A tag's name, after its `<` or `</`. */
+const TAG_NAME = /[^\s/>]*/y;
+
+/** The end (after `>`) of the tag `<\/?[A-Za-z_][^<>]*>` matches at `lt`, or -1 when it matches none there. */
+function tagEnd(text: string, lt: number): number {
+  let i = lt + 1;
+  if (text.charCodeAt(i) === 47) i++;
+  const c = text.charCodeAt(i);
+  if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95)) return -1;
+  for (i++; i < text.length; i++) {
+    const d = text.charCodeAt(i);
+    if (d === 62) return i + 1;
+    if (d === 60) return -1;
+  }
+  return -1;
+}
+
+/** `keptMarkup(text, codes).xml`: the text as XML content, the source's own tags kept as markup. */
+export const toXmlContent = (text: string, codes: ReadonlySet<string>): string => keptMarkup(text, codes).xml;
+
+/** The pattern of each attribute `withAttribute` has set (a handful of names: state, trgLang, target-language). */
+const attributePatterns = new Map<string, RegExp>();
 
 /** A start tag with `attr` set to `value` (added or replaced), the rest of the tag as it was. */
 export function withAttribute(source: string, el: XmlElement, attr: string, value: string): string {
   const tag = source.slice(el.start, el.openEnd);
   const escaped = escapeXmlAttr(value);
-  const re = new RegExp(`(\\s${attr.replace(/[.:-]/g, '\\$&')}\\s*=\\s*)(?:"[^"]*"|'[^']*')`);
+  let re = attributePatterns.get(attr);
+  if (!re) {
+    re = new RegExp(`(\\s${attr.replace(/[.:-]/g, '\\$&')}\\s*=\\s*)(?:"[^"]*"|'[^']*')`);
+    attributePatterns.set(attr, re);
+  }
   if (re.test(tag)) return tag.replace(re, `$1"${escaped}"`);
   const close = el.selfClosing ? tag.length - 2 : tag.length - 1;
   return `${tag.slice(0, close).replace(/\s+$/, '')} ${attr}="${escaped}"${tag.slice(close)}`;
@@ -216,15 +293,5 @@ export function withAttribute(source: string, el: XmlElement, attr: string, valu
  * Whether the source's own tags kept in `text` (the only markup `toXmlContent` writes; all else is escaped) nest, so
  * the written content is well-formed.
  */
-export function keptTagsNest(text: string, codes: ReadonlySet<string>): boolean {
-  if (codes.size === 0) return true;
-  const open: string[] = [];
-  for (const m of text.matchAll(/<(\/?)([A-Za-z_][^\s/>]*)[^<>]*?(\/?)>/g)) {
-    if (!codes.has(m[0])) continue;
-    if (m[3] === '/') continue;
-    if (m[1] === '/') {
-      if (open.pop() !== m[2]) return false;
-    } else open.push(m[2]!);
-  }
-  return open.length === 0;
-}
+export const keptTagsNest = (text: string, codes: ReadonlySet<string>): boolean =>
+  codes.size === 0 || keptMarkup(text, codes).nests;

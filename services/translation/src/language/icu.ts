@@ -1,5 +1,6 @@
 // ICU MessageFormat: parse (never throws), walk the AST, and the arguments a message uses.
 import { type MessageFormatElement, parse, TYPE } from '@formatjs/icu-messageformat-parser';
+import { pluralCategories } from './plural-categories.ts';
 
 /** Argument kinds as they must match between source and target. */
 export type IcuArgType = 'argument' | 'number' | 'date' | 'time' | 'select' | 'plural' | 'selectordinal';
@@ -63,4 +64,45 @@ export function icuArguments(ast: MessageFormatElement[]): Map<string, Set<IcuAr
     args.set(el.value, set);
   });
   return args;
+}
+
+/**
+ * The plural cases a translation into `locale` drops: each case whose category the locale does not use (a Russian
+ * `few` into English, an English `one` into Japanese), as the [start, end) range from its keyword to its closing
+ * brace. Exact selectors (`=0`) and `other` are always kept. Outermost ranges only (a dropped case's nested plurals
+ * go with it). The one rule for what a target keeps: the pseudo provider writes by it, the validators read by it.
+ * @example droppedPluralCases(src, ast, 'ja') // [[9, 24]] for `{n, plural, one {# file} other {# files}}`
+ */
+export function droppedPluralCases(
+  source: string,
+  ast: MessageFormatElement[],
+  locale: string,
+): Array<[number, number]> {
+  const cardinal = pluralCategories(locale, 'cardinal') ?? ['other'];
+  const ordinal = pluralCategories(locale, 'ordinal') ?? ['other'];
+  const ranges: Array<[number, number]> = [];
+  walkIcu(ast, (el) => {
+    if (el.type !== TYPE.plural) return;
+    const needed = el.pluralType === 'ordinal' ? ordinal : cardinal;
+    for (const [category, option] of Object.entries(el.options)) {
+      if (category.startsWith('=') || needed.includes(category) || !option.location) continue;
+      const keyword = source.lastIndexOf(category, option.location.start.offset);
+      if (keyword >= 0) ranges.push([keyword, option.location.end.offset]);
+    }
+  });
+  ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const outer: Array<[number, number]> = [];
+  for (const r of ranges) if (outer.length === 0 || r[0] >= (outer.at(-1) as [number, number])[1]) outer.push(r);
+  return outer;
+}
+
+/** `source` without the plural cases a translation into `locale` drops (droppedPluralCases): what it must carry. */
+export function sourceForLocale(source: string, ast: MessageFormatElement[], locale: string): string {
+  let out = '';
+  let at = 0;
+  for (const [start, end] of droppedPluralCases(source, ast, locale)) {
+    out += source.slice(at, start);
+    at = end;
+  }
+  return out + source.slice(at);
 }

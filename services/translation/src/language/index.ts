@@ -1,7 +1,15 @@
 // The language core: vocabulary (zod schemas and their types), ICU MessageFormat, protected tokens (placeholders,
 // tags, URLs), glossary terms and plural categories. Every language folder (providers, validators, judge) imports
 // it; it imports none of them.
-export { type IcuArgType, icuArguments, type ParseOutcome, parseIcu, walkIcu } from './icu.ts';
+export {
+  droppedPluralCases,
+  type IcuArgType,
+  icuArguments,
+  type ParseOutcome,
+  parseIcu,
+  sourceForLocale,
+  walkIcu,
+} from './icu.ts';
 export {
   type ProtectedToken,
   parseTag,

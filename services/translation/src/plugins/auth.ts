@@ -8,10 +8,11 @@
 // no browser, no ambient cookie risk) is let through. Bodies are JSON only, which a cross-site HTML form cannot send.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Principal } from '../context.ts';
+import { ApiKeyResolver } from '../domain/accounts.ts';
 import { forbidden, unauthorized } from '../errors.ts';
-import { ApiKeyResolver, type Principal } from '../services/accounts.ts';
-import { bearerToken, secretsEqual } from '../services/secrets.ts';
-import { resolveSession, SESSION_COOKIE, type SessionUser } from '../services/sessions.ts';
+import { bearerToken, secretsEqual } from '../infra/secrets.ts';
+import { resolveSession, SESSION_COOKIE, type SessionUser } from '../infra/sessions.ts';
 
 export interface Authenticators {
   /** `Authorization: Bearer <API_KEY>` → request.principal. */

@@ -1,7 +1,8 @@
 // The metering module (reservations and settlements, group commit on PostgreSQL) as `app.meter`.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { createMeter, type Meter } from '../services/meter.ts';
+import type { Meter } from '../domain/metering.ts';
+import { createMeter } from '../infra/meter.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -2,7 +2,8 @@
 // status and duration: never bodies or headers.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { createMetrics, type Metrics } from '../services/metrics.ts';
+import type { Metrics } from '../context.ts';
+import { createMetrics } from '../infra/metrics.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -3,14 +3,9 @@
 // Retry-After.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { LimitRule, RateLimits } from '../context.ts';
 import { rateLimited } from '../errors.ts';
-import {
-  createRateLimits,
-  type LimitRule,
-  MemoryRateLimitStore,
-  PostgresRateLimitStore,
-  type RateLimits,
-} from '../services/rate-limiter.ts';
+import { createRateLimits, MemoryRateLimitStore, PostgresRateLimitStore } from '../infra/rate-limiter.ts';
 
 export interface AppRateLimits extends RateLimits {
   /** An onRequest/preHandler hook counting the request of `who(request)` in every rule's bucket. */

@@ -4,7 +4,7 @@
 import oauth2, { type OAuth2Namespace, type OAuth2Token } from '@fastify/oauth2';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppError } from '../errors.ts';
+import { AppError, signInFailed } from '../errors.ts';
 
 export interface SignIn {
   readonly enabled: boolean;
@@ -25,7 +25,6 @@ export const CALLBACK_PATH = '/auth/github/callback';
 export const SCOPES = ['read:user', 'user:email'];
 
 export const signInDisabled = () => new AppError('unavailable', 503, 'sign-in is not configured on this service');
-const signInFailed = () => new AppError('sign_in_failed', 401, 'sign-in failed');
 
 function hostAndPath(url: string): { host: string; path: string } {
   const u = new URL(url);

@@ -1,5 +1,13 @@
 import { type MessageFormatElement, TYPE } from '@formatjs/icu-messageformat-parser';
-import { findTerm, type GlossaryEntry, parseIcu, pluralCategories, scanProtected, walkIcu } from '../language/index.ts';
+import {
+  droppedPluralCases,
+  findTerm,
+  type GlossaryEntry,
+  parseIcu,
+  pluralCategories,
+  scanProtected,
+  walkIcu,
+} from '../language/index.ts';
 
 const ACCENTS: Record<string, string> = {
   a: 'å',
@@ -158,6 +166,9 @@ function icuBody(
   let produced = 0;
   const cardinal = pluralCategories(locale, 'cardinal') ?? ['other'];
   const ordinal = pluralCategories(locale, 'ordinal') ?? ['other'];
+  // Categories the target does not use (a Russian `few` into English) are dropped with their keyword.
+  if (completePlurals)
+    for (const [start, end] of droppedPluralCases(source, ast, locale)) edits.push({ start, end, render: () => '' });
   walkIcu(ast, (el) => {
     if (el.type === TYPE.literal && el.location) {
       const { start, end } = el.location;
@@ -169,13 +180,6 @@ function icuBody(
       const other = el.options.other?.location;
       if (!other || !completePlurals) return;
       const needed = el.pluralType === 'ordinal' ? ordinal : cardinal;
-      // Categories the target does not use (a Russian `few` into English) are dropped with their keyword.
-      for (const [category, option] of Object.entries(el.options)) {
-        if (category.startsWith('=') || needed.includes(category) || !option.location) continue;
-        const keyword = source.lastIndexOf(category, option.location.start.offset);
-        if (keyword < 0) continue;
-        edits.push({ start: keyword, end: option.location.end.offset, render: () => '' });
-      }
       const missing = needed.filter((c) => !(c in el.options));
       if (missing.length === 0) return;
       const at = other.end.offset;

@@ -40,6 +40,34 @@ describe('validateTranslation', () => {
     });
     expect(attrs).toEqual([]);
   });
+  it('a plural case the target drops takes its tags, placeholders and terms with it; a kept one does not', () => {
+    const source = '{n, plural, one {# <b>file</b> %s Acme} other {# files}}';
+    const glossary = [{ term: 'Acme', target: null, neverTranslate: true }];
+    // Japanese has only `other`: the `one` case and what is in it go.
+    const ja = validateTranslation({
+      ...base,
+      targetLocale: 'ja',
+      glossary,
+      source,
+      target: '{n, plural, other {#}}',
+      isIcu: true,
+    });
+    expect(ja).toEqual([]);
+    // German keeps `one`: leaving its contents out is still missing them (positive control).
+    const de = validateTranslation({
+      ...base,
+      glossary,
+      source,
+      target: '{n, plural, one {#} other {#}}',
+      isIcu: true,
+    });
+    expect(de.map((i) => i.code)).toEqual([
+      'placeholder_missing',
+      'tag_missing',
+      'tag_missing',
+      'glossary_never_translate',
+    ]);
+  });
   it('treats braces as placeholders in non-ICU strings', () => {
     expect(
       validateTranslation({ ...base, source: 'Hi {name}', target: 'Hallo {nom}', isIcu: false }).map((i) => i.code),

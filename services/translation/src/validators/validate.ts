@@ -1,4 +1,4 @@
-import { type GlossaryEntry, parseIcu, type ValidationIssue } from '../language/index.ts';
+import { type GlossaryEntry, parseIcu, sourceForLocale, type ValidationIssue } from '../language/index.ts';
 import { validateGlossary } from './glossary.ts';
 import { validateIcu } from './icu.ts';
 import { validatePlaceholders } from './placeholders.ts';
@@ -32,13 +32,16 @@ export function validateTranslation(input: ValidateInput): ValidationIssue[] {
     // Parse once; the ICU and glossary checks share the trees.
     const parsed = input.isIcu ? { source: parseIcu(source), target: parseIcu(target) } : undefined;
     if (parsed) issues.push(...validateIcu(source, target, input.targetLocale, parsed));
-    // ICU strings: braces are ICU arguments (checked above); tags, printf and mustache are still compared.
+    // ICU strings: braces are ICU arguments (checked above); tags, printf and mustache are still compared, against
+    // the source without the plural cases the target locale drops (their tags and placeholders go with them).
     const syntaxBroken = issues.some((i) => i.code === 'icu_syntax_source' || i.code === 'icu_syntax_target');
-    if (!syntaxBroken) issues.push(...validatePlaceholders(source, target, { icu: input.isIcu }));
+    const kept = parsed?.source.ok === true ? sourceForLocale(source, parsed.source.ast, input.targetLocale) : source;
+    if (!syntaxBroken) issues.push(...validatePlaceholders(kept, target, { icu: input.isIcu }));
     issues.push(
-      ...validateGlossary(source, target, input.glossary, {
+      ...validateGlossary(kept, target, input.glossary, {
         icu: input.isIcu,
-        ...(parsed ? { parsedSource: parsed.source, parsedTarget: parsed.target } : {}),
+        // The source's tree holds only when nothing was dropped from it (a dropped case re-parses).
+        ...(parsed ? { parsedTarget: parsed.target, ...(kept === source ? { parsedSource: parsed.source } : {}) } : {}),
       }),
     );
   }

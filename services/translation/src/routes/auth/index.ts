@@ -2,11 +2,11 @@
 // finishes it (the `session-token` cookie), POST /auth/logout ends the session.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { audit } from '../../domain/audit.ts';
+import { signInWithGitHub } from '../../domain/identity.ts';
 import { route } from '../../http/route-spec.ts';
 import { SignedOut } from '../../http/schemas.ts';
-import { audit } from '../../services/audit.ts';
-import { signInWithGitHub } from '../../services/identity.ts';
-import { createSession, endSession, SESSION_COOKIE } from '../../services/sessions.ts';
+import { createSession, endSession, SESSION_COOKIE } from '../../infra/sessions.ts';
 import { r401, r403, r429, rateLimitHeaders, sessionHooks } from '../responses.ts';
 
 const redirect = (description: string) => ({

@@ -2,9 +2,9 @@
 // the signature covers its exact bytes.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { handleBillingWebhook } from '../../domain/billing.ts';
 import { route } from '../../http/route-spec.ts';
 import { BillingReceived } from '../../http/schemas.ts';
-import { handleBillingWebhook } from '../../services/billing.ts';
 import { r429, rateLimitHeaders } from '../responses.ts';
 
 export default async function billingRoutes(app: FastifyInstance): Promise<void> {

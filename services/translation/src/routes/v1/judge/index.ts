@@ -1,9 +1,9 @@
 // POST /api/v1/judge (registered with that prefix).
 import type { FastifyInstance } from 'fastify';
+import { meteredJudge } from '../../../domain/judging.ts';
+import { orgSubject } from '../../../domain/metering.ts';
 import { route } from '../../../http/route-spec.ts';
 import { JudgeRequest, JudgeResponse } from '../../../http/schemas.ts';
-import { meteredJudge } from '../../../services/judging.ts';
-import { orgSubject } from '../../../services/meter.ts';
 import { r400, r401, r429, rateLimitHeaders } from '../../responses.ts';
 
 export default async function judgeRoutes(app: FastifyInstance): Promise<void> {

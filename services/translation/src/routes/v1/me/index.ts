@@ -1,8 +1,8 @@
 // GET /api/v1/me — the signed-in user, their organizations and roles (registered with that prefix).
 import type { FastifyInstance } from 'fastify';
+import { listOrgs } from '../../../domain/orgs.ts';
 import { route } from '../../../http/route-spec.ts';
 import { Me } from '../../../http/schemas.ts';
-import { listOrgs } from '../../../services/orgs.ts';
 import { actorOf, r401, r429, rateLimitHeaders, sessionHooks } from '../../responses.ts';
 
 export default async function meRoutes(app: FastifyInstance): Promise<void> {

@@ -1,10 +1,10 @@
 // POST /api/v1/mfa — TOTP enrollment and verification (registered with that prefix).
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { enrollMfa, verifyMfa } from '../../../domain/mfa.ts';
 import { badRequest } from '../../../errors.ts';
 import { route } from '../../../http/route-spec.ts';
 import { MfaRequest, MfaResult } from '../../../http/schemas.ts';
-import { enrollMfa, verifyMfa } from '../../../services/mfa.ts';
 import { actorOf, r400, r401, r403, r409, r429, rateLimitHeaders, sessionHooks } from '../../responses.ts';
 
 export default async function mfaRoutes(app: FastifyInstance): Promise<void> {

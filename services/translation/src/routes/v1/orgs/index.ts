@@ -1,6 +1,19 @@
 // Organizations, members, invites and usage (registered under /api/v1/orgs). Every refusal of an organization the
 // caller may not act on is the same 403, whether it exists or not.
 import type { FastifyInstance } from 'fastify';
+import { exportTmx, importTmx, memoryStatus, setMemory } from '../../../domain/memory.ts';
+import {
+  billingOf,
+  changeRole,
+  createOrg,
+  invite,
+  listInvites,
+  listMembers,
+  listOrgs,
+  removeMember,
+  withdrawInvite,
+} from '../../../domain/orgs.ts';
+import { orgUsage } from '../../../domain/usage.ts';
 import { route } from '../../../http/route-spec.ts';
 import {
   Billing,
@@ -22,19 +35,6 @@ import {
   RoleChange,
   Usage,
 } from '../../../http/schemas.ts';
-import { exportTmx, importTmx, memoryStatus, setMemory } from '../../../services/memory.ts';
-import {
-  billingOf,
-  changeRole,
-  createOrg,
-  invite,
-  listInvites,
-  listMembers,
-  listOrgs,
-  removeMember,
-  withdrawInvite,
-} from '../../../services/orgs.ts';
-import { orgUsage } from '../../../services/usage.ts';
 import { actorOf, r400, r401, r403, r404, r409, r413, r429, rateLimitHeaders, sessionHooks } from '../../responses.ts';
 
 /** TMX uploads (the memory import): XML as a string, up to this many bytes. */

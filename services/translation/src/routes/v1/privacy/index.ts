@@ -2,11 +2,11 @@
 // plan: transfer, delete or scrub; the audit trail kept under a pseudonymous subject).
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { requireStepUp } from '../../../domain/mfa.ts';
+import { eraseAccount, exportData } from '../../../domain/privacy.ts';
 import { route } from '../../../http/route-spec.ts';
 import { PrivacyDeleteResult } from '../../../http/schemas.ts';
-import { requireStepUp } from '../../../services/mfa.ts';
-import { eraseAccount, exportData } from '../../../services/privacy.ts';
-import { SESSION_COOKIE } from '../../../services/sessions.ts';
+import { SESSION_COOKIE } from '../../../infra/sessions.ts';
 import { actorOf, r401, r403, r429, rateLimitHeaders, sessionHooks } from '../../responses.ts';
 
 export default async function privacyRoutes(app: FastifyInstance): Promise<void> {

@@ -1,6 +1,7 @@
 // The review queue and the actions on review items (registered under /api/v1/reviews). Statuses: open → approved |
 // edited | rejected; an action on a decided item is 409; an unknown item and another organization's are both 404.
 import type { FastifyInstance } from 'fastify';
+import { actOnReview, listReviews } from '../../../domain/reviews.ts';
 import { route } from '../../../http/route-spec.ts';
 import {
   IdParams,
@@ -10,7 +11,6 @@ import {
   ReviewListQuery,
   ValidationFailedBody,
 } from '../../../http/schemas.ts';
-import { actOnReview, listReviews } from '../../../services/reviews.ts';
 import { actorOf, r400, r401, r403, r404, r409, r429, rateLimitHeaders, sessionHooks } from '../../responses.ts';
 
 export default async function reviewRoutes(app: FastifyInstance): Promise<void> {

@@ -1,5 +1,8 @@
 // POST /api/v1/translate and POST /api/v1/translate/file (registered with that prefix).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RateLimitGate } from '../../../domain/metering.ts';
+import { translateBatch } from '../../../domain/translate.ts';
+import { translateFile } from '../../../domain/translate-file.ts';
 import { route } from '../../../http/route-spec.ts';
 import {
   DryRunResult,
@@ -9,9 +12,6 @@ import {
   TranslateFileResult,
   TranslateResult,
 } from '../../../http/schemas.ts';
-import type { RateLimitGate } from '../../../services/meter.ts';
-import { translateBatch } from '../../../services/translate.ts';
-import { translateFile } from '../../../services/translate-file.ts';
 import { r400, r401, r402, r403, r413, r429, r502, rateLimitHeaders } from '../../responses.ts';
 
 /** JSON bodies of the file route: the file's limit plus room for JSON escaping (a larger body is 413 too). */

@@ -13,9 +13,10 @@ import {
   type User,
 } from '../db/schema.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
+import { sha256 } from '../infra/secrets.ts';
 import { audit } from './audit.ts';
-import { authorize, mayChangeRole, mayRemove, type Role, roleIn } from './roles.ts';
-import { sha256 } from './secrets.ts';
+import { mayChangeRole, mayRemove, type Role } from './role-table.ts';
+import { authorize, roleIn } from './roles.ts';
 
 /** Who acts, and through which request (for the audit log). */
 export interface Actor {

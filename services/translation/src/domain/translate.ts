@@ -2,16 +2,16 @@
 // memory holds, reserve quota and budget, call the provider, validate, retry once with the issues as feedback, settle
 // with the reported usage, remember what passed, maybe sample for background judging.
 
-import type { AppContext } from '../context.ts';
+import type { AppContext, Principal } from '../context.ts';
 import type { FineTunedModel } from '../db/schema.ts';
 import { AppError, forbidden, rateLimited, upstreamFailed } from '../errors.ts';
 import type { TranslateBatch, TranslateResult } from '../http/schemas.ts';
+import { enqueue } from '../infra/jobs.ts';
+import { checkRateLimit } from '../infra/rate-limiter.ts';
 import type { TranslateItem, ValidationIssue } from '../language/index.ts';
 import type { ProviderRequest, ProviderResult } from '../providers/index.ts';
 import { UpstreamError } from '../providers/index.ts';
 import { isRetryable, validateBatch } from '../validators/index.ts';
-import type { Principal } from './accounts.ts';
-import { enqueue } from './jobs.ts';
 import { recall, remember } from './memory.ts';
 import {
   costMicros,
@@ -20,8 +20,7 @@ import {
   orgSubject,
   type Price,
   type RateLimitGate,
-} from './meter.ts';
-import { checkRateLimit } from './rate-limiter.ts';
+} from './metering.ts';
 
 export interface ResolvedModel {
   /** Model name sent upstream. */

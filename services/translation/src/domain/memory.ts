@@ -4,7 +4,7 @@
 // provider call. Nothing is ever read across organizations: every statement is scoped by `org_id`. Turning the
 // memory off deletes it in the same transaction, and a store checks the switch under a row lock, so nothing written
 // concurrently outlives an off.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/index.ts';
@@ -39,9 +39,7 @@ export function canonicalLocale(locale: string): string {
  */
 export function memoryKey(t: MemoryText): string {
   const text = t.isIcu ? normalizeIcu(t.text) : t.text.normalize('NFC');
-  return createHash('sha256')
-    .update(`${t.isIcu ? 'icu' : 'text'}\u0000${text}\u0000${(t.context ?? '').normalize('NFC')}`)
-    .digest('hex');
+  return hash('sha256', `${t.isIcu ? 'icu' : 'text'}\u0000${text}\u0000${(t.context ?? '').normalize('NFC')}`, 'hex');
 }
 
 /** A stored translation and where it came from. */
@@ -61,31 +59,42 @@ export async function recall(
   const found = new Map<number, Recalled>();
   if (items.length === 0) return found;
   const keys = items.map(memoryKey);
+  const unique = [...new Set(keys)];
   // A join from the keys (the primary key's lookups, one per key): a plan that stays right when the statement is
-  // prepared once and planned generically, whatever the table's size.
-  const rows = await database.query<{ h: string; t: string; o: MemoryOrigin }>(
-    `SELECT x.h, m.target_text AS t, m.origin AS o
-       FROM unnest($4::text[]) AS x(h)
+  // prepared once and planned generically, whatever the table's size. The hits come back as one JSON array (one
+  // value to read, not a row each) of [position of the key in `unique`, target, origin, whether the entry's last
+  // use is a day old].
+  const [row] = await database.query<{ hits: [number, string, MemoryOrigin, boolean][] | null }>(
+    `SELECT json_agg(json_build_array(x.i, m.target_text, m.origin, m.last_used_at < now() - interval '1 day')) AS hits
+       FROM unnest($4::text[]) WITH ORDINALITY AS x(h, i)
        JOIN translation_memory m
          ON m.org_id = $1 AND m.source_locale = $2 AND m.target_locale = $3 AND m.key_hash = decode(x.h, 'hex')`,
-    [orgId, canonicalLocale(sourceLocale), canonicalLocale(targetLocale), [...new Set(keys)]],
+    [orgId, canonicalLocale(sourceLocale), canonicalLocale(targetLocale), unique],
     'memory_recall',
   );
-  if (rows.length === 0) return found;
-  const byKey = new Map(rows.map((r) => [r.h, { text: r.t, origin: r.o }]));
+  const hits = row?.hits ?? [];
+  if (hits.length === 0) return found;
+  const byKey = new Map<string, Recalled>();
+  const stale: string[] = [];
+  for (const [i, text, origin, old] of hits) {
+    const key = unique[i - 1]!;
+    byKey.set(key, { text, origin });
+    if (old) stale.push(key);
+  }
   keys.forEach((k, i) => {
     const hit = byKey.get(k);
     if (hit !== undefined) found.set(i, hit);
   });
-  // Retention counts from the last use: refreshed at most once a day per entry.
-  await database.query(
-    `UPDATE translation_memory m SET last_used_at = now()
-       FROM unnest($4::text[]) AS x(h)
-      WHERE m.org_id = $1 AND m.source_locale = $2 AND m.target_locale = $3 AND m.key_hash = decode(x.h, 'hex')
-        AND m.last_used_at < now() - interval '1 day'`,
-    [orgId, canonicalLocale(sourceLocale), canonicalLocale(targetLocale), rows.map((r) => r.h)],
-    'memory_touch',
-  );
+  // Retention counts from the last use: refreshed at most once a day per entry (a second statement only then).
+  if (stale.length > 0)
+    await database.query(
+      `UPDATE translation_memory m SET last_used_at = now()
+         FROM unnest($4::text[]) AS x(h)
+        WHERE m.org_id = $1 AND m.source_locale = $2 AND m.target_locale = $3 AND m.key_hash = decode(x.h, 'hex')
+          AND m.last_used_at < now() - interval '1 day'`,
+      [orgId, canonicalLocale(sourceLocale), canonicalLocale(targetLocale), stale],
+      'memory_touch',
+    );
   return found;
 }
 

@@ -1,7 +1,7 @@
 // File translation: parse the locale file (400 with the line and the reason), send its strings through the one
 // translate path (memory, then ONE metered call split into provider requests, validators, retry), write the
 // translations back in the same format, and report the issues per key.
-import type { AppContext } from '../context.ts';
+import type { AppContext, Principal } from '../context.ts';
 import { AppError, badRequest, payloadTooLarge } from '../errors.ts';
 import { FileParseError, gettextPlurals, type ParsedFile, parseLocaleFile } from '../files/index.ts';
 import {
@@ -11,8 +11,7 @@ import {
   type TranslateFileResult,
 } from '../http/schemas.ts';
 import type { TranslateItem, ValidationIssue } from '../language/index.ts';
-import type { Principal } from './accounts.ts';
-import type { RateLimitGate } from './meter.ts';
+import type { RateLimitGate } from './metering.ts';
 import { type ChunkLimits, type DryRunOutcome, runTranslation } from './translate.ts';
 
 /** A file's strings go to the provider in requests of at most this many strings and source characters. */
@@ -59,9 +58,13 @@ export async function translateFile(
   // Provider ids: the key, or the format's short id where keys are long (PO msgids).
   const keyOf = new Map<string, string>();
   const items: TranslateItem[] = file.strings.map((s) => {
-    const id = s.id ?? s.key;
-    keyOf.set(id, s.key);
-    return { id, text: s.text, isIcu: s.isIcu, ...(s.context ? { context: s.context.slice(0, 2_000) } : {}) };
+    if (s.id !== undefined) keyOf.set(s.id, s.key);
+    return {
+      id: s.id ?? s.key,
+      text: s.text,
+      isIcu: s.isIcu,
+      ...(s.context ? { context: s.context.slice(0, 2_000) } : {}),
+    };
   });
   const outcome = await runTranslation(
     ctx,
@@ -78,8 +81,12 @@ export async function translateFile(
     { gate, chunks: FILE_CHUNKS, dryRun: body.dryRun === true },
   );
   if ('dryRun' in outcome) return outcome;
-  const translations = new Map<string, string>();
-  for (const [id, text] of outcome.texts) translations.set(keyOf.get(id) ?? id, text);
+  // Keyed by the file's keys (the provider ids are the keys unless the format has short ids).
+  let translations = outcome.texts;
+  if (keyOf.size > 0) {
+    translations = new Map();
+    for (const [id, text] of outcome.texts) translations.set(keyOf.get(id) ?? id, text);
+  }
   const written = file.write(translations, body.targetLocale);
   const byKey = (i: ValidationIssue): ValidationIssue => ({ ...i, itemId: keyOf.get(i.itemId ?? '') ?? i.itemId });
   return {

@@ -10,7 +10,8 @@ import { validateTranslation } from '../validators/index.ts';
 import { audit } from './audit.ts';
 import { remember } from './memory.ts';
 import type { Actor } from './orgs.ts';
-import { allows, authorize, type Role } from './roles.ts';
+import { allows, type Role } from './role-table.ts';
+import { authorize } from './roles.ts';
 
 export const REVIEW_STATUSES = ['open', 'approved', 'edited', 'rejected'] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];

@@ -1,9 +1,9 @@
 // One run of the worker (POST /api/worker, called by the worker CronJob): release orphaned metering reservations,
 // enqueue yesterday's usage rollup (once), then drain the job queue within the run's bounds.
 import type { AppContext } from '../context.ts';
-import { drain, enqueue } from './jobs.ts';
+import { drain, enqueue } from '../infra/jobs.ts';
 import { judgeSampleHandler, usageRollupHandler } from './judging.ts';
-import { utcDay } from './meter.ts';
+import { utcDay } from './metering.ts';
 
 /**
  * Runs the worker once; returns the jobs processed and failed in this run.

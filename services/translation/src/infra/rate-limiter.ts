@@ -1,20 +1,8 @@
 // Fixed-window rate limits. The PostgreSQL store is shared by every replica (one atomic upsert per hit);
 // the in-memory store is for a single process (PGlite, `make dev`).
+import type { RateLimitStore, RateLimits } from '../context.ts';
 import type { Database } from '../db/index.ts';
-
-export interface RateLimitDecision {
-  allowed: boolean;
-  limit: number;
-  /** Requests left in this window (never negative). */
-  remaining: number;
-  /** Whole seconds until the window frees up (at least 1). */
-  retryAfterSeconds: number;
-}
-
-export interface RateLimitStore {
-  /** Counts one hit in `bucket`'s current window and returns the count so far. */
-  hit(bucket: string, windowStart: number, windowMs: number): Promise<number>;
-}
+import type { RateLimitDecision } from '../domain/metering.ts';
 
 /**
  * Counts one request against `limit` per `windowMs` in `bucket`.
@@ -84,27 +72,6 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.#lastSweep = now;
     for (const [bucket, w] of this.#windows) if (w.windowStart + w.windowMs < now) this.#windows.delete(bucket);
   }
-}
-
-export interface LimitRule {
-  /** Bucket name prefix, e.g. `translate:key` */
-  name: string;
-  limit: number;
-  windowMs: number;
-}
-
-/** The rate limits of the app: the store, the configured limits, and the check of one request against rules. */
-export interface RateLimits {
-  readonly store: RateLimitStore;
-  /** True when the store is shared by replicas (PostgreSQL). */
-  readonly shared: boolean;
-  /** The per-minute limit of `route` (RATE_LIMITS, or the built-in default, else `fallback`). */
-  perMinute(route: string, fallback: number): number;
-  /**
-   * Counts one request of `subject` in every rule's bucket. Returns the tightest remaining count (for
-   * RateLimitRemaining) and, over a limit, the seconds until every refusing window frees up (0 when allowed).
-   */
-  check(rules: LimitRule[], subject: string): Promise<{ remaining: number; retryAfterSeconds: number }>;
 }
 
 export function createRateLimits(opts: {

@@ -1,7 +1,7 @@
 // An organization's usage for the session API: the current quota period per UTC day, model and kind (from the usage
 // events), against the plan's quota and today's budget cap (from the metering counters).
 import type { AppContext } from '../context.ts';
-import { ORG_LIMITS_COLUMNS, type OrgLimits, periodStart, utcDay } from './meter.ts';
+import { ORG_LIMITS_COLUMNS, type OrgLimits, periodStart, utcDay } from './metering.ts';
 import type { Actor } from './orgs.ts';
 import { authorize } from './roles.ts';
 

@@ -7,10 +7,10 @@ import { generateSecret, generateURI, verify } from 'otplib';
 import type { AppContext } from '../context.ts';
 import type { User } from '../db/schema.ts';
 import { AppError, badRequest, forbidden, unauthorized } from '../errors.ts';
+import { decryptSecret, encryptSecret } from '../infra/secrets.ts';
+import { markMfaVerified, type SessionUser } from '../infra/sessions.ts';
 import { audit } from './audit.ts';
 import type { Actor } from './orgs.ts';
-import { decryptSecret, encryptSecret } from './secrets.ts';
-import { markMfaVerified, type SessionUser } from './sessions.ts';
 
 export const TOTP_PERIOD_S = 30;
 /** How long a passed TOTP check covers the sensitive actions. */

@@ -1,19 +1,6 @@
 // prom-client metrics, names prefixed `scriptorium_translation_`. One registry per app (tests build many apps).
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-
-export interface Metrics {
-  registry: Registry;
-  httpRequests: Counter<'route' | 'method' | 'status'>;
-  httpDuration: Histogram<'route' | 'method'>;
-  upstreamCalls: Counter<'kind' | 'outcome'>;
-  providerRequests: Counter<'kind'>;
-  tokens: Counter<'direction'>;
-  spendMicros: Counter<'kind'>;
-  meterRefusals: Counter<'reason'>;
-  rateLimited: Counter<'route'>;
-  jobs: Counter<'kind' | 'outcome'>;
-  meterBatchSize: Histogram<'kind'>;
-}
+import type { Metrics } from '../context.ts';
 
 export function createMetrics(collectDefaults: boolean): Metrics {
   const registry = new Registry();

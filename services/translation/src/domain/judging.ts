@@ -9,7 +9,7 @@ import type { JudgeInput, JudgeResult } from '../judge/index.ts';
 import { estimateJudge, judgeTranslations } from '../judge/index.ts';
 import { UpstreamError } from '../providers/index.ts';
 import { validateTranslation } from '../validators/index.ts';
-import { type MeteredCall, type MeterSubject, ORG_LIMITS_COLUMNS, type OrgLimits, orgSubject } from './meter.ts';
+import { type MeteredCall, type MeterSubject, ORG_LIMITS_COLUMNS, type OrgLimits, orgSubject } from './metering.ts';
 import type { JudgeSamplePayload } from './translate.ts';
 import { priceOf } from './translate.ts';
 

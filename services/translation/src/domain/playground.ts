@@ -6,7 +6,7 @@ import { upstreamFailed } from '../errors.ts';
 import type { PlaygroundRequest } from '../http/schemas.ts';
 import type { ProviderRequest } from '../providers/index.ts';
 import { meteredJudge } from './judging.ts';
-import { playgroundSubject } from './meter.ts';
+import { playgroundSubject } from './metering.ts';
 import { meteredTranslate, priceOf } from './translate.ts';
 
 export interface PlaygroundResult {

@@ -1,23 +1,11 @@
 // Users, organizations, memberships and API keys: what the operator CLI, `make dev` and the API-key auth need.
 import { and, eq, sql } from 'drizzle-orm';
 import type { PlanConfig } from '../config.ts';
+import type { ApiKeys, Principal } from '../context.ts';
 import type { Database } from '../db/index.ts';
-import {
-  type ApiKey,
-  apiKeys,
-  auditLog,
-  memberships,
-  type Organization,
-  organizations,
-  plans,
-  users,
-} from '../db/schema.ts';
-import { ORG_LIMITS_COLUMNS, type OrgLimits } from './meter.ts';
-import { digestsEqual, generateApiKey, looksLikeApiKey, sha256 } from './secrets.ts';
-
-/** Who is calling with an API key, and the limits and review settings of the organization that pays. */
-export type Principal = { keyId: ApiKey['id']; userId: ApiKey['userId'] } & OrgLimits &
-  Pick<Organization, 'judgeSampleRate' | 'reviewThreshold' | 'memoryEnabled'>;
+import { type ApiKey, apiKeys, auditLog, memberships, organizations, plans, users } from '../db/schema.ts';
+import { digestsEqual, generateApiKey, looksLikeApiKey, sha256 } from '../infra/secrets.ts';
+import { ORG_LIMITS_COLUMNS } from './metering.ts';
 
 /** Upserts the operator's plans (PLANS) so organizations can reference them by name. */
 export async function syncPlans(database: Database, configured: PlanConfig[]): Promise<void> {
@@ -146,7 +134,7 @@ SELECT k.id AS "keyId", k.hash, k.user_id AS "userId", k.org_id AS "orgId", ${OR
  * whole cache when it moved. So a revocation is seen at once by the process that made it (it passes the new
  * generation to `noteGeneration`) and within checkMs (+ one round trip) by every other replica.
  */
-export class ApiKeyResolver {
+export class ApiKeyResolver implements ApiKeys {
   readonly #database: Database;
   readonly #ttlMs: number;
   readonly #checkMs: number;
@@ -248,7 +236,7 @@ SELECT g.generation FROM g`;
 export async function revokeApiKey(
   database: Database,
   input: { keyId: string; actor: 'user' | 'operator' | 'system'; actorUserId?: string; requestId?: string },
-  resolver?: ApiKeyResolver,
+  resolver?: ApiKeys,
 ): Promise<boolean> {
   const [row] = await database.query<{ generation: string | number }>(
     REVOKE_SQL,

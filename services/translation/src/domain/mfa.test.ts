@@ -1,6 +1,6 @@
 import { generate, verify } from 'otplib';
 import { describe, expect, it } from 'vitest';
-import { decryptSecret, encryptSecret } from './secrets.ts';
+import { decryptSecret, encryptSecret } from '../infra/secrets.ts';
 
 // RFC 6238 Appendix B: the seeds are the ASCII strings below (20, 32 and 64 bytes), 8 digits, T0 = 0, X = 30.
 const SEEDS = {

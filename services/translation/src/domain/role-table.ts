@@ -1,9 +1,5 @@
-// Organization roles and what each may do: the role table of the README, as code. Every session route that acts on an
-// organization asks `authorize`, which answers the same 403 whether the organization does not exist or the caller is
-// not a member or lacks the role (one membership lookup in both cases, so the timing does not tell them apart).
-import type { Database } from '../db/index.ts';
-import { forbidden } from '../errors.ts';
-
+// Organization roles and what each may do: the role table of the README, as code. Pure, with no import: the web app
+// bundles this file to show a control only where the service would allow the action (src/domain/roles.ts asks it).
 export const ROLES = ['member', 'admin', 'owner'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -49,29 +45,3 @@ export function mayChangeRole(actor: Role, from: Role, to: Role): boolean {
 /** Whether `actor` may remove a member whose role is `target` (leaving, i.e. removing oneself, is always allowed). */
 export const mayRemove = (actor: Role, target: Role): boolean =>
   allows(actor, 'members.remove') && (target !== 'owner' || actor === 'owner');
-
-/** The caller's role in `orgId`, or null when not a member (or no such organization). */
-export async function roleIn(database: Database, orgId: string, userId: string): Promise<Role | null> {
-  const [row] = await database.query<{ role: Role }>(
-    'SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2',
-    [orgId, userId],
-    'membership_role',
-  );
-  return row?.role ?? null;
-}
-
-/**
- * The caller's role in `orgId` if it allows `permission`; otherwise a 403 that does not say whether the organization
- * exists.
- * @example const role = await authorize(database, orgId, userId, 'members.invite');
- */
-export async function authorize(
-  database: Database,
-  orgId: string,
-  userId: string,
-  permission: Permission,
-): Promise<Role> {
-  const role = await roleIn(database, orgId, userId);
-  if (role === null || !allows(role, permission)) throw forbidden();
-  return role;
-}

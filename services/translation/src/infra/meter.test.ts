@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costMicros, periodStart, utcDay } from './meter.ts';
+import { costMicros, periodStart, utcDay } from '../domain/metering.ts';
 
 describe('metering arithmetic', () => {
   it('prices per million tokens and rounds up', () => {

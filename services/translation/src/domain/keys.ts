@@ -5,7 +5,8 @@ import type { ApiKey } from '../db/schema.ts';
 import { notFound } from '../errors.ts';
 import { ensurePersonalOrg, issueApiKey, revokeApiKey } from './accounts.ts';
 import type { Actor } from './orgs.ts';
-import { allows, authorize, type Role } from './roles.ts';
+import { allows, type Role } from './role-table.ts';
+import { authorize } from './roles.ts';
 
 export type KeyView = Pick<
   ApiKey,
