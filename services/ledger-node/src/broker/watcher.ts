@@ -200,6 +200,8 @@ export interface WatcherStatus {
   passes: number;
   /** Subscribe mode: changes sweeps found that no notification had announced, and the notifications. */
   missedChanges?: number;
+  /** Subscribe mode: changes a sweep found unannounced that still wait, within their grace, for a notification. */
+  suspectedChanges?: number;
   notified?: NotifiedStatus;
   nextPassAt?: number;
 }
@@ -219,6 +221,8 @@ export interface WatcherOptions {
   maxPendingEntities?: number;
   /** Delay before a primary's notified change is judged on the federated brokers (default PRIMARY_CHANGE_GRACE_MS). */
   primaryGraceMs?: number;
+  /** How long a change a sweep found waits for its notification before it is counted missed (default MISSED_GRACE_MS). */
+  missedGraceMs?: number;
 }
 
 /** How a notification was taken. */
@@ -258,6 +262,7 @@ export class Watcher {
   private readonly bufferMax: number;
   private readonly pageSize: number | undefined;
   private readonly primaryGraceMs: number;
+  private readonly missedGraceMs: number;
   private readonly statuses = new Map<string, BrokerStatus>();
   /** Subscribe mode only. */
   private readonly subscriber: Subscriber | undefined;
@@ -284,7 +289,7 @@ export class Watcher {
    * asks for judges them, and does not count them missed. Bounded (MAX_SUSPECTS); emptied by each pass.
    */
   private readonly overflowed = new Map<string, number>();
-  /** Changes a sweep found unannounced, by broker and id, until MISSED_GRACE_MS tells whether a notification came. */
+  /** Changes a sweep found unannounced, by broker and id, until their grace tells whether a notification came. */
   private readonly suspects = new Map<string, { broker: string; until: number }>();
   private suspectTimer: NodeJS.Timeout | undefined;
   private lastPass: PassResult | undefined;
@@ -314,6 +319,7 @@ export class Watcher {
     this.bufferMax = options.bufferMax ?? BUFFER_MAX;
     this.pageSize = options.pageSize;
     this.primaryGraceMs = options.primaryGraceMs ?? PRIMARY_CHANGE_GRACE_MS;
+    this.missedGraceMs = options.missedGraceMs ?? MISSED_GRACE_MS;
     this.queue = new NotifiedQueue(options.maxPendingEntities);
     this.memory.primary = this.primary;
     for (const b of [config.primary, ...config.federated])
@@ -418,6 +424,7 @@ export class Watcher {
       ...(subscribe
         ? {
             missedChanges: [...this.missedByBroker.values()].reduce((a, b) => a + b, 0),
+            suspectedChanges: this.suspects.size,
             notified: { ...this.notified, submitted: { ...this.notified.submitted }, pending: this.queue.size },
           }
         : {}),
@@ -717,10 +724,9 @@ export class Watcher {
       );
   }
 
-  /** Counts a change no notification announced (subscribe mode), unless one about it waits to be judged. */
   /**
    * A change a sweep found (subscribe mode): unless a notification about it waits or is being judged, it is a
-   * suspect, counted missed if no notification about it arrives within MISSED_GRACE_MS.
+   * suspect, counted missed if no notification about it arrives within its grace (missedGraceMs).
    */
   private missed(endpoint: BrokerEndpoint, i: number, result: PassResult): void {
     if (this.config.mode !== 'subscribe') return;
@@ -729,11 +735,11 @@ export class Watcher {
     if (this.queue.has(endpoint.url, type, id) || this.judging.has(key) || this.overflowed.has(key)) return;
     result.missedChanges++;
     if (this.suspects.size >= MAX_SUSPECTS) this.countSuspects(Number.POSITIVE_INFINITY);
-    this.suspects.set(key, { broker: endpoint.url, until: this.now() + MISSED_GRACE_MS });
+    this.suspects.set(key, { broker: endpoint.url, until: this.now() + this.missedGraceMs });
     this.suspectTimer ??= setTimeout(() => {
       this.suspectTimer = undefined;
       this.countSuspects(this.now());
-    }, MISSED_GRACE_MS + 100);
+    }, this.missedGraceMs + 100);
   }
 
   /** Counts as missed the suspects whose grace ended by `now` (and looks again later for the others). */
@@ -748,7 +754,7 @@ export class Watcher {
       this.suspectTimer = setTimeout(() => {
         this.suspectTimer = undefined;
         this.countSuspects(this.now());
-      }, MISSED_GRACE_MS);
+      }, this.missedGraceMs);
   }
 
   private unreadable(endpoint: BrokerEndpoint, into: Unreadable, e: UnreadableEntity): void {
