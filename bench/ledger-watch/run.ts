@@ -9,7 +9,8 @@
 //      the time from a notified change to its record;
 //   3. the same tamper measurement against FIWARE Scorpio 5.0.3 (three brokers, NGSI-LD) at 10,000 entities.
 // Writes bench/results/ledger-watch.json. BENCH_WATCH_ENTITIES scales part 1 (default 100000),
-// BENCH_WATCH_PARTS picks parts (default "0,1,2,3").
+// BENCH_WATCH_PARTS picks parts (default "0,1,2,3"); the parts not run keep what the file holds of them, and each
+// part carries its own time (`at`), so parts measured apart make one file.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -61,10 +62,22 @@ interface WatchStatus {
 const watchStatus = async (cluster: LocalCluster, node: LocalNode) =>
   ((await cluster.get(node, '/watch')).body as { watcher: WatchStatus }).watcher;
 
+const RESULTS = join(here, '..', 'results', 'ledger-watch.json');
+/** Each part's key in the results. */
+const PART_KEYS: Record<string, string> = { '0': 'idle', '1': 'test_brokers', '2': 'watcher_alone_1m', '3': 'scorpio' };
+const kept: Record<string, unknown> = {};
+if (Object.keys(PART_KEYS).some((p) => !PARTS.has(p)))
+  try {
+    const before = JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, unknown>;
+    for (const [p, key] of Object.entries(PART_KEYS)) if (!PARTS.has(p) && key in before) kept[key] = before[key];
+  } catch {
+    // no earlier results: only the parts run now
+  }
 const results: Record<string, unknown> = {
   machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.version },
-  at: new Date().toISOString(),
+  ...kept,
 };
+const now = () => new Date().toISOString();
 
 // ---- 0. idle cluster (no brokers): blocks/s and CPU of the 4 nodes ---------------------------------------------
 if (PARTS.has('0')) {
@@ -82,6 +95,7 @@ if (PARTS.has('0')) {
     const h1 = await cluster.height(n0);
     const cpu1 = cluster.nodes.map((n) => procStats(n.process?.pid as number).cpuSeconds);
     results.idle = {
+      at: now(),
       seconds: Math.round(seconds),
       blocks_per_second: Math.round(((h1 - h0) / seconds) * 100) / 100,
       cpu_percent_of_one_core_4_nodes:
@@ -314,7 +328,7 @@ if (PARTS.has('1')) {
   const rate = (m: string) =>
     (sideBySide[m] as { idle: { broker_requests_per_second: number } }).idle.broker_requests_per_second;
   sideBySide.idle_requests_fewer_by = Math.round(rate('poll') / Math.max(rate('subscribe'), 0.001));
-  results.test_brokers = sideBySide;
+  results.test_brokers = { at: now(), ...sideBySide };
 }
 
 // ---- 2. the watcher alone at a million entities -----------------------------------------------------------------
@@ -327,7 +341,7 @@ if (PARTS.has('2')) {
     });
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`watcher-alone exited ${code}`))));
   });
-  results.watcher_alone_1m = JSON.parse(readFileSync(file, 'utf8'));
+  results.watcher_alone_1m = { at: now(), ...JSON.parse(readFileSync(file, 'utf8')) };
   rmSync(file, { force: true });
 }
 
@@ -335,12 +349,12 @@ if (PARTS.has('2')) {
 if (PARTS.has('3')) {
   const brokers = await scorpioBrokers(10_000);
   try {
-    results.scorpio = await measure('subscribe', brokers, 10_000);
+    results.scorpio = { at: now(), ...(await measure('subscribe', brokers, 10_000)) };
   } finally {
     await brokers.stop();
   }
 }
 
 mkdirSync(join(here, '..', 'results'), { recursive: true });
-writeFileSync(join(here, '..', 'results', 'ledger-watch.json'), `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
 console.log('wrote bench/results/ledger-watch.json');
