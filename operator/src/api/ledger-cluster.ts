@@ -175,6 +175,18 @@ export const ledgerClusterSpec = z
         caSecretRef: secretKeyRef.optional().describe("CA bundle (PEM) that signs the brokers' certificates."),
         authTokenSecretRef: secretKeyRef.optional().describe('X-Auth-Token for brokers behind a PEP proxy.'),
         pollIntervalSeconds: z.int().min(1).max(86400).default(10).describe('Time between comparison passes.'),
+        mode: z
+          .enum(['poll', 'subscribe'])
+          .default('poll')
+          .describe(
+            "poll: read every broker completely each poll interval. subscribe: each validator subscribes to every broker (which must reach the validators' Services) and judges notified entities at once, and sweeps every sweep interval.",
+          ),
+        sweepIntervalSeconds: z
+          .int()
+          .min(1)
+          .max(86400)
+          .default(600)
+          .describe("subscribe mode: time between one validator's sweeps (the validators take turns)."),
       })
       .meta({
         'x-kubernetes-validations': [

@@ -127,7 +127,7 @@ export {
   verifyMessage,
   verifySeal,
 } from './messages.ts';
-export { MEMPOOL_METRIC, ROUND_CHANGES_METRIC, ROUND_METRIC } from './metric-names.ts';
+export { MEMPOOL_METRIC, MISSED_CHANGES_METRIC, ROUND_CHANGES_METRIC, ROUND_METRIC } from './metric-names.ts';
 export { nobleSha256, nobleSha256Hex, nobleVerify } from './noble.ts';
 export {
   ALG_COSIGNATURE_V1,

@@ -122,6 +122,17 @@ export const nodeSettings = z.object({
   /** X-Auth-Token for brokers behind a PEP proxy (a secret: also NODE_BROKER__AUTH_TOKEN_FILE). */
   NODE_BROKER__AUTH_TOKEN: z.string().min(1).max(8192).optional(),
   NODE_BROKER__POLL_INTERVAL_MS: intSetting(100, 86_400_000).default(10_000),
+  /**
+   * `poll`: every poll interval, read every broker completely. `subscribe`: subscribe to every broker, judge each
+   * notified entity at once, and sweep (read everything, incrementally where the broker can) every sweep interval.
+   */
+  NODE_BROKER__MODE: z.enum(['poll', 'subscribe'], { message: 'expected poll or subscribe' }).default('poll'),
+  /** Subscribe mode: time between this node's sweeps (the validators take turns: i/n of it apart). */
+  NODE_BROKER__SWEEP_INTERVAL_MS: intSetting(100, 86_400_000).default(600_000),
+  /** Subscribe mode: base URL the brokers send notifications to (default: this node's advertised address). */
+  NODE_BROKER__NOTIFY_URL: z.string().min(1).max(2048).optional(),
+  /** Subscribe mode: how often each subscription is checked (re-created when a broker forgot it). */
+  NODE_BROKER__SUBSCRIPTION_CHECK_MS: intSetting(100, 3_600_000).default(30_000),
   // Tamper notifications (after finality).
   /** Comma-separated webhook URLs. */
   NODE_NOTIFY__WEBHOOK_URLS: z.string().default(''),

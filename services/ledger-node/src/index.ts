@@ -8,4 +8,5 @@ export { LocalCluster, type LocalClusterOptions, type LocalNode } from './cluste
 export { loadConfig, type NodeConfig } from './config.ts';
 export { ConfigError, NodeError } from './errors.ts';
 export { createMetrics, type NodeMetrics } from './metrics.ts';
+export { NODE_RUNTIME_ENV, NODE_RUNTIME_FLAGS } from './runtime-flags.ts';
 export { type RunningNode, startNode } from './server.ts';
