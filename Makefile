@@ -16,7 +16,7 @@ STEP := bash tools/build/step.sh
 WORKSPACE_MANIFESTS := package.json package-lock.json $(wildcard packages/*/package.json services/*/package.json operator/package.json)
 
 .PHONY: help deps dev test test-unit test-integration lint format typecheck bench crds crds-check \
-        chart-lint kube-bins tlog-bins fuzzer images e2e-kind clean kubectl-plugin web ci-warm
+        chart-lint kube-bins tlog-bins scorpio fuzzer images e2e-kind clean kubectl-plugin web ci-warm
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  \033[1m%-18s\033[0m %s\n", $$1, $$2}'
@@ -42,7 +42,7 @@ RESULTS := .test-results
 VITEST_JSON = --reporter=default --reporter=json --outputFile.json=$(RESULTS)/$(1).json
 
 # Runs every stage even when one fails, then prints one summary line and fails if anything did.
-test: deps kube-bins tlog-bins fuzzer web ## Lint, then every unit and integration test, then one summary line
+test: deps kube-bins tlog-bins scorpio fuzzer web ## Lint, then every unit and integration test, then one summary line
 	@rm -rf $(RESULTS); mkdir -p $(RESULTS); rc=0; \
 	$(STEP) lint $(MAKE) --no-print-directory lint || rc=1; \
 	$(STEP) unit vitest run --project unit $(call VITEST_JSON,unit) || rc=1; \
@@ -54,7 +54,7 @@ test: deps kube-bins tlog-bins fuzzer web ## Lint, then every unit and integrati
 test-unit: deps ## Unit and simulation tests (pure logic, no processes)
 	vitest run --project unit
 
-test-integration: deps kube-bins tlog-bins fuzzer web ## Integration tests against real PostgreSQL, processes and servers
+test-integration: deps kube-bins tlog-bins scorpio fuzzer web ## Integration tests against real PostgreSQL, processes and servers
 	vitest run --project integration
 
 lint: deps ## Biome (format + lint) and the TypeScript type checks (Node code; the browser apps with the DOM library)
@@ -87,13 +87,16 @@ chart-lint: deps kube-bins ## helm lint, then helm template applied with server-
 fuzzer: ## Install (or reuse from the cache) schemathesis, the OpenAPI-driven fuzzer the integration tests run
 	@bash tools/schemathesis/build.sh >/dev/null
 
-kube-bins: ## Build (or reuse from the cache) etcd, kube-apiserver, kube-controller-manager, helm, kind
+kube-bins: ## Build (or reuse from the cache) etcd, kube-apiserver, kube-controller-manager, helm, kind, weed (SeaweedFS), the CloudNativePG manifest
 	bash tools/kube/build.sh
 
 tlog-bins: ## Build (or reuse from the cache) litewitness and note-verify, the independent C2SP implementations the witness tests use
 	bash tools/tlog/build.sh >/dev/null
 
-ci-warm: ## Build every cache a CI run uses (packages, Node, npm, Go binaries, images), run no test (root for images)
+scorpio: ## Build (or reuse from the cache) FIWARE Scorpio, the real NGSI-LD broker of the ledger watch's tests
+	bash tools/scorpio/build.sh >/dev/null
+
+ci-warm: ## Build every cache a CI run uses (packages, Node, npm, Go binaries, Scorpio, images), run no test (root for images)
 	bash tools/build/warm.sh
 
 images: ## Build the three container images (needs a Docker engine)

@@ -103,6 +103,8 @@ describe('monitoring', () => {
     };
     const alerts = rules.groups.flatMap((g) => g.rules);
     expect(alerts.map((a) => a.alert).sort()).toEqual([
+      'ScriptoriumLedgerBackupBehind',
+      'ScriptoriumLedgerBackupNotVerified',
       'ScriptoriumLedgerQuorumAtRisk',
       'ScriptoriumLedgerRoundChangeStorm',
       'ScriptoriumLedgerStalled',

@@ -86,6 +86,17 @@ function ledgerGauges(registry: Registry) {
       '1 while fewer active validators answer (with the external ones) than the quorum needs.',
     ),
     quorum: gauge('quorum', 'Validators needed to finalize a block (N - floor((N-1)/3)).'),
+    backupHeight: gauge('backup_height', 'Height of the last successful backup of the chain.'),
+    backupAgeSeconds: gauge('backup_age_seconds', 'Seconds since the last successful backup finished.'),
+    backupBehind: gauge(
+      'backup_behind',
+      '1 while no backup succeeded within spec.backup.maxAgeSeconds (BackupBehind=True).',
+    ),
+    backupVerified: gauge(
+      'backup_verified',
+      '1 when the last restore drill verified the backup, 0 when it failed (BackupVerified).',
+    ),
+    backupVerifiedHeight: gauge('backup_verified_height', 'Height the last successful restore drill verified.'),
     witnessed: gauge(
       'witnessed',
       '0 while blocks have been in no checkpoint the witness policy is met by for unwitnessedAfterSeconds (Witnessed=False), else 1.',

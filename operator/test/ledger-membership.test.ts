@@ -1,5 +1,5 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
@@ -11,6 +11,12 @@ import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
 import type { KubeObject } from '../src/kube/types.ts';
 import type { Operator } from '../src/operator.ts';
 import { condition, create, createNamespace, eventually, get, installCrds, list, startOperator } from './helpers.ts';
+import { PlayedKubelet } from './ledger-pods.ts';
+
+/** `eventually` with room for a loaded machine (node hops and the reconcile cadence). */
+function slowly<T>(what: string, check: () => Promise<T | undefined | false>): Promise<T> {
+  return eventually(what, check, 120_000);
+}
 
 // The LedgerCluster reconciler driving REAL ledger nodes. The test plays the kubelet: for each validator
 // StatefulSet the operator creates, it starts `ledger-node start` on loopback with the pod's own environment
@@ -20,7 +26,6 @@ import { condition, create, createNamespace, eventually, get, installCrds, list,
 // caught up, the retired one REMOVEd, and its workload deleted only after the chain no longer lists it.
 // Last, the day-2 diagnosis: two of the four validators are stopped under load, and the operator reports the stall
 // and the round-change storm (conditions, Events, metrics), then their end when the two come back.
-const MAIN = join(import.meta.dirname, '../../services/ledger-node/src/main.ts');
 const NAMES = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3', 'ledger-v4'];
 
 let plane: TestControlPlane;
@@ -29,157 +34,7 @@ let operator: Operator;
 let ns: string;
 let dir: string;
 const ports = new Map<string, number>();
-const nodes = new Map<string, ChildProcess>();
-
-function decode(secret: KubeObject | undefined, key: string): string {
-  return Buffer.from(secret?.data?.[key] ?? '', 'base64').toString('utf8');
-}
-
-/** Start the node of one validator from what the operator created, as its pod would run. */
-async function startValidator(name: string): Promise<void> {
-  const sts = await get(client, STATEFUL_SET, ns, name);
-  const container = sts?.spec.template.spec.containers[0];
-  const key = await get(client, RESOURCES.Secret, ns, `${name}-key`);
-  const token = await get(client, RESOURCES.Secret, ns, 'ledger-token');
-  const genesis = await get(client, RESOURCES.ConfigMap, ns, 'ledger-genesis');
-  const peers = await get(client, RESOURCES.ConfigMap, ns, 'ledger-peers');
-  const home = join(dir, name);
-  mkdirSync(join(home, 'data'), { recursive: true });
-  const files = {
-    '/etc/ledger-node/key/key.json': join(home, 'key.json'),
-    '/etc/ledger-node/genesis/genesis.json': join(home, 'genesis.json'),
-    '/etc/ledger-node/token/token': join(home, 'token'),
-    '/var/lib/ledger-node/data': join(home, 'data'),
-  };
-  writeFileSync(files['/etc/ledger-node/key/key.json'], decode(key, 'key.json'), { mode: 0o600 });
-  writeFileSync(files['/etc/ledger-node/genesis/genesis.json'], genesis?.data['genesis.json']);
-  writeFileSync(files['/etc/ledger-node/token/token'], decode(token, 'token'));
-  // Other Secret volumes (broker CA, PEP token, webhook signing key): only their listed keys, as files.
-  const mountOf = new Map(
-    (container.volumeMounts as Array<{ name: string; mountPath: string }>).map((m) => [m.name, m.mountPath]),
-  );
-  for (const v of (sts?.spec.template.spec.volumes ?? []) as Array<{
-    name: string;
-    secret?: { secretName: string; items?: Array<{ key: string; path: string }> };
-  }>) {
-    if (!v.secret?.items) continue;
-    const secret = await get(client, RESOURCES.Secret, ns, v.secret.secretName);
-    mkdirSync(join(home, v.name), { recursive: true });
-    for (const item of v.secret.items) {
-      const file = join(home, v.name, item.path);
-      writeFileSync(file, decode(secret, item.key), { mode: 0o600 });
-      (files as Record<string, string>)[`${mountOf.get(v.name)}/${item.path}`] = file;
-    }
-  }
-  const loopback = (text: string) =>
-    text.replace(/([a-z0-9-]+)\.[a-z0-9-]+\.svc:8000/g, (_m, v: string) => `127.0.0.1:${ports.get(v)}`);
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' };
-  for (const e of container.env as Array<{ name: string; value?: string; valueFrom?: unknown }>) {
-    if (e.name === 'NODE_PEERS') env[e.name] = loopback(peers?.data.peers ?? '');
-    else if (e.value !== undefined) env[e.name] = files[e.value as keyof typeof files] ?? loopback(e.value);
-  }
-  env.NODE_CONSENSUS__BIND_HOST = '127.0.0.1';
-  env.NODE_CONSENSUS__BIND_PORT = String(ports.get(name));
-  env.NODE_PEERS__ANNOUNCE_INTERVAL_MS = '1000';
-  env.NODE_SYNC__INTERVAL_MS = '500';
-  // The debug API's POST /admin/submit is how the stall test puts load on the chain.
-  env.NODE_DEBUG_API = 'true';
-  const child = spawn(process.execPath, [MAIN, ...container.args], { env, stdio: 'ignore' });
-  nodes.set(name, child);
-  // A started container is not Ready until its readiness probe (the pod spec's) first succeeds.
-  kubelet.set(name, { probe: { ...PROBE_DEFAULTS, ...container.readinessProbe }, ready: false, failures: 0 });
-}
-
-/** `eventually` with room for a loaded machine (node hops and the reconcile cadence). */
-function slowly<T>(what: string, check: () => Promise<T | undefined | false>): Promise<T> {
-  return eventually(what, check, 120_000);
-}
-
-/** A readiness probe's timing fields, with the defaults Kubernetes gives those the pod spec leaves out. */
-const PROBE_DEFAULTS = { periodSeconds: 10, timeoutSeconds: 1, failureThreshold: 3 };
-type Probe = typeof PROBE_DEFAULTS;
-/**
- * The kubelet's view of each validator's container: its readiness probe (from the pod spec the operator wrote), whether
- * it is Ready, and the probe failures in a row. A kubelet marks a running container unready only after
- * `failureThreshold` failed probes, `periodSeconds` apart, each allowed `timeoutSeconds`; one slow or lagging answer
- * on a loaded machine does not flip it (nor does it here: an unready validator may be updated out of turn, so a
- * harsher kubelet than the real one changes what the operator does).
- */
-const kubelet = new Map<string, { probe: Probe; ready: boolean; failures: number; failingSince?: number }>();
-
-function stopValidator(name: string): void {
-  nodes.get(name)?.kill('SIGKILL');
-  nodes.delete(name);
-  // A container that exits is unready at once.
-  const state = kubelet.get(name);
-  if (state) state.ready = false;
-}
-
-async function nodeReady(name: string): Promise<boolean> {
-  const { timeoutSeconds } = kubelet.get(name)?.probe ?? PROBE_DEFAULTS;
-  try {
-    const res = await fetch(`http://127.0.0.1:${ports.get(name)}/ready`, {
-      signal: AbortSignal.timeout(timeoutSeconds * 1000),
-    });
-    return res.status === 200;
-  } catch {
-    return false;
-  }
-}
-
-/** One readiness probe of a running container, as the kubelet counts it; whether the container is Ready now. */
-async function probeReadiness(name: string): Promise<boolean> {
-  const ok = await nodeReady(name);
-  const state = kubelet.get(name);
-  if (!state) return ok;
-  if (!nodes.has(name)) state.ready = false;
-  else if (ok) Object.assign(state, { ready: true, failures: 0, failingSince: undefined });
-  else {
-    const now = Date.now();
-    state.failures++;
-    state.failingSince ??= now;
-    const { failureThreshold, periodSeconds } = state.probe;
-    if (state.failures >= failureThreshold && now - state.failingSince >= (failureThreshold - 1) * periodSeconds * 1000)
-      state.ready = false;
-  }
-  return state.ready;
-}
-
-/** The kubelet's readiness probe, played by the test: the pod's Ready condition follows the node's /ready. */
-async function syncPodReadiness(name: string): Promise<boolean> {
-  const ready = await probeReadiness(name);
-  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const status = ready ? 'True' : 'False';
-  await client
-    .request('PATCH', resourcePath(RESOURCES.Pod, ns, `${name}-0`, 'status'), {
-      contentType: 'application/merge-patch+json',
-      body: {
-        status: {
-          phase: 'Running',
-          conditions: [
-            { type: 'Ready', status, lastTransitionTime: now },
-            { type: 'ContainersReady', status, lastTransitionTime: now },
-          ],
-        },
-      },
-    })
-    .catch(() => undefined);
-  return ready;
-}
-
-/** The kubelet's part: a deleted pod goes away (the node process stands in for the new pod), readiness. */
-async function playKubelet(live: string[]): Promise<void> {
-  for (const pod of await list(client, RESOURCES.Pod, ns, 'scriptorium.dev/ledger-cluster=ledger')) {
-    if (!pod.metadata.deletionTimestamp) continue;
-    await client
-      .request('DELETE', resourcePath(RESOURCES.Pod, ns, pod.metadata.name), { body: { gracePeriodSeconds: 0 } })
-      .catch(() => undefined);
-    // Its replacement is a new pod: unready until its first probe succeeds.
-    const state = kubelet.get((pod.metadata.name ?? '').replace(/-0$/, ''));
-    if (state) Object.assign(state, { ready: false, failures: 0, failingSince: undefined });
-  }
-  await Promise.all(live.map(syncPodReadiness));
-}
+let pods: PlayedKubelet;
 
 /**
  * How a rollout went, from every state the API server gave the namespace's StatefulSets (a watch from the current
@@ -251,7 +106,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const name of [...nodes.keys()]) stopValidator(name);
+  for (const name of [...(pods?.nodes.keys() ?? [])]) pods.stop(name);
   await operator?.stop().catch(() => {});
   client?.close();
   await plane?.stop();
@@ -262,6 +117,7 @@ afterAll(async () => {
 describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }, () => {
   it('runs the genesis validators from the operator-made keys and genesis: status from the nodes, Ready', async () => {
     ns = await createNamespace(client, 'lcm');
+    pods = new PlayedKubelet(client, ns, dir, ports);
     await create(client, {
       apiVersion: 'scriptorium.dev/v1alpha1',
       kind: 'LedgerCluster',
@@ -277,12 +133,12 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
     });
     for (const name of NAMES.slice(0, 4)) {
       await eventually(`pod of ${name}`, () => get(client, RESOURCES.Pod, ns, `${name}-0`));
-      await startValidator(name);
+      await pods.start(name);
     }
     await eventually(
       'all four nodes ready',
       async () => {
-        const ready = await Promise.all(NAMES.slice(0, 4).map(syncPodReadiness));
+        const ready = await Promise.all(NAMES.slice(0, 4).map((n: string) => pods.syncPodReadiness(n)));
         return ready.every(Boolean);
       },
       120_000,
@@ -306,17 +162,19 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
       body: { spec: { retire: ['ledger-v1'] } },
     });
     await eventually('pod of ledger-v4', () => get(client, RESOURCES.Pod, ns, 'ledger-v4-0'));
-    await startValidator('ledger-v4');
+    await pods.start('ledger-v4');
     // Play the kubelet until the operator has deleted ledger-v1's StatefulSet.
     await eventually(
       'ledger-v1 retired',
       async () => {
-        await Promise.all(['ledger-v0', 'ledger-v2', 'ledger-v3', 'ledger-v4'].map(syncPodReadiness));
+        await Promise.all(
+          ['ledger-v0', 'ledger-v2', 'ledger-v3', 'ledger-v4'].map((n: string) => pods.syncPodReadiness(n)),
+        );
         return (await get(client, STATEFUL_SET, ns, 'ledger-v1')) === undefined;
       },
       90_000,
     );
-    stopValidator('ledger-v1'); // the kubelet would stop the pod now
+    pods.stop('ledger-v1'); // the kubelet would stop the pod now
 
     const lc = await slowly('status settles on the new set', async () => {
       const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
@@ -378,14 +236,14 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
     await eventually(
       'every validator on the new image and Ready',
       async () => {
-        await playKubelet(live);
+        await pods.play(live);
         return rollout.rolled.size === live.length;
       },
       90_000,
     );
     expect(await rollout.finish()).toBe(1);
     await slowly('Ready again', async () => {
-      await playKubelet(live); // a kubelet keeps reporting after the rollout, too
+      await pods.play(live); // a kubelet keeps reporting after the rollout, too
       const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
       if (condition(got, 'Ready')?.status === 'True') return true;
       // On a timeout, say which condition held it back.
@@ -457,7 +315,7 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
     await eventually(
       'every validator with the broker settings and Ready',
       async () => {
-        await playKubelet(live);
+        await pods.play(live);
         return rollout.rolled.size === live.length;
       },
       90_000,
@@ -483,12 +341,12 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
     }
     // The kubelet starts each new pod: every node takes the settings, files as mounted, and is Ready again.
     for (const name of live) {
-      stopValidator(name);
-      await startValidator(name);
+      pods.stop(name);
+      await pods.start(name);
     }
     await slowly('the restarted validators Ready', async () => {
-      await playKubelet(live);
-      return (await Promise.all(live.map(nodeReady))).every(Boolean);
+      await pods.play(live);
+      return (await Promise.all(live.map((n) => pods.nodeReady(n)))).every(Boolean);
     });
   });
 });
@@ -521,9 +379,9 @@ describe('LedgerCluster stall and round-change storm with real ledger nodes', { 
         .map((c: { type: string; status: string; reason: string }) => `${c.type}=${c.status}/${c.reason}`)
         .join(' ');
     try {
-      for (const name of stopped) stopValidator(name);
+      for (const name of stopped) pods.stop(name);
       const stalled = await slowly('Progressing=False/Stalled and RoundChangeStorm=True', async () => {
-        await playKubelet(live);
+        await pods.play(live);
         const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
         const progressing = condition(got, 'Progressing');
         if (
@@ -548,9 +406,9 @@ describe('LedgerCluster stall and round-change storm with real ledger nodes', { 
         );
       });
 
-      for (const name of stopped) await startValidator(name);
+      for (const name of stopped) await pods.start(name);
       const cleared = await slowly('the stall and the storm end', async () => {
-        await playKubelet(live);
+        await pods.play(live);
         const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
         if (
           condition(got, 'Progressing')?.reason !== 'Stalled' &&

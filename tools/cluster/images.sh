@@ -14,6 +14,8 @@
 #   localhost/scriptorium/traefik:$TRAEFIK_VERSION  the Traefik binary of tools/kube/build.sh --node (the ingress
 #                                            controller, deploy/traefik.yaml)
 #   localhost/scriptorium/postgres:15-bookworm  Debian's postgresql package + tools/cluster/postgres/entrypoint.sh
+#   with E2E_CNPG=1: localhost/scriptorium/cloudnative-pg:$CNPG_VERSION (the cnpg-manager binary of
+#   tools/kube/build.sh --node) and localhost/scriptorium/cnpg-postgres:15 (its PostgreSQL operand)
 # Project images (their Dockerfiles built unchanged with buildah, tagged as the chart expects):
 #   docker.io/scriptorium/{operator,translation,ledger-node}:dev
 #
@@ -228,6 +230,57 @@ traefik_image() {
 	echo "$stamp" >"$out/traefik.stamp"
 }
 
+# CloudNativePG (with E2E_CNPG=1: the end-to-end suite's managed database, deploy/e2e/cnpg.test.ts). Its operator:
+# the `cnpg-manager` binary of tools/kube/build.sh --node as /manager, where upstream's image has it (its Deployment
+# runs `/manager controller`, and its init container copies /manager into every PostgreSQL pod as the instance
+# manager), user 10001 as upstream's.
+cnpg_image() {
+	local version tag bin stamp root="$work/rootfs/cnpg"
+	version=$(sed -n 's/^CNPG_VERSION=//p' "$here/../kube/versions.env")
+	tag=localhost/scriptorium/cloudnative-pg:$version
+	bin="$cache/kube/$(sed -n 's/^KUBE_VERSION=//p' "$here/../kube/versions.env")/bin/cnpg-manager"
+	[[ -x $bin ]] || { log "no $bin: run 'E2E_CNPG=1 bash tools/kube/build.sh --node' first"; exit 1; }
+	stamp="$(cat "$(dirname "$bin")/.cnpg-manager.version" 2>/dev/null || echo "$version") $(recipe cnpg_image)"
+	if fresh "$out/cnpg.stamp" "$stamp" && [[ -f $out/cnpg.oci.tar ]]; then return; fi
+	rm -rf "$root" && mkdir -p "$root/tmp"
+	chmod 1777 "$root/tmp"
+	install -m 0755 "$bin" "$root/manager"
+	image_from_rootfs "$tag" "$root" 'USER 10001:10001' 'ENTRYPOINT ["/manager"]'
+	rm -rf "$root"
+	export_image "$tag" cnpg.oci.tar
+	echo "$stamp" >"$out/cnpg.stamp"
+}
+
+# CloudNativePG's PostgreSQL operand: Debian's postgresql-15 on the base rootfs, its binaries on PATH, and the
+# postgres user at uid/gid 26, the ids CloudNativePG runs its instances as (spec.postgresUID/GID defaults). No
+# entrypoint: the instance manager CloudNativePG copies in is the container's command. Tagged `15` so CloudNativePG
+# reads the major version from the tag.
+cnpg_postgres_image() {
+	local tag=localhost/scriptorium/cnpg-postgres:15 root="$work/rootfs/cnpg-postgres" stamp
+	stamp="$(<"$work/rootfs/bookworm-minbase.stamp") $(recipe cnpg_postgres_image)"
+	if fresh "$out/cnpg-postgres.stamp" "$stamp" && [[ -f $out/cnpg-postgres.oci.tar ]]; then return; fi
+	rm -rf "$root" && cp -a "$work/rootfs/bookworm-minbase" "$root"
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d" && chmod 0755 "$root/usr/sbin/policy-rc.d"
+	mkdir -p "$root/etc/postgresql-common"
+	echo "create_main_cluster = false" >"$root/etc/postgresql-common/createcluster.conf"
+	chroot "$root" apt-get update -q >&2
+	DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y --no-install-recommends postgresql-15 >&2
+	chroot "$root" apt-get clean
+	rm -rf "$root"/var/lib/apt/lists/* "$root/usr/sbin/policy-rc.d"
+	: >"$root/etc/resolv.conf"
+	chroot "$root" groupmod -g 26 postgres
+	chroot "$root" usermod -u 26 -g 26 postgres
+	mkdir -p "$root/var/lib/postgresql" "$root/var/run/postgresql"
+	chroot "$root" chown -R postgres:postgres /var/lib/postgresql /var/run/postgresql
+	image_from_rootfs "$tag" "$root" \
+		'ENV PATH=/usr/lib/postgresql/15/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+		'USER 26:26' 'EXPOSE 5432'
+	rm -rf "$root"
+	export_image "$tag" cnpg-postgres.oci.tar
+	echo "$stamp" >"$out/cnpg-postgres.stamp"
+}
+
 # inputs_hash DIR...: one hash of what a project image is made of: the node base image, the Dockerfile,
 # the npm manifests and lockfile (the deps stage's `npm ci` sees them all; only node_modules leaves it)
 # and DIR (its src folder, without the *.test.ts files .dockerignore drops, and without build output). A fresh clone builds its
@@ -269,6 +322,10 @@ image_step node "$out/node.stamp" node_image
 image_step postgres "$out/postgres.stamp" postgres_image
 image_step coredns "$out/coredns.stamp" coredns_image
 image_step traefik "$out/traefik.stamp" traefik_image
+if [[ ${E2E_CNPG:-0} == 1 ]]; then
+	image_step cnpg "$out/cnpg.stamp" cnpg_image
+	image_step cnpg-postgres "$out/cnpg-postgres.stamp" cnpg_postgres_image
+fi
 if [[ $mode == all ]]; then
 	# the operator image carries the ledger's wire contract (genesis, keys)
 	image_step operator "$out/operator.stamp" project_image operator operator/Dockerfile operator/src packages/ledger-protocol/src

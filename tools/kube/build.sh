@@ -6,9 +6,10 @@
 #   bash tools/kube/build.sh --kind     # --node and kubeadm (tools/kind: kind's node image)
 #   SCRIPTORIUM_KUBE_JOBS=4 bash tools/kube/build.sh
 #
-# Output: $SCRIPTORIUM_CACHE/kube/$KUBE_VERSION/bin/{etcd,kube-apiserver,kube-controller-manager,helm,kind}
-# and, with --node, {kubelet,kube-scheduler,kube-proxy,kubectl,coredns,traefik} (the local cluster's node pieces and
-# its ingress controller).
+# Output: $SCRIPTORIUM_CACHE/kube/$KUBE_VERSION/bin/{etcd,kube-apiserver,kube-controller-manager,helm,kind,weed}
+# (weed: SeaweedFS, the S3 server of the backup tests) and CloudNativePG's release manifest in ../cnpg/; with --node,
+# {kubelet,kube-scheduler,kube-proxy,kubectl,coredns,traefik} (the local cluster's node pieces, its ingress
+# controller), and cnpg-manager (CloudNativePG's operator) when E2E_CNPG=1.
 # (SCRIPTORIUM_CACHE defaults to ${XDG_CACHE_HOME:-$HOME/.cache}/scriptorium). Versions live in
 # tools/kube/versions.env; packages/kube-testenv/src/binaries.ts computes the same path.
 # Everything Go writes (GOPATH, GOMODCACHE, GOCACHE, the wrapper modules) stays under the cache,
@@ -188,7 +189,62 @@ build_traefik() {
 	step_artifact traefik $((SECONDS - started)) built
 }
 
+# build_wrapped NAME MODULE VERSION PKG: a package of a module whose go.mod has replace lines to other published
+# modules, from the wrapper module gen-go-wrapper.sh writes (its go, godebug, exclude and replace lines repeated).
+build_wrapped() {
+	local name=$1 module=$2 version=$3 pkg=$4 started=$SECONDS
+	local stamp="$version recipe $(recipe_key build_wrapped -- "$here/gen-go-wrapper.sh")"
+	if reused "$name" "$stamp"; then return; fi
+	local src="$kube_root/src/$name"
+	need_go "$name"
+	log "building $name $version"
+	rm -rf "$src" && mkdir -p "$src"
+	bash "$here/gen-go-wrapper.sh" "$module" "$version" "$src"
+	(cd "$src" && go build -p "$jobs" -trimpath -ldflags "$ldflags_common" -o "$src/out/$name" "$pkg")
+	mv -f "$src/out/$name" "$bin/$name"
+	mark "$name" "$stamp" $((SECONDS - started))
+	step_artifact "$name" $((SECONDS - started)) built
+}
+
+# CloudNativePG's release manifest (CRDs, RBAC, its Deployment and webhooks), from the module at CNPG_VERSION:
+# the integration tests install its Cluster CRD, the end-to-end suite the whole manifest. A download, no build.
+cnpg_manifest() {
+	local out="$kube_root/cnpg/$CNPG_VERSION/cnpg.yaml" dir started=$SECONDS
+	if [[ -f $out ]]; then step_artifact cnpg-manifest 0 cached; return 0; fi
+	need_go cnpg-manifest
+	dir=$(cd / && go mod download -json "github.com/cloudnative-pg/cloudnative-pg@$CNPG_VERSION" |
+		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
+	[[ -f $dir/releases/cnpg-${CNPG_VERSION#v}.yaml ]] || { log "no release manifest in CloudNativePG $CNPG_VERSION"; exit 1; }
+	mkdir -p "$(dirname "$out")"
+	cp "$dir/releases/cnpg-${CNPG_VERSION#v}.yaml" "$out.tmp" && mv "$out.tmp" "$out"
+	step_artifact cnpg-manifest $((SECONDS - started)) built
+}
+
+# CloudNativePG's operator, `cmd/manager`, as `cnpg-manager`, with the version stamps of upstream's Makefile. The
+# same binary is the instance manager CloudNativePG copies into every PostgreSQL pod. For the end-to-end suite
+# (`--node` with E2E_CNPG=1); its image: tools/cluster/images.sh. From a wrapper module (gen-go-wrapper.sh), not
+# `go install pkg@version`: that asks the proxy for the module's version list (its deprecation check), which the
+# proxy here refuses with 403 for this module.
+build_cnpg() {
+	local stamp started=$SECONDS pkg=github.com/cloudnative-pg/cloudnative-pg src="$kube_root/src/cnpg-manager"
+	stamp="$CNPG_VERSION recipe $(recipe_key build_cnpg -- "$here/gen-go-wrapper.sh")"
+	if reused cnpg-manager "$stamp"; then return; fi
+	need_go cnpg-manager
+	log "building cnpg-manager $CNPG_VERSION"
+	rm -rf "$src" && mkdir -p "$src"
+	bash "$here/gen-go-wrapper.sh" "$pkg" "$CNPG_VERSION" "$src"
+	(cd "$src" && go build -p "$jobs" -trimpath -o "$src/out/cnpg-manager" -ldflags "$ldflags_common \
+		-X $pkg/pkg/versions.buildVersion=${CNPG_VERSION#v} -X $pkg/pkg/versions.buildCommit=$CNPG_VERSION \
+		-X $pkg/pkg/versions.buildDate=1970-01-01" "$pkg/cmd/manager")
+	mv -f "$src/out/cnpg-manager" "$bin/cnpg-manager"
+	mark cnpg-manager "$stamp" $((SECONDS - started))
+	step_artifact cnpg-manager $((SECONDS - started)) built
+}
+
 build_etcd
+cnpg_manifest
+# SeaweedFS's `weed` (the S3 server of the ledger's backup tests; cost: docs/operations.md).
+build_wrapped weed github.com/seaweedfs/seaweedfs "$SEAWEEDFS_VERSION" github.com/seaweedfs/seaweedfs/weed
 build_plain helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" helm_ldflags
 build_plain kind sigs.k8s.io/kind "$KIND_VERSION"
 build_kube
@@ -196,6 +252,9 @@ if [[ $mode == node || $mode == kind ]]; then
 	build_kube_node
 	build_plain coredns github.com/coredns/coredns "$COREDNS_VERSION" coredns_ldflags
 	build_traefik
+	# CloudNativePG's operator only for the end-to-end suite's managed-database test (opt-in while it has not run
+	# in CI: E2E_CNPG=1; deploy/e2e/cnpg.test.ts).
+	[[ ${E2E_CNPG:-0} != 1 ]] || build_cnpg
 fi
 [[ $mode != kind ]] || build_kubeadm
 

@@ -74,3 +74,50 @@ export interface ObjectMeta {
   deletionTimestamp?: string;
   creationTimestamp?: string;
 }
+
+/**
+ * `scriptorium.dev/reconcile: paused` on a custom resource: the operator changes nothing it owns until the
+ * annotation is removed (status says so; a deletion still proceeds).
+ */
+export const RECONCILE_ANNOTATION = 'scriptorium.dev/reconcile';
+export const PAUSED = 'paused';
+
+/** True when the resource carries `scriptorium.dev/reconcile: paused`. */
+export function isPaused(meta: Pick<ObjectMeta, 'annotations'>): boolean {
+  return meta.annotations?.[RECONCILE_ANNOTATION] === PAUSED;
+}
+
+/** An S3-compatible bucket and where in it (backups of the ledger; the same shape CloudNativePG users know). */
+export const objectStore = z.object({
+  endpoint: z
+    .string()
+    .min(1)
+    .max(2048)
+    .regex(/^https?:\/\/[^\s?#@/]+(:\d+)?\/?$/, 'an http(s) URL of the S3 endpoint (scheme, host, optional port)')
+    .describe(
+      'S3-compatible endpoint, e.g. https://s3.eu-west-1.amazonaws.com or https://minio.storage:9000 (path-style requests).',
+    ),
+  bucket: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'an S3 bucket name')
+    .describe('Bucket (must exist).'),
+  prefix: z
+    .string()
+    .max(512)
+    .regex(/^[A-Za-z0-9!_.*'()-]+(\/[A-Za-z0-9!_.*'()-]+)*$/, 'path segments without leading or trailing /')
+    .optional()
+    .describe('Key prefix of this backup; default <namespace>/<name>.'),
+  region: z
+    .string()
+    .regex(/^[a-z0-9-]{1,32}$/)
+    .default('us-east-1')
+    .describe('Signing region.'),
+  credentials: z
+    .object({
+      accessKeyId: secretKeyRef.describe('Access key id.'),
+      secretAccessKey: secretKeyRef.describe('Secret access key.'),
+    })
+    .describe('Keys of the bucket (mounted as files into the backup pods only, never read by the operator).'),
+  caSecretRef: secretKeyRef.optional().describe("CA bundle (PEM) that signs the endpoint's certificate."),
+});
+export type ObjectStore = z.output<typeof objectStore>;

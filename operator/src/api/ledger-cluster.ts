@@ -1,6 +1,6 @@
 import { HOST_PORT_PATTERN, ORIGIN_PATTERN } from '@scriptorium/ledger-protocol';
 import { z } from 'zod';
-import { conditions, type ObjectMeta, quantity, secretKeyRef, secretRef } from './common.ts';
+import { conditions, type ObjectMeta, objectStore, quantity, secretKeyRef, secretRef } from './common.ts';
 
 export const LC_KIND = 'LedgerCluster';
 export const LC_PLURAL = 'ledgerclusters';
@@ -17,6 +17,22 @@ const brokerEndpoint = z.object({
 
 /** A notification event type. `tamper`: a TAMPERED integrity record, sent by the validators after finality. */
 export const NOTIFICATION_EVENTS = ['membership', 'fork', 'stall', 'anchor', 'tamper'] as const;
+
+/** A cron schedule (five fields, or a @macro). */
+const cronSchedule = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(
+    /^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|(\S+\s+){4}\S+)$/,
+    'a cron schedule (five fields) or @hourly, @daily, …',
+  );
+
+/**
+ * The annotation that asks for key rotation (GitOps; `kubectl scriptorium rotate-key` sets it): a validator name,
+ * or several comma-separated, rotated one at a time in that order. A new value is a new request.
+ */
+export const ROTATE_KEY_ANNOTATION = 'scriptorium.dev/rotate-key';
 
 /** A tlog-cosignature/v1 Ed25519 verifier key (type 0x04): `<name>+<key id>+<base64 of 0x04 ‖ key>`. */
 export const COSIGNATURE_KEY_PATTERN = /^[^\s+]{1,256}\+[0-9a-f]{8}\+B[A-Za-z0-9+/]{43}$/;
@@ -159,6 +175,18 @@ export const ledgerClusterSpec = z
         caSecretRef: secretKeyRef.optional().describe("CA bundle (PEM) that signs the brokers' certificates."),
         authTokenSecretRef: secretKeyRef.optional().describe('X-Auth-Token for brokers behind a PEP proxy.'),
         pollIntervalSeconds: z.int().min(1).max(86400).default(10).describe('Time between comparison passes.'),
+        mode: z
+          .enum(['poll', 'subscribe'])
+          .default('poll')
+          .describe(
+            "poll: read every broker completely each poll interval. subscribe: each validator subscribes to every broker (which must reach the validators' Services) and judges notified entities at once, and sweeps every sweep interval.",
+          ),
+        sweepIntervalSeconds: z
+          .int()
+          .min(1)
+          .max(86400)
+          .default(600)
+          .describe("subscribe mode: time between one validator's sweeps (the validators take turns)."),
       })
       .meta({
         'x-kubernetes-validations': [
@@ -271,6 +299,40 @@ export const ledgerClusterSpec = z
         ],
       })
       .describe('Notification sinks.'),
+    backup: objectStore
+      .extend({
+        schedule: cronSchedule.default('0 * * * *').describe('When the backup Job runs (CronJob schedule).'),
+        maxAgeSeconds: z
+          .int()
+          .min(60)
+          .max(31 * 86_400)
+          .default(7200)
+          .describe('The last successful backup older than this: condition BackupBehind=True.'),
+        verify: z
+          .object({ schedule: cronSchedule.describe('When the restore drill runs (CronJob schedule).') })
+          .optional()
+          .describe(
+            'Restore drills: a Job restores the latest backup into scratch, verifies the whole chain and compares its tip with the live chain (condition BackupVerified).',
+          ),
+      })
+      .optional()
+      .describe(
+        'Backups of the finalized chain to S3-compatible object storage: incremental segments and a manifest, by a CronJob that reads a node like any client (never blocks consensus).',
+      ),
+    bootstrap: z
+      .object({
+        fromBackup: objectStore
+          .extend({
+            identitySecretRef: secretRef.describe(
+              "The chain's identity: genesis.json and the validators' key files v0.json, v1.json, … (kubectl scriptorium keys export).",
+            ),
+          })
+          .describe(
+            'Start the validators from a backup: every block verified from genesis before a node starts; a backup that does not verify is refused.',
+          ),
+      })
+      .optional()
+      .describe('How a new cluster starts (immutable).'),
     tls: z
       .object({
         mode: z.enum(['disabled', 'server', 'mutual']).default('server'),
@@ -350,6 +412,14 @@ export const ledgerClusterSpec = z
         message: 'genesis is immutable once set',
       },
       {
+        rule: 'has(oldSelf.bootstrap) == has(self.bootstrap) && (!has(self.bootstrap) || self.bootstrap == oldSelf.bootstrap)',
+        message: 'bootstrap is immutable',
+      },
+      {
+        rule: '!has(self.bootstrap) || !has(self.genesis)',
+        message: 'set either genesis or bootstrap.fromBackup (the backup brings its own genesis), not both',
+      },
+      {
         rule: '!has(self.witnessPolicy) || !has(self.witnessPolicy.threshold) || (has(self.witnesses) && self.witnessPolicy.threshold <= size(self.witnesses))',
         message: 'witnessPolicy.threshold is at most the number of witnesses',
       },
@@ -406,6 +476,36 @@ export const ledgerClusterStatus = z.object({
     })
     .optional()
     .describe('The membership change submitted and not finalized yet (one at a time).'),
+  backup: z
+    .object({
+      lastHeight: z.int().nonnegative().optional().describe('Height of the last successful backup.'),
+      lastTime: z.string().optional().describe('When it finished (RFC 3339).'),
+      lastJob: z.string().optional().describe('The backup Job whose result is shown.'),
+      lastError: z.string().optional().describe('Why the latest backup Job failed, when it did.'),
+      verifiedHeight: z.int().nonnegative().optional().describe('Height the last drill verified.'),
+      verifiedTime: z.string().optional(),
+      verifyJob: z.string().optional().describe('The drill Job whose result is shown.'),
+    })
+    .optional()
+    .describe('Backups and restore drills.'),
+  keyRotation: z
+    .object({
+      request: z.string().describe('The rotate-key annotation value being served.'),
+      validator: z.string().optional().describe('The validator being rotated now.'),
+      step: z
+        .enum(['NewKey', 'Restart', 'Add', 'Remove', 'Done'])
+        .describe(
+          'NewKey: new key Secret; Restart: the pod restarts with the new key and catches up; Add: ADD of the new key submitted; Remove: REMOVE of the old key submitted.',
+        ),
+      oldKey: z.string().optional(),
+      newKey: z.string().optional(),
+      since: z.string().optional().describe('When the current step began (RFC 3339).'),
+      completed: z.array(z.string()).optional().describe('Validators of this request already rotated.'),
+      refused: z.string().optional().describe('Why the request was refused (nothing was changed).'),
+    })
+    .optional()
+    .describe('Validator key rotation, one validator at a time (survives an operator restart: this is its state).'),
+  paused: z.boolean().optional().describe('True while scriptorium.dev/reconcile: paused stops the operator.'),
 });
 
 export type LedgerClusterSpecInput = z.input<typeof ledgerClusterSpec>;

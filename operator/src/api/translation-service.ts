@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { conditions, type ObjectMeta, resources, secretKeyRef } from './common.ts';
+import { conditions, type ObjectMeta, quantity, resources, secretKeyRef } from './common.ts';
 
 export const TS_KIND = 'TranslationService';
 export const TS_PLURAL = 'translationservices';
@@ -93,9 +93,48 @@ export const translationServiceSpec = z
     autoscaling: autoscaling.optional(),
     database: z
       .object({
-        secretRef: secretKeyRef.describe('Secret key holding the PostgreSQL connection string (CloudNativePG: uri).'),
+        secretRef: secretKeyRef
+          .optional()
+          .describe('Secret key holding the PostgreSQL connection string (CloudNativePG: uri).'),
+        cnpg: z
+          .object({
+            instances: z
+              .int()
+              .min(1)
+              .max(9)
+              .default(2)
+              .describe('PostgreSQL instances (1 primary, the rest replicas).'),
+            storage: z
+              .object({ size: quantity.default('1Gi'), storageClass: z.string().max(253).optional() })
+              .default({ size: '1Gi' }),
+            imageName: z
+              .string()
+              .min(1)
+              .max(512)
+              .optional()
+              .describe("PostgreSQL operand image; default CloudNativePG's own."),
+            resources: resources.optional(),
+            parameters: z
+              .record(z.string(), z.string())
+              .optional()
+              .describe('postgresql.conf parameters CloudNativePG allows.'),
+          })
+          .optional()
+          .describe(
+            'A managed PostgreSQL: the operator creates a CloudNativePG Cluster <name>-db (owned by this resource) and uses its <name>-db-app Secret (key uri).',
+          ),
       })
-      .describe('The PostgreSQL database; users bring CloudNativePG or a managed PostgreSQL.'),
+      .meta({
+        'x-kubernetes-validations': [
+          {
+            rule: 'has(self.secretRef) != has(self.cnpg)',
+            message: 'set exactly one of database.secretRef and database.cnpg',
+          },
+        ],
+      })
+      .describe(
+        'The PostgreSQL database: a connection string you bring, or a CloudNativePG cluster the operator runs.',
+      ),
     provider: providerSpec.default({ kind: 'pseudo', models: {} }),
     plans: z
       .array(plan)
@@ -173,6 +212,18 @@ export const translationServiceStatus = z.object({
     .object({ job: z.string(), revision: z.string(), succeeded: z.boolean() })
     .optional()
     .describe('The migration Job of the current revision.'),
+  database: z
+    .object({
+      cluster: z.string().describe('The CloudNativePG Cluster.'),
+      instances: z.int().nonnegative().optional(),
+      readyInstances: z.int().nonnegative().optional(),
+      phase: z.string().optional().describe("CloudNativePG's phase of the cluster."),
+      primary: z.string().optional().describe('The current primary instance.'),
+      ready: z.boolean(),
+    })
+    .optional()
+    .describe('The managed database (spec.database.cnpg).'),
+  paused: z.boolean().optional().describe('True while scriptorium.dev/reconcile: paused stops the operator.'),
 });
 
 export type TranslationServiceSpecInput = z.input<typeof translationServiceSpec>;

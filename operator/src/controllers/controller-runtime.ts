@@ -2,6 +2,7 @@
 // and the controller itself, built from a declaration (`ControllerDefinition`): the custom resource, the objects
 // it watches and how they map to keys, and the reconcile function. Each kind's controller is such a declaration.
 import type { Logger } from 'pino';
+import { RECONCILE_ANNOTATION, ROTATE_KEY_ANNOTATION } from '../api/index.ts';
 import { OperatorError } from '../errors.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { EventRecorder } from '../kube/events.ts';
@@ -97,6 +98,9 @@ export function runReconcileWorkers(o: WorkerOptions): Promise<void> {
 }
 
 /** Whether an update of a custom resource needs a reconcile: not for the operator's own status writes. */
+/** Annotations that ask the operator for something (pause, a key rotation): a change is worth a reconcile. */
+const ACTION_ANNOTATIONS = [RECONCILE_ANNOTATION, ROTATE_KEY_ANNOTATION];
+
 export function needsReconcile(obj: KubeObject, old: KubeObject | undefined): boolean {
   if (!old) return true;
   const a = obj.metadata;
@@ -106,7 +110,8 @@ export function needsReconcile(obj: KubeObject, old: KubeObject | undefined): bo
     a.deletionTimestamp !== b.deletionTimestamp ||
     JSON.stringify(a.finalizers ?? []) !== JSON.stringify(b.finalizers ?? []) ||
     JSON.stringify(a.labels ?? {}) !== JSON.stringify(b.labels ?? {}) ||
-    a.uid !== b.uid
+    a.uid !== b.uid ||
+    ACTION_ANNOTATIONS.some((k) => a.annotations?.[k] !== b.annotations?.[k])
   );
 }
 

@@ -4,6 +4,7 @@
 // (Degraded, Progressing; Ready derived by the status writer) are set here too.
 import type { Logger } from 'pino';
 import type { ZodType } from 'zod';
+import { isPaused, RECONCILE_ANNOTATION } from '../api/index.ts';
 import {
   isConflict,
   isNotFound,
@@ -108,6 +109,11 @@ export async function reconcileInFrame<Spec>(
       await finalize(deps, kind, obj, ctx);
       return undefined;
     }
+    if (isPaused(obj.metadata)) {
+      await reportPaused(deps, kind.type, obj);
+      return undefined; // nothing until the annotation changes (an annotation change triggers a reconcile)
+    }
+    if (obj.status?.paused) await reportResumed(deps, kind.type, obj);
     if (!obj.metadata.finalizers?.includes(FINALIZER)) {
       obj = await patchFinalizers(deps, kind.type, obj, [...(obj.metadata.finalizers ?? []), FINALIZER]);
       ctx.owner = obj;
@@ -130,6 +136,45 @@ export async function reconcileInFrame<Spec>(
     deps.stats.writes += writes.count;
     await ctx.events?.flush(deps.recorder, ctx.owner);
   }
+}
+
+const PAUSED_MESSAGE = `${RECONCILE_ANNOTATION}: paused: the operator changes nothing it owns until the annotation is removed`;
+
+/** Paused: the status says so (`Paused=True`, `paused: true`), an Event records it, and nothing else is written. */
+async function reportPaused(deps: FrameDeps, type: ResourceType, obj: KubeObject): Promise<void> {
+  const generation = obj.metadata.generation;
+  await writeStatus(deps, type, obj, (status) => ({
+    ...status,
+    paused: true,
+    conditions: setCondition(
+      status.conditions,
+      { type: 'Paused', status: 'True', reason: 'ReconcilePaused', message: PAUSED_MESSAGE },
+      generation,
+    ),
+  }));
+  await deps.recorder.record(obj, { type: 'Normal', reason: 'Paused', action: 'Reconcile', note: PAUSED_MESSAGE });
+}
+
+/** The annotation is gone: `Paused=False`, and the reconcile goes on as usual. */
+async function reportResumed(deps: FrameDeps, type: ResourceType, obj: KubeObject): Promise<void> {
+  const generation = obj.metadata.generation;
+  await writeStatus(deps, type, obj, (status) => {
+    const { paused: _paused, ...rest } = status;
+    return {
+      ...rest,
+      conditions: setCondition(
+        status.conditions,
+        { type: 'Paused', status: 'False', reason: 'Reconciling', message: `${RECONCILE_ANNOTATION} is not paused` },
+        generation,
+      ),
+    };
+  });
+  await deps.recorder.record(obj, {
+    type: 'Normal',
+    reason: 'Resumed',
+    action: 'Reconcile',
+    note: `${RECONCILE_ANNOTATION} removed: reconciling again`,
+  });
 }
 
 /** The report of a failed reconcile: reason, messages and whether a Warning Event is recorded (its action). */

@@ -49,6 +49,8 @@ export const RESOURCES = {
     plural: 'ledgerclusters',
     namespaced: true,
   },
+  /** CloudNativePG's Cluster (`database.cnpg` of a TranslationService); read and applied, not watched. */
+  CnpgCluster: { apiVersion: 'postgresql.cnpg.io/v1', kind: 'Cluster', plural: 'clusters', namespaced: true },
 } as const satisfies Record<string, ResourceType>;
 
 export function resourceForKind(apiVersion: string, kind: string): ResourceType {

@@ -12,6 +12,7 @@ import { LedgerNodeClient } from '../ledger/index.ts';
 import { clusterNames, GENESIS_FILE } from '../specs/ledger-cluster/index.ts';
 import { keysCreateArgs } from './keys.ts';
 import { PluginError, retire } from './retire.ts';
+import { exportIdentity, rotateKey } from './rotate-key.ts';
 import { renderStatus } from './status.ts';
 import { pinGenesis, verifyRecordEvidence, witnessRequirement } from './verify-proof.ts';
 
@@ -27,7 +28,12 @@ const usage = `usage: kubectl scriptorium <command> [-n NAMESPACE] [--context NA
                                         the LedgerCluster's witnesses (or --witness NAME=KEY ... [--witness-threshold
                                         K]) the evidence must carry a checkpoint they cosigned
   keys create TRANSLATIONSERVICE [ARGS] an API key from the translation image's CLI in one of the service's pods
-                                        (ARGS go to its 'keys create', e.g. --user someone@example.com)`;
+                                        (ARGS go to its 'keys create', e.g. --user someone@example.com)
+  rotate-key CLUSTER VALIDATOR          a new key for VALIDATOR without downtime (annotation scriptorium.dev/rotate-key):
+                                        the operator restarts the validator with it, ADDs it, REMOVEs the old one;
+                                        follows each step [--timeout 10m] [--no-wait]
+  keys export CLUSTER                   the chain's identity (genesis and the validators' keys) as a Secret manifest,
+                                        for spec.bootstrap.fromBackup.identitySecretRef (keep it apart from backups)`;
 
 function duration(text: string): number {
   const m = /^(\d+)(ms|s|m|h)?$/.exec(text);
@@ -149,8 +155,9 @@ async function clusterGenesis(kube: { client: KubeClient; namespace: string }, n
 async function main(argv: string[]): Promise<number> {
   const { kube: kubeOptions, rest } = splitKubeOptions(argv);
   // `keys create SERVICE …`: everything after the service goes to the image's CLI as it is.
-  const keysCli = rest[0] === 'keys' ? rest.slice(3) : [];
-  const { values, positionals } = parseCommand(rest[0] === 'keys' ? rest.slice(0, 3) : rest);
+  const keysCreate = rest[0] === 'keys' && rest[1] === 'create';
+  const keysCli = keysCreate ? rest.slice(3) : [];
+  const { values, positionals } = parseCommand(keysCreate ? rest.slice(0, 3) : rest);
   const [command, ...args] = positionals;
   if (values.help || !command) {
     process.stdout.write(`${usage}\n`);
@@ -241,8 +248,33 @@ async function main(argv: string[]): Promise<number> {
         await node.close();
       }
     }
+    case 'rotate-key': {
+      const [name, validator] = args;
+      if (!name || !validator || args.length !== 2)
+        throw new PluginError('usage: kubectl scriptorium rotate-key CLUSTER VALIDATOR', 2);
+      const { client, namespace } = await kube();
+      try {
+        await rotateKey(client, namespace, name, validator, {
+          timeoutMs: duration(str(values.timeout) ?? '10m'),
+          wait: values['no-wait'] !== true,
+          print,
+        });
+        return 0;
+      } finally {
+        client.close();
+      }
+    }
     case 'keys': {
       const [sub, service] = args;
+      if (sub === 'export' && service) {
+        const { client, namespace } = await kube();
+        try {
+          print(JSON.stringify(await exportIdentity(client, namespace, service), null, 2));
+          return 0;
+        } finally {
+          client.close();
+        }
+      }
       const cliArgs = keysCli;
       if (sub !== 'create' || !service)
         throw new PluginError('usage: kubectl scriptorium keys create TRANSLATIONSERVICE [ARGS]', 2);

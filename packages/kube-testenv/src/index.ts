@@ -1,4 +1,12 @@
-export { cacheDir, KUBE_BINARIES, type KubeBinary, kubeBinary, kubeBinDir, parseVersions } from './binaries.ts';
+export {
+  cacheDir,
+  KUBE_BINARIES,
+  type KubeBinary,
+  kubeBinary,
+  kubeBinDir,
+  parseVersions,
+  VERSIONS_FILE,
+} from './binaries.ts';
 export { type CertificateRequest, type ControlPlanePki, certificateConfig, generatePki } from './certs.ts';
 export {
   DISABLED_CONTROLLERS,

@@ -3,6 +3,16 @@
 // live in `@scriptorium/ledger-protocol/keys` (Node only).
 
 export { platform, sha256, sha256Hex, verifySignature } from '#platform-crypto';
+export {
+  BACKUP_FORMAT,
+  BackupManifest,
+  BackupSegment,
+  type BackupStep,
+  BackupVerifier,
+  MANIFEST_KEY,
+  parseManifest,
+  segmentKey,
+} from './backup.ts';
 export { fromBase64, toBase64 } from './base64.ts';
 export {
   type BodyCheck,
@@ -118,7 +128,7 @@ export {
   verifyMessage,
   verifySeal,
 } from './messages.ts';
-export { MEMPOOL_METRIC, ROUND_CHANGES_METRIC, ROUND_METRIC } from './metric-names.ts';
+export { MEMPOOL_METRIC, MISSED_CHANGES_METRIC, ROUND_CHANGES_METRIC, ROUND_METRIC } from './metric-names.ts';
 export { nobleSha256, nobleSha256Hex, nobleVerify } from './noble.ts';
 export {
   ALG_COSIGNATURE_V1,
@@ -172,6 +182,11 @@ export {
   ValidatorChange,
 } from './schemas.ts';
 export {
+  BACKUP_SECRET_SETTINGS,
+  type BackupEnvVar,
+  type BackupSettingName,
+  type BackupSettings,
+  backupSettings,
   boolSetting,
   intSetting,
   NODE_SETTING_NAMES,

@@ -8,3 +8,9 @@ export const ROUND_METRIC = 'scriptorium_ledger_round';
 export const MEMPOOL_METRIC = 'scriptorium_ledger_mempool_records';
 /** Rounds the node moved past a round 0 (a counter). */
 export const ROUND_CHANGES_METRIC = 'scriptorium_ledger_round_changes_total';
+
+/**
+ * Changes a sweep found that no notification had announced (subscribe mode; a counter, by broker): notifications
+ * lost between a broker and the node. The benchmark and the tests read it.
+ */
+export const MISSED_CHANGES_METRIC = 'scriptorium_ledger_missed_changes_total';

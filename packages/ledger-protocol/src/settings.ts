@@ -122,6 +122,17 @@ export const nodeSettings = z.object({
   /** X-Auth-Token for brokers behind a PEP proxy (a secret: also NODE_BROKER__AUTH_TOKEN_FILE). */
   NODE_BROKER__AUTH_TOKEN: z.string().min(1).max(8192).optional(),
   NODE_BROKER__POLL_INTERVAL_MS: intSetting(100, 86_400_000).default(10_000),
+  /**
+   * `poll`: every poll interval, read every broker completely. `subscribe`: subscribe to every broker, judge each
+   * notified entity at once, and sweep (read everything, incrementally where the broker can) every sweep interval.
+   */
+  NODE_BROKER__MODE: z.enum(['poll', 'subscribe'], { message: 'expected poll or subscribe' }).default('poll'),
+  /** Subscribe mode: time between this node's sweeps (the validators take turns: i/n of it apart). */
+  NODE_BROKER__SWEEP_INTERVAL_MS: intSetting(100, 86_400_000).default(600_000),
+  /** Subscribe mode: base URL the brokers send notifications to (default: this node's advertised address). */
+  NODE_BROKER__NOTIFY_URL: z.string().min(1).max(2048).optional(),
+  /** Subscribe mode: how often each subscription is checked (re-created when a broker forgot it). */
+  NODE_BROKER__SUBSCRIPTION_CHECK_MS: intSetting(100, 3_600_000).default(30_000),
   // Tamper notifications (after finality).
   /** Comma-separated webhook URLs. */
   NODE_NOTIFY__WEBHOOK_URLS: z.string().default(''),
@@ -207,6 +218,70 @@ export type WitnessSettings = z.output<typeof witnessSettings>;
 /** One container environment variable whose name the node defines (Kubernetes `EnvVar` shape). */
 export interface NodeEnvVar {
   name: NodeSettingName;
+  value?: string;
+  valueFrom?: object;
+}
+
+/**
+ * The backup commands' settings (`ledger-node backup`, `restore`, `backup-verify`): the object store, the node
+ * they read from, and where the result goes. The operator builds the backup Jobs and the restore init container
+ * from the same names.
+ */
+export const backupSettings = z.object({
+  /** `https://host:port` of the S3-compatible endpoint (path-style requests). */
+  BACKUP__ENDPOINT: z.url({ protocol: /^https?$/, message: 'expected an http(s) URL' }),
+  BACKUP__BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'expected an S3 bucket name' }),
+  /** Key prefix of the backup (no leading or trailing slash; '' = the bucket's root). */
+  BACKUP__PREFIX: z
+    .string()
+    .max(512)
+    .regex(/^([A-Za-z0-9!_.*'()-]+(\/[A-Za-z0-9!_.*'()-]+)*)?$/, {
+      message: 'expected path segments without leading or trailing /',
+    })
+    .default(''),
+  BACKUP__REGION: z
+    .string()
+    .regex(/^[a-z0-9-]{1,32}$/)
+    .default('us-east-1'),
+  BACKUP__ACCESS_KEY_ID: z.string().min(1).max(256),
+  BACKUP__SECRET_ACCESS_KEY: z.string().min(1).max(256),
+  /** PEM CA bundle for the endpoint. */
+  BACKUP__CA_FILE: z.string().min(1).optional(),
+  /**
+   * The nodes whose read API `backup` and `backup-verify` read: comma-separated `http(s)://host:port`; the one at
+   * the highest height that answers is read.
+   */
+  BACKUP__NODE_URL: z
+    .string()
+    .max(8192)
+    .regex(/^https?:\/\/[^\s,]+(,https?:\/\/[^\s,]+)*$/, { message: 'expected comma-separated http(s) URLs' })
+    .optional(),
+  /** PEM CA bundle for the node's HTTPS. */
+  BACKUP__NODE_CA_FILE: z.string().min(1).optional(),
+  /** A segment is closed once its blocks' JSON reaches this size. */
+  BACKUP__SEGMENT_BYTES: intSetting(4096, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
+  /** Where the one-line JSON result is also written (a pod's termination message: /dev/termination-log). */
+  BACKUP__RESULT_FILE: z.string().min(1).optional(),
+  /** Where `backup-verify` restores the backup it verifies (removed after). Default: the OS temp folder. */
+  BACKUP__SCRATCH_DIR: z.string().min(1).optional(),
+  NODE_GENESIS_FILE: z.string().min(1).default('genesis.json'),
+  NODE_DATA_DIR: z.string().min(1).default('data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type BackupSettings = z.output<typeof backupSettings>;
+
+/** The backup settings that are secrets: each may instead come from `<NAME>_FILE`. */
+export const BACKUP_SECRET_SETTINGS = [
+  'BACKUP__ACCESS_KEY_ID',
+  'BACKUP__SECRET_ACCESS_KEY',
+] as const satisfies ReadonlyArray<keyof BackupSettings>;
+
+export type BackupSettingName = keyof BackupSettings | `${(typeof BACKUP_SECRET_SETTINGS)[number]}_FILE`;
+
+/** One container environment variable of the backup commands (Kubernetes `EnvVar` shape). */
+export interface BackupEnvVar {
+  name: BackupSettingName;
   value?: string;
   valueFrom?: object;
 }

@@ -2,6 +2,8 @@ export { freePort } from './ports.ts';
 export {
   createTestDatabase,
   findPostgresBinaries,
+  type LocalPostgresOptions,
+  startLocalPostgres,
   startTestPostgres,
   type TestDatabase,
   type TestPostgres,

@@ -56,7 +56,19 @@ export function findPostgresBinaries(root = '/usr/lib/postgresql'): string | nul
   return versions[0] ? join(root, versions[0], 'bin') : null;
 }
 
-async function startLocalPostgres(bin: string): Promise<TestPostgres> {
+/** Options of a PostgreSQL cluster of its own (initdb in a temporary folder, on a free loopback port). */
+export interface LocalPostgresOptions {
+  /** Extra `-c name=value` server settings. */
+  settings?: Record<string, string>;
+}
+
+/**
+ * A PostgreSQL cluster of its own: initdb into a temporary folder (as the `postgres` user when running as root,
+ * who must own it), then `postgres` on a free loopback port, trusting local connections. Each caller gets its own
+ * cluster (a Scorpio broker needs one per broker: it names a tenant's database after the tenant alone).
+ * @example const pgCluster = await startLocalPostgres(findPostgresBinaries() as string);
+ */
+export async function startLocalPostgres(bin: string, options: LocalPostgresOptions = {}): Promise<TestPostgres> {
   const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), 'scriptorium-pg-'));
   const data = join(dir, 'data');
@@ -69,17 +81,30 @@ async function startLocalPostgres(bin: string): Promise<TestPostgres> {
   }
   await asPostgres('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   const port = await freePort();
-  const options = [
-    `-p ${port}`,
-    `-k ${dir}`,
-    '-c listen_addresses=127.0.0.1',
+  const settings: Record<string, string> = {
+    listen_addresses: '127.0.0.1',
     // Test data is disposable: trade durability for speed.
-    '-c fsync=off',
-    '-c synchronous_commit=off',
-    '-c full_page_writes=off',
-    '-c max_connections=400',
-  ].join(' ');
-  await asPostgres('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
+    fsync: 'off',
+    synchronous_commit: 'off',
+    full_page_writes: 'off',
+    max_connections: '400',
+    ...options.settings,
+  };
+  const serverOptions = [`-p ${port}`, `-k ${dir}`, ...Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`)].join(
+    ' ',
+  );
+  await asPostgres('pg_ctl', [
+    '-D',
+    data,
+    '-o',
+    serverOptions,
+    '-l',
+    join(dir, 'server.log'),
+    '-w',
+    '-t',
+    '60',
+    'start',
+  ]);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     source: 'local',

@@ -37,7 +37,15 @@ const usage = `usage: ledger-node <command>
                                           a witness policy: the evidence must carry a checkpoint covering its block,
                                           cosigned by K (default all) of these witnesses (KEY: tlog-cosignature verifier
                                           key), signed by a quorum of the validators (origin default
-                                          scriptorium.dev/ledger/<chain id>)`;
+                                          scriptorium.dev/ledger/<chain id>)
+  backup                                  upload what the node (BACKUP__NODE_URL) finalized since the last backup to
+                                          S3 (BACKUP__ENDPOINT, BACKUP__BUCKET, BACKUP__PREFIX): segments, then the manifest
+  restore                                 verify the backup (every block from genesis, NODE_GENESIS_FILE) and write it
+                                          into NODE_DATA_DIR; refuses a backup that does not verify; skips a data
+                                          directory that already holds a chain
+  backup-verify                           the restore drill: restore the latest backup into scratch, verify it, and
+                                          compare its tip with the live node's block at that height
+  (the backup commands print one JSON line; exit 0 when done, 1 when refused, with the height and the reason)`;
 
 function fail(line: string, code = 2): never {
   process.stderr.write(`${line}\n`);
@@ -165,6 +173,13 @@ async function main(argv: string[]): Promise<void> {
       if (!report.ok) fail(`invalid: ${report.lines.at(-1) ?? 'unreadable'}`, 1);
       const pinned = genesis ? ` (genesis ${blockHash(genesis.header)})` : '';
       process.stdout.write(`valid${pinned}: ${report.lines.join('; ')}\n`);
+      return;
+    }
+    case 'backup':
+    case 'restore':
+    case 'backup-verify': {
+      const { runBackupCommand } = await import('./backup/commands.ts');
+      process.exitCode = await runBackupCommand(command, process.env);
       return;
     }
     case 'help':

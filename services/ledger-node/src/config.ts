@@ -82,6 +82,9 @@ function readFileVar(variable: string, path: string): Buffer {
   }
 }
 
+/** `host:port`, the host bracketed when it is an IPv6 address. */
+const hostPort = (a: { host: string; port: number }) => `${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}`;
+
 /** Reads and validates the configuration. Throws ConfigError (one line, naming the variable).
  * @example const config = loadConfig(process.env); */
 export function loadConfig(env: Env): NodeConfig {
@@ -176,7 +179,7 @@ export function loadConfig(env: Env): NodeConfig {
     announceIntervalMs: e.NODE_PEERS__ANNOUNCE_INTERVAL_MS,
     syncIntervalMs: e.NODE_SYNC__INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
-    watcher: watcherConfig(e),
+    watcher: watcherConfig(e, `${tls ? 'https' : 'http'}://${hostPort(advertise)}`),
     notify: notifyConfig(e),
     checkpoints: checkpointConfig(e),
   };

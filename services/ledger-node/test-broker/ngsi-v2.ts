@@ -4,9 +4,17 @@
 // entity create/read/update/delete and `POST /v2/op/update`; tenants (`Fiware-Service`, lower-cased)
 // and service paths (`Fiware-ServicePath`; a query without one sees every path, `/#` suffix
 // recurses). Error bodies are Orion's `{error, description}`.
-import { randomUUID } from 'node:crypto';
+// `q` is evaluated for the system attributes `dateCreated` and `dateModified` compared with a time
+// (`dateModified>2026-11-27T06:00:00.000Z`: what an incremental read needs); other `q` filters are a 400 here.
+// Subscriptions (Orion's documentation; no Orion runs here): `POST|GET /v2/subscriptions`, `GET|PATCH|DELETE
+// /v2/subscriptions/{id}` (24 hex digits); subject entities by `id`/`idPattern` and `type`/`typePattern`;
+// `condition.alterationTypes` (default entityCreate and entityChange: deletions only when asked); `notification.http`
+// or `httpCustom` (its headers sent); `expires`; notifications `{subscriptionId, data: [entity]}` with
+// `Fiware-Service`, `Fiware-ServicePath` and `Ngsiv2-AttrsFormat: normalized`.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { type BrokerRequest, empty, json, type Reply } from './http.ts';
-import type { EntityStore, StoredEntity, Tenant } from './store.ts';
+import { parseTime, type StoredSubscription, type Subscriptions } from './notifications.ts';
+import type { ChangeKind, EntityStore, StoredEntity, Tenant } from './store.ts';
 
 const MAX_LIMIT = 1000;
 const DEFAULT_LIMIT = 20;
@@ -14,6 +22,7 @@ const NAME = /^[^<>"'=;()\s&?/#]{1,256}$/;
 const TENANT = /^[A-Za-z0-9_]{1,50}$/;
 const PATH_PART = /^[A-Za-z0-9_]{1,50}$/;
 const LIST_OPTIONS = new Set(['count', 'keyValues', 'values', 'unique', 'skipForwarding', 'sysAttrs']);
+const ALTERATIONS = new Set(['entityCreate', 'entityUpdate', 'entityChange', 'entityDelete']);
 
 const badRequest = (description: string): Reply => json(400, { error: 'BadRequest', description });
 const notFound = (): Reply =>
@@ -106,6 +115,21 @@ function optionSet(req: BrokerRequest, allowed: Set<string>): Set<string> {
   return set;
 }
 
+/** The `q` filters evaluated here: `dateCreated` or `dateModified` compared with a time, joined by `;`. */
+function parseDateQ(raw: string): Array<(e: StoredEntity) => boolean> {
+  return raw.split(';').map((part) => {
+    const m = /^(dateCreated|dateModified)(>=|<=|>|<)(.+)$/.exec(part);
+    const at = m ? parseTime(m[3]) : undefined;
+    if (!m || at === undefined) throw new V2Error(badRequest('invalid query expression'));
+    const field = m[1] === 'dateCreated' ? 'createdAt' : 'modifiedAt';
+    const op = m[2];
+    return (e: StoredEntity) => {
+      const own = e[field] ?? 0;
+      return op === '>' ? own > at : op === '>=' ? own >= at : op === '<' ? own < at : own <= at;
+    };
+  });
+}
+
 const list = (raw: string | null): string[] | undefined =>
   raw === null || raw === '' ? undefined : raw.split(',').filter(Boolean);
 
@@ -176,10 +200,17 @@ function fullJson(e: StoredEntity): string {
 
 export class NgsiV2 {
   private readonly store: EntityStore;
+  private readonly subscriptions: Subscriptions;
   private readonly listCache = new Map<string, { version: number; tenant: Tenant; entities: StoredEntity[] }>();
 
-  constructor(store: EntityStore) {
+  constructor(store: EntityStore, subscriptions: Subscriptions) {
     this.store = store;
+    this.subscriptions = subscriptions;
+    store.onChange((tenant, entity, kind) =>
+      subscriptions.changed(tenant.name, entity, kind, (s) =>
+        JSON.stringify({ subscriptionId: s.id, data: [JSON.parse(fullJson(entity))] }),
+      ),
+    );
   }
 
   handles(path: string): boolean {
@@ -211,6 +242,17 @@ export class NgsiV2 {
       if (method === 'POST') return this.createEntity(req);
     }
     if (path === '/v2/op/update' && method === 'POST') return this.batchUpdate(req);
+    if (path === '/v2/subscriptions') {
+      if (method === 'POST') return this.subscribe(req);
+      if (method === 'GET') return this.listSubscriptions(req);
+    }
+    const sub = /^\/v2\/subscriptions\/([^/]+)$/.exec(path);
+    if (sub) {
+      const id = decodeURIComponent(sub[1] as string);
+      if (method === 'GET') return this.getSubscription(req, id);
+      if (method === 'PATCH') return this.patchSubscription(req, id);
+      if (method === 'DELETE') return this.deleteSubscription(req, id);
+    }
     const m = /^\/v2\/entities\/([^/]+)(?:\/attrs(?:\/([^/]+))?)?$/.exec(path);
     if (m) {
       const id = decodeURIComponent(m[1] as string);
@@ -246,8 +288,11 @@ export class NgsiV2 {
         return badRequest('Invalid regular expression in idPattern');
       }
     }
+    const q = req.query.get('q');
+    const dateFilters = q === null || q === '' ? undefined : parseDateQ(q);
     const tenant = this.tenantFor(req, false);
-    const matching = tenant ? this.filtered(tenant, req, paths, types, ids, idPattern) : [];
+    let matching = tenant ? this.filtered(tenant, req, paths, types, ids, idPattern) : [];
+    if (dateFilters) matching = matching.filter((e) => dateFilters.every((f) => f(e)));
     const page = matching.slice(offset, offset + limit);
     const attrs = list(req.query.get('attrs'));
     const metadata = list(req.query.get('metadata'));
@@ -270,18 +315,18 @@ export class NgsiV2 {
     idPattern: RegExp | undefined,
   ): StoredEntity[] {
     if (!paths && !types && !ids && !idPattern) return tenant.list();
-    const key = `${tenant.name}|${String(req.headers['fiware-servicepath'] ?? '')}|${types}|${ids}|${idPattern}`;
+    // By ids: looked up, not scanned (kept in creation order).
+    if (ids)
+      return ids
+        .flatMap((id) => tenant.withId(id))
+        .sort((a, b) => a.seq - b.seq)
+        .filter((e) => inPaths(e, paths) && (!types || types.includes(e.type)) && (!idPattern || idPattern.test(e.id)));
+    const key = `${tenant.name}|${String(req.headers['fiware-servicepath'] ?? '')}|${types}|${idPattern}`;
     const cached = this.listCache.get(key);
     if (cached && cached.version === tenant.version && cached.tenant === tenant) return cached.entities;
     const entities = tenant
       .list()
-      .filter(
-        (e) =>
-          inPaths(e, paths) &&
-          (!types || types.includes(e.type)) &&
-          (!ids || ids.includes(e.id)) &&
-          (!idPattern || idPattern.test(e.id)),
-      );
+      .filter((e) => inPaths(e, paths) && (!types || types.includes(e.type)) && (!idPattern || idPattern.test(e.id)));
     if (this.listCache.size > 64) this.listCache.clear();
     this.listCache.set(key, { version: tenant.version, tenant, entities });
     return entities;
@@ -349,7 +394,7 @@ export class NgsiV2 {
     const tenant = this.tenantFor(req, false);
     const type = req.query.get('type') ?? undefined;
     if (!tenant) return notFound();
-    const matches = tenant.list().filter((e) => e.id === id && (type === undefined || e.type === type));
+    const matches = tenant.withId(id).filter((e) => type === undefined || e.type === type);
     if (matches.length === 0) return notFound();
     if (matches.length > 1)
       return json(409, {
@@ -449,6 +494,171 @@ export class NgsiV2 {
       if (result === 'exists') return json(422, { error: 'Unprocessable', description: 'Already Exists' });
       if (result === 'missing') return notFound();
     }
+    return empty(204);
+  }
+
+  // ---- subscriptions ---------------------------------------------------------------------------------------
+
+  private subscribe(req: BrokerRequest): Reply {
+    const body = parseBody(req);
+    const tenant = this.tenantFor(req, true) as Tenant;
+    const id = randomBytes(12).toString('hex');
+    this.subscriptions.add(this.buildSubscription(tenant.name, id, body, queryPaths(req)));
+    return empty(201, { Location: `/v2/subscriptions/${id}` });
+  }
+
+  private buildSubscription(
+    tenant: string,
+    id: string,
+    body: unknown,
+    paths: ReturnType<typeof queryPaths>,
+  ): StoredSubscription {
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new V2Error(badRequest('subscription must be a JSON object'));
+    const b = body as Record<string, unknown>;
+    const subject = b.subject as { entities?: unknown; condition?: unknown } | undefined;
+    if (!subject || !Array.isArray(subject.entities) || subject.entities.length === 0)
+      throw new V2Error(badRequest('no subject entities specified'));
+    const selectors = (subject.entities as Array<Record<string, unknown>>).map((sel) => {
+      if (typeof sel !== 'object' || sel === null) throw new V2Error(badRequest('subject entity must be an object'));
+      const pattern = (key: string) => {
+        if (sel[key] === undefined) return undefined;
+        try {
+          return new RegExp(String(sel[key]));
+        } catch {
+          throw new V2Error(badRequest(`Invalid regex for ${key}`));
+        }
+      };
+      if (sel.id === undefined && sel.idPattern === undefined)
+        throw new V2Error(badRequest('subject entities: id or idPattern is required'));
+      return {
+        id: typeof sel.id === 'string' ? sel.id : undefined,
+        idPattern: pattern('idPattern'),
+        type: typeof sel.type === 'string' ? sel.type : undefined,
+        typePattern: pattern('typePattern'),
+      };
+    });
+    const condition = (subject.condition ?? {}) as { alterationTypes?: unknown };
+    let alterations = new Set(['entityCreate', 'entityChange']);
+    if (condition.alterationTypes !== undefined) {
+      if (!Array.isArray(condition.alterationTypes) || !condition.alterationTypes.every((a) => ALTERATIONS.has(a)))
+        throw new V2Error(badRequest('invalid alterationType'));
+      alterations = new Set(condition.alterationTypes as string[]);
+    }
+    const notification = b.notification as Record<string, unknown> | undefined;
+    const target = (notification?.httpCustom ?? notification?.http) as Record<string, unknown> | undefined;
+    if (!target || typeof target.url !== 'string') throw new V2Error(badRequest('http notification is missing'));
+    let url: URL;
+    try {
+      url = new URL(target.url);
+    } catch {
+      throw new V2Error(badRequest('Invalid URL parsing notification url'));
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new V2Error(badRequest('Invalid URL parsing notification url'));
+    const headers: Record<string, string> = { 'ngsiv2-attrsformat': 'normalized' };
+    if (tenant) headers['fiware-service'] = tenant;
+    const custom = notification?.httpCustom ? (target.headers as Record<string, unknown> | undefined) : undefined;
+    for (const [k, v] of Object.entries(custom ?? {})) {
+      if (typeof v !== 'string') throw new V2Error(badRequest('custom header values must be strings'));
+      headers[k.toLowerCase()] = v;
+    }
+    let expiresAt: number | undefined;
+    if (b.expires !== undefined) {
+      expiresAt = parseTime(b.expires);
+      if (expiresAt === undefined) throw new V2Error(badRequest('expires has an invalid format'));
+    }
+    const kindMatches = (kind: ChangeKind) =>
+      kind === 'create'
+        ? alterations.has('entityCreate')
+        : kind === 'delete'
+          ? alterations.has('entityDelete')
+          : alterations.has('entityChange') || alterations.has('entityUpdate');
+    const view: Record<string, unknown> = { id };
+    for (const k of ['description', 'subject', 'notification', 'expires', 'throttling'])
+      if (b[k] !== undefined) view[k] = b[k];
+    return {
+      id,
+      tenant,
+      servicePaths: paths,
+      url: url.toString(),
+      headers,
+      expiresAt,
+      view,
+      timesSent: 0,
+      timesFailed: 0,
+      matches: (e, kind) =>
+        kindMatches(kind) &&
+        inPaths(e, paths) &&
+        selectors.some(
+          (sel) =>
+            (sel.id === undefined || sel.id === e.id) &&
+            (!sel.idPattern || sel.idPattern.test(e.id)) &&
+            (sel.type === undefined || sel.type === e.type) &&
+            (!sel.typePattern || sel.typePattern.test(e.type)),
+        ),
+    };
+  }
+
+  private subscriptionView(s: StoredSubscription): Record<string, unknown> {
+    const expired = s.expiresAt !== undefined && s.expiresAt <= Date.now();
+    const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+    const notification = {
+      ...(s.view.notification as Record<string, unknown>),
+      timesSent: s.timesSent,
+      ...(s.lastNotification ? { lastNotification: iso(s.lastNotification) } : {}),
+      ...(s.lastSuccess ? { lastSuccess: iso(s.lastSuccess) } : {}),
+      ...(s.lastFailure ? { lastFailure: iso(s.lastFailure) } : {}),
+    };
+    return {
+      ...s.view,
+      status: expired ? 'expired' : s.lastFailure && (s.lastSuccess ?? 0) < s.lastFailure ? 'failed' : 'active',
+      notification,
+    };
+  }
+
+  private subscription(req: BrokerRequest, id: string): StoredSubscription {
+    const s = this.subscriptions.get(tenantName(req), id);
+    if (!s)
+      throw new V2Error(
+        json(404, { error: 'NotFound', description: 'The requested subscription has not been found. Check id' }),
+      );
+    return s;
+  }
+
+  private listSubscriptions(req: BrokerRequest): Reply {
+    const limit = pageParam(req, 'limit') ?? DEFAULT_LIMIT;
+    const offset = pageParam(req, 'offset') ?? 0;
+    const options = optionSet(req, new Set(['count']));
+    const all = this.subscriptions.list(tenantName(req));
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (options.has('count')) headers['Fiware-Total-Count'] = String(all.length);
+    return json(
+      200,
+      all.slice(offset, offset + limit).map((s) => this.subscriptionView(s)),
+      headers,
+    );
+  }
+
+  private getSubscription(req: BrokerRequest, id: string): Reply {
+    return json(200, this.subscriptionView(this.subscription(req, id)));
+  }
+
+  private patchSubscription(req: BrokerRequest, id: string): Reply {
+    const s = this.subscription(req, id);
+    const body = parseBody(req);
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      return badRequest('subscription must be a JSON object');
+    const next = this.buildSubscription(s.tenant, id, { ...s.view, ...(body as object) }, s.servicePaths);
+    next.timesSent = s.timesSent;
+    next.timesFailed = s.timesFailed;
+    this.subscriptions.add(next);
+    return empty(204);
+  }
+
+  private deleteSubscription(req: BrokerRequest, id: string): Reply {
+    this.subscription(req, id);
+    this.subscriptions.delete(tenantName(req), id);
     return empty(204);
   }
 }

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { applyFault, BodyTooLarge, type BrokerRequest, type Fault, json, type Reply, readBody, send } from './http.ts';
 import { NgsiLd } from './ngsi-ld.ts';
 import { NgsiV2 } from './ngsi-v2.ts';
+import { Subscriptions } from './notifications.ts';
 import { type BrokerApi, EntityStore } from './store.ts';
 
 export interface TestBrokerOptions {
@@ -20,6 +21,20 @@ export interface TestBrokerOptions {
   tls?: { cert: Buffer; key: Buffer };
   /** Largest accepted request body; Orion's default is 1 MB. */
   maxBodyBytes?: number;
+  /** CA bundle its notifications trust (subscribers serving HTTPS with a private CA). */
+  notifyCa?: Buffer;
+}
+
+/** Requests a test broker answered, by kind. */
+export interface RequestCounts {
+  /** Entity listings (a page each), of them by a list of ids, and type lists. */
+  listings: number;
+  byIds: number;
+  types: number;
+  subscriptions: number;
+  writes: number;
+  other: number;
+  total: number;
 }
 
 export interface InjectRequest {
@@ -34,14 +49,24 @@ export interface TestBroker {
   /** Base URL, e.g. `http://127.0.0.1:40123`. */
   readonly url: string;
   readonly store: EntityStore;
+  /** Its subscriptions (every tenant) and their notifications. */
+  readonly subscriptions: Subscriptions;
   /** Faults applied, one each, to the next entity-listing requests (GET on the collection). */
   readonly faults: Fault[];
   /** Called before each entity-listing request is answered (n counts them from 0); may change data. */
   onList: ((n: number, req: BrokerRequest) => void) | undefined;
   /** Entity-listing requests answered so far. */
   readonly listRequests: number;
+  /** Requests answered so far, by kind (also `GET /_stats`, for tests and benchmarks in other processes). */
+  readonly requestCounts: RequestCounts;
   /** Runs one request in-process, through the same handlers as HTTP (no faults). */
   inject(req: InjectRequest): Reply;
+  /**
+   * Stops answering (connections closed, the port released) and listens again on the same port after `downMs`;
+   * with `forgetSubscriptions` it comes back without its subscriptions (the data is kept), as a broker restarted
+   * from a state that predates them would.
+   */
+  restart(options?: { downMs?: number; forgetSubscriptions?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,10 +74,22 @@ export interface TestBroker {
 export async function startTestBroker(options: TestBrokerOptions = {}): Promise<TestBroker> {
   const api = options.api ?? 'ngsi-v2';
   const store = new EntityStore(api);
-  const handler = api === 'ngsi-v2' ? new NgsiV2(store) : new NgsiLd(store);
+  const subscriptions = new Subscriptions({ ca: options.notifyCa });
+  const handler = api === 'ngsi-v2' ? new NgsiV2(store, subscriptions) : new NgsiLd(store, subscriptions);
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const faults: Fault[] = [];
   let listRequests = 0;
+  const counts: RequestCounts = { listings: 0, byIds: 0, types: 0, subscriptions: 0, writes: 0, other: 0, total: 0 };
+  const count = (req: BrokerRequest) => {
+    counts.total++;
+    if (req.method !== 'GET') counts.writes++;
+    else if (req.path === collection) {
+      counts.listings++;
+      if (req.query.has('id')) counts.byIds++;
+    } else if (req.path.endsWith('/types')) counts.types++;
+    else if (req.path.includes('/subscriptions')) counts.subscriptions++;
+    else counts.other++;
+  };
   const collection = api === 'ngsi-v2' ? '/v2/entities' : '/ngsi-ld/v1/entities';
 
   const state = {
@@ -64,6 +101,8 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
   // elsewhere), so each page is rendered once per change rather than once per read.
   const pages = new Map<string, Reply>();
   const MAX_PAGES = 1024;
+  // A change made on the store directly (a test's or a benchmark's, not a request) is a change too.
+  store.onChange(() => pages.clear());
   const pageKey = (req: BrokerRequest) =>
     [
       req.query.toString(),
@@ -124,6 +163,12 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
       headers: raw.headers,
       body,
     };
+    // Outside NGSI: what this broker answered so far (a benchmark counts the requests validators make).
+    if (req.method === 'GET' && req.path === '/_stats') {
+      send(res, json(200, counts));
+      return;
+    }
+    count(req);
     const isList = req.method === 'GET' && req.path === collection;
     if (isList) state.onList?.(listRequests, req);
     const reply = answer(req);
@@ -142,10 +187,20 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
     ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener)
     : createHttpServer(listener);
   server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
+  const listen = (at: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(at, options.host ?? '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  const stopListening = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  await listen(options.port ?? 0);
   const { port } = server.address() as AddressInfo;
   const host = options.host ?? '127.0.0.1';
   const url = `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -154,6 +209,7 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
     api,
     url,
     store,
+    subscriptions,
     faults,
     get onList() {
       return state.onList;
@@ -164,6 +220,7 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
     get listRequests() {
       return listRequests;
     },
+    requestCounts: counts,
     inject(req: InjectRequest): Reply {
       const u = new URL(req.path, 'http://broker');
       const headers: Record<string, string> = {};
@@ -177,10 +234,15 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
         body: req.body === undefined ? '' : JSON.stringify(req.body),
       });
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    async restart(restartOptions = {}) {
+      await stopListening();
+      if (restartOptions.forgetSubscriptions) subscriptions.clear();
+      if (restartOptions.downMs) await new Promise((r) => setTimeout(r, restartOptions.downMs));
+      await listen(port);
+    },
+    async close() {
+      await stopListening();
+      await subscriptions.close();
+    },
   };
 }

@@ -1,3 +1,4 @@
+export { type DroppedRequest, type DroppingProxy, startDroppingProxy } from './dropping-proxy.ts';
 export { type HostileCase, type HostileNode, startHostileNode } from './hostile-node.ts';
 export { sampleEvent } from './sample-event.ts';
 export {

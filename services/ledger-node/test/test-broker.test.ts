@@ -142,7 +142,7 @@ describe('test broker, NGSI-LD, driven by ngsijs', () => {
   afterAll(() => broker.close());
 
   it('counts in NGSILD-Results-Count and pages with limit/offset', async () => {
-    const first = await ngsi.ld.queryEntities({ tenant: 'city', count: true, limit: 20 });
+    const first = await ngsi.ld.queryEntities({ tenant: 'city', type: 'Sensor', count: true, limit: 20 });
     expect(first.count).toBe(45);
     expect(first.results).toHaveLength(20);
     const last = await ngsi.ld.queryEntities({ tenant: 'city', limit: 20, offset: 40, type: 'Sensor' });
@@ -153,7 +153,7 @@ describe('test broker, NGSI-LD, driven by ngsijs', () => {
     });
   });
 
-  it('keeps tenants apart: an unknown tenant is NonexistentTenant (404)', async () => {
+  it('keeps tenants apart: an unknown tenant is TenantNotFound (404), as Scorpio answers', async () => {
     await expect(ngsi.ld.queryEntities({ tenant: 'nowhere', type: 'Sensor' })).rejects.toBeInstanceOf(
       NGSI.InvalidResponseError,
     );
@@ -161,7 +161,7 @@ describe('test broker, NGSI-LD, driven by ngsijs', () => {
       headers: { 'NGSILD-Tenant': 'nowhere' },
     });
     expect(res.status).toBe(404);
-    expect(((await res.json()) as { type: string }).type).toBe('https://uri.etsi.org/ngsi-ld/errors/NonexistentTenant');
+    expect(((await res.json()) as { type: string }).type).toBe('https://uri.etsi.org/ngsi-ld/errors/TenantNotFound');
     const defaultTenant = await ngsi.ld.queryEntities({ type: 'Sensor', count: true });
     expect(defaultTenant.count).toBe(0);
   });
@@ -192,14 +192,39 @@ describe('test broker, NGSI-LD, driven by ngsijs', () => {
     ]);
   });
 
-  it('refuses a too broad query (no filter, no local=true)', async () => {
-    const res = await fetch(`${broker.url}/ngsi-ld/v1/entities`, { headers: { 'NGSILD-Tenant': 'city' } });
-    expect(res.status).toBe(400);
-    expect(((await res.json()) as { title: string }).title).toBe('Too broad query');
-    const local = await fetch(`${broker.url}/ngsi-ld/v1/entities?local=true&count=true&limit=0`, {
+  it('refuses a listing without id, type, attrs, q or geometry, as Scorpio does (idPattern and local=true do not count)', async () => {
+    for (const query of ['', '?idPattern=.*', '?local=true&count=true']) {
+      const res = await fetch(`${broker.url}/ngsi-ld/v1/entities${query}`, { headers: { 'NGSILD-Tenant': 'city' } });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { type: string }).type).toBe('https://uri.etsi.org/ngsi-ld/errors/BadRequestData');
+    }
+    const typed = await fetch(`${broker.url}/ngsi-ld/v1/entities?type=Sensor,Room&count=true&limit=0`, {
       headers: { 'NGSILD-Tenant': 'city' },
     });
-    expect(local.headers.get('ngsild-results-count')).toBe('46');
+    expect(typed.headers.get('ngsild-results-count')).toBe('46');
+    const localOnly = await fetch(`${broker.url}/ngsi-ld/v1/entities?type=Sensor&localOnly=true`, {
+      headers: { 'NGSILD-Tenant': 'city' },
+    });
+    expect(localOnly.status).toBe(500);
+  });
+
+  it('lists its entity types, and entities of several types under each', async () => {
+    const created = await fetch(`${broker.url}/ngsi-ld/v1/entities`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'NGSILD-Tenant': 'city' },
+      body: JSON.stringify({
+        id: 'urn:ngsi-ld:Thing:1',
+        type: ['Device', 'Sensor'],
+        t: { type: 'Property', value: 1 },
+      }),
+    });
+    expect(created.status).toBe(201);
+    const types = await fetch(`${broker.url}/ngsi-ld/v1/types`, { headers: { 'NGSILD-Tenant': 'city' } });
+    expect(((await types.json()) as { typeList: string[] }).typeList).toEqual(['Device', 'Room', 'Sensor']);
+    for (const type of ['Device', 'Sensor']) {
+      const got = await ngsi.ld.queryEntities({ tenant: 'city', type, count: true, limit: 1000 });
+      expect(got.results.find((e) => e.id === 'urn:ngsi-ld:Thing:1')).toMatchObject({ type: ['Device', 'Sensor'] });
+    }
   });
 });
 

@@ -38,15 +38,19 @@ interface Harness {
 
 let h: Harness;
 
-async function harness(options: WatcherOptions = {}): Promise<Harness> {
-  const primary = await startTestBroker();
-  const fed = [await startTestBroker(), await startTestBroker()];
+async function harness(options: WatcherOptions = {}, api: 'ngsi-v2' | 'ngsi-ld' = 'ngsi-v2'): Promise<Harness> {
+  const primary = await startTestBroker({ api });
+  const fed = [await startTestBroker({ api }), await startTestBroker({ api })];
   for (const b of [primary, ...fed]) seed(b, { count: ENTITIES, attrs: ATTRS });
   const config: WatcherConfig = {
-    primary: { url: primary.url, role: 'primary', api: 'ngsi-v2' },
-    federated: fed.map((b) => ({ url: b.url, role: 'federated' as const, api: 'ngsi-v2' as const })),
+    primary: { url: primary.url, role: 'primary', api },
+    federated: fed.map((b) => ({ url: b.url, role: 'federated' as const, api })),
     ca: undefined,
     pollIntervalMs: 60_000,
+    mode: 'poll',
+    sweepIntervalMs: 600_000,
+    notifyUrl: 'http://127.0.0.1:9',
+    subscriptionCheckMs: 30_000,
   };
   let pending: ObservationRecord[] = [];
   let height = 0;
@@ -212,6 +216,33 @@ describe('broker watcher passes', () => {
     expect(h.submitted.at(-1)).toMatchObject({ entity: entityId(8), verdict: 'TAMPERED' });
   });
 
+  it('an entity that cannot be read is reported with its id and skipped; the rest of its broker is judged', async () => {
+    await h.watcher.pass();
+    h.finalize();
+    const fed = h.fed[0] as TestBroker;
+    tamper(fed, 8, -8);
+    // Entity 3 as no broker sends one (an attribute that is no object): its bytes are JSON, the entity is not.
+    const stored = fed.store.tenant('', false)?.get(entityId(3), 'Sensor');
+    if (stored) stored.json = `{"id":"${entityId(3)}","type":"Sensor","temperature":7}`;
+    const r = await h.watcher.pass();
+    // Entity 8's tamper is recorded; entity 3 is neither judged nor called missing there.
+    expect(r.submitted).toEqual({ ok: 0, tampered: 1 });
+    expect(h.submitted.at(-1)).toMatchObject({ entity: entityId(8), verdict: 'TAMPERED' });
+    expect(h.watcher.status().brokers.find((b) => b.url === fed.url)).toMatchObject({
+      ok: true,
+      entities: ENTITIES - 1,
+      unreadable: 1,
+      unreadableEntities: [
+        { id: entityId(3), reason: `entity ${entityId(3)}: attribute temperature is not an object` },
+      ],
+    });
+    // Readable again: judged again, nothing to record (it never changed).
+    fed.store.tenant('', false)?.touch(stored as NonNullable<typeof stored>);
+    h.finalize();
+    expect((await h.watcher.pass()).submitted).toEqual({ ok: 0, tampered: 0 });
+    expect(h.watcher.status().brokers.find((b) => b.url === fed.url)?.unreadable).toBe(0);
+  });
+
   it('the primary down: nothing recorded at all', async () => {
     await h.watcher.pass();
     h.finalize();
@@ -333,5 +364,72 @@ describe('a broker with more records than the buffer', () => {
     // The primary's page and each federated broker's page holding entity 12 (its primary counterpart changed).
     expect(r).toMatchObject({ parsedPages: 3, parsedEntities: 3 });
     expect(new Set(h.submitted.slice(-2).map((x) => x.broker))).toEqual(new Set(h.fed.map((b) => b.url)));
+  });
+});
+
+describe('NGSI-LD: the types listed first, entities of several types compared as sets', () => {
+  beforeEach(async () => {
+    await h.watcher.stop();
+    for (const b of [h.primary, ...h.fed]) await b.close().catch(() => undefined);
+    h = await harness({}, 'ngsi-ld');
+  });
+
+  const create = (b: TestBroker, id: string, type: string | string[], value: number) =>
+    b.inject({
+      method: 'POST',
+      path: '/ngsi-ld/v1/entities',
+      body: { id, type, t: { type: 'Property', value } },
+    });
+
+  it('the primary with a context source registered for its types is said not to be restricted to its own data', async () => {
+    await h.watcher.pass();
+    expect(h.watcher.status().brokers[0]?.scope?.restricted).toBe(true);
+    const registered = h.primary.inject({
+      method: 'POST',
+      path: '/ngsi-ld/v1/csourceRegistrations/',
+      body: {
+        id: 'urn:ngsi-ld:ContextSourceRegistration:elsewhere',
+        type: 'ContextSourceRegistration',
+        information: [{ entities: [{ type: 'Sensor' }] }],
+        endpoint: 'http://127.0.0.1:9/elsewhere',
+      },
+    });
+    expect(registered.status).toBe(201);
+    h.finalize();
+    await h.watcher.pass();
+    expect(h.watcher.status().brokers[0]?.scope).toMatchObject({
+      restricted: false,
+      how: expect.stringMatching(/^1 context source registration\(s\) for its entity types/),
+    });
+  });
+
+  it('the same types in another order are the same entity; a type dropped is TAMPERED both ways', async () => {
+    create(h.primary, 'urn:ngsi-ld:Thing:1', ['Sensor', 'Device'], 1);
+    create(h.fed[0] as TestBroker, 'urn:ngsi-ld:Thing:1', ['Device', 'Sensor'], 1);
+    create(h.fed[1] as TestBroker, 'urn:ngsi-ld:Thing:1', ['Sensor', 'Device'], 1);
+    const first = await h.watcher.pass();
+    expect(first.submitted).toEqual({ ok: 2 * ENTITIES * ATTRS + 2, tampered: 0 });
+    expect(h.submitted.filter((r) => r.entity === 'urn:ngsi-ld:Thing:1').map((r) => r.entity_type)).toEqual([
+      'Device,Sensor',
+      'Device,Sensor',
+    ]);
+    // The primary's scope: no context source registered for its types, so its answer is its own data.
+    expect(h.watcher.status().brokers[0]?.scope).toEqual({
+      restricted: true,
+      how: 'no context source registered for its entity types',
+    });
+    h.finalize();
+    const fed = h.fed[0] as TestBroker;
+    fed.inject({ method: 'DELETE', path: '/ngsi-ld/v1/entities/urn:ngsi-ld:Thing:1' });
+    create(fed, 'urn:ngsi-ld:Thing:1', 'Sensor', 1);
+    const r = await h.watcher.pass();
+    expect(r.submitted).toEqual({ ok: 0, tampered: 2 });
+    const last = h.submitted.slice(-2).map((x) => [x.broker, x.entity_type, x.verdict, x.observed]);
+    expect(last).toEqual(
+      expect.arrayContaining([
+        [fed.url, 'Sensor', 'TAMPERED', { type: 'Property', value: 1 }],
+        [fed.url, 'Device,Sensor', 'TAMPERED', null],
+      ]),
+    );
   });
 });

@@ -32,6 +32,8 @@ export const LEDGER_CLUSTER_CONTROLLER: ControllerDefinition<LedgerReconcileDeps
     { type: RESOURCES.ConfigMap },
     { type: RESOURCES.PodDisruptionBudget },
     { type: RESOURCES.Ingress },
+    // The backup and restore-drill CronJobs.
+    { type: RESOURCES.CronJob },
     // Metadata only: Secret data (keys, the CA key, the token) never enters the cache.
     { type: RESOURCES.Secret, metadataOnly: true },
     { type: RESOURCES.Pod, changed: podChanged },

@@ -1,6 +1,8 @@
 import { X509Certificate } from 'node:crypto';
+import { Block, checkGenesis } from '@scriptorium/ledger-protocol';
+import { type KeyPair, parseKeyFile } from '@scriptorium/ledger-protocol/keys';
 import type { LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
-import { OperatorError } from '../../errors.ts';
+import { OperatorError, SecretNotFoundError, SpecRefusedError } from '../../errors.ts';
 import { type ApplyContext, createIfAbsent } from '../../kube/apply.ts';
 import { RESOURCES } from '../../kube/resources.ts';
 import { controllerOf } from '../../kube/types.ts';
@@ -9,6 +11,7 @@ import {
   caSecret,
   clusterNames,
   currentTlsSecret,
+  GENESIS_FILE,
   keySecret,
   type Pem,
   PUBLIC_KEY_ANNOTATION,
@@ -17,17 +20,29 @@ import {
   tlsRenewalDue,
   tlsSecret,
   validatorDnsNames,
+  validatorIndex,
   validatorNames,
 } from '../../specs/ledger-cluster/index.ts';
 import { type LedgerReconcileDeps, NODE_CERT_DAYS, readSecret } from './deps.ts';
 
-/** The key Secret of a validator, created when absent; returns its public key (from the annotation). */
-export async function ensureKey(ctx: ApplyContext, deps: LedgerReconcileDeps, lc: LedgerCluster, validator: string) {
+/**
+ * The first key Secret of a validator, created when absent (from `identity` when given: a restored cluster's
+ * validators keep the chain's keys); returns its public key (from the annotation).
+ */
+export async function ensureKey(
+  ctx: ApplyContext,
+  deps: LedgerReconcileDeps,
+  lc: LedgerCluster,
+  validator: string,
+  identity?: () => Promise<Identity | undefined>,
+) {
   const namespace = lc.metadata.namespace ?? '';
   const secretName = validatorNames(validator).keySecret;
   let meta = deps.lookup(RESOURCES.Secret, namespace, secretName);
   if (!meta) {
-    await createIfAbsent(ctx, RESOURCES.Secret, keySecret(lc, validator));
+    const index = validatorIndex(lc.metadata.name, validator);
+    const kept = index === undefined ? undefined : (await identity?.())?.keys.get(index);
+    await createIfAbsent(ctx, RESOURCES.Secret, keySecret(lc, validator, kept));
     meta = deps.lookup(RESOURCES.Secret, namespace, secretName);
   } else if (controllerOf(meta)?.uid !== lc.metadata.uid) {
     await createIfAbsent(ctx, RESOURCES.Secret, meta); // refuses with NotOwnedError and an Event
@@ -37,6 +52,50 @@ export async function ensureKey(ctx: ApplyContext, deps: LedgerReconcileDeps, lc
     throw new OperatorError('KEY_UNREADABLE', `Secret ${secretName} has no valid ${PUBLIC_KEY_ANNOTATION} annotation`);
   }
   return publicKey;
+}
+
+/** A restored cluster's identity: the chain's genesis file and the validators' keys by index. */
+export interface Identity {
+  genesis: string;
+  genesisKeys: Set<string>;
+  keys: Map<number, KeyPair>;
+}
+
+/**
+ * Reads `spec.bootstrap.fromBackup.identitySecretRef`: `genesis.json` (a valid block 0) and `v<i>.json` key files
+ * (each private key matching its public key). Read only while a genesis or a key Secret is still to be made.
+ */
+export async function readIdentity(
+  deps: LedgerReconcileDeps,
+  lc: LedgerCluster,
+  spec: LedgerClusterSpec,
+): Promise<Identity | undefined> {
+  const ref = spec.bootstrap?.fromBackup.identitySecretRef;
+  if (!ref) return undefined;
+  const field = 'spec.bootstrap.fromBackup.identitySecretRef';
+  const secret = await readSecret(deps, lc.metadata.namespace ?? '', ref.name);
+  if (!secret) throw new SecretNotFoundError(ref.name, undefined, field);
+  const genesis = secretValue(secret, GENESIS_FILE);
+  if (!genesis) throw new SecretNotFoundError(ref.name, GENESIS_FILE, field);
+  let block: Block;
+  try {
+    block = Block.parse(JSON.parse(genesis));
+  } catch {
+    throw new SpecRefusedError('InvalidIdentity', `${ref.name}/${GENESIS_FILE} is not a block`);
+  }
+  const check = checkGenesis(block);
+  if (!check.ok) throw new SpecRefusedError('InvalidIdentity', `${ref.name}/${GENESIS_FILE}: ${check.reason}`);
+  const keys = new Map<number, KeyPair>();
+  for (const name of Object.keys(secret.data ?? {})) {
+    const m = /^v(\d{1,3})\.json$/.exec(name);
+    if (!m) continue;
+    try {
+      keys.set(Number(m[1]), parseKeyFile(secretValue(secret, name) ?? ''));
+    } catch (err) {
+      throw new SpecRefusedError('InvalidIdentity', `${ref.name}/${name}: ${(err as Error).message}`);
+    }
+  }
+  return { genesis, genesisKeys: new Set(block.validator_changes.map((c) => c.validator)), keys };
 }
 
 /** The CA that signs validator certificates: a referenced Secret, or the operator-managed one (created once). */

@@ -131,7 +131,7 @@ async function deletePvc(deps: LedgerReconcileDeps, namespace: string, name: str
  * POST /membership through one validator, with the cluster token (and, in mutual TLS, a short-lived client
  * certificate from the cluster CA, held in memory only).
  */
-async function submitChange(
+export async function submitChange(
   deps: LedgerReconcileDeps,
   lc: LedgerCluster,
   spec: LedgerClusterSpec,

@@ -4,6 +4,8 @@ import { type ApplyContext, apply, createIfAbsent, decide } from '../../kube/app
 import { RESOURCES } from '../../kube/resources.ts';
 import { controllerOf, type KubeObject } from '../../kube/types.ts';
 import {
+  backupCronJob,
+  backupNames,
   checkPublishedGenesis,
   clientIngress,
   clientService,
@@ -11,11 +13,17 @@ import {
   desiredValidators,
   externalNodeId,
   genesisConfigMap,
+  genesisConfigMapOf,
   genesisValidators,
   joinedGenesisConfigMap,
+  keyGeneration,
+  keySecretName,
+  keySecrets,
+  PUBLIC_KEY_ANNOTATION,
   peersConfigMap,
   podDisruptionBudget,
   randomClusterToken,
+  rolloutSettled,
   selectorString,
   statefulSetReady,
   tokenSecret,
@@ -26,15 +34,19 @@ import {
   validatorService,
   validatorStatefulSet,
   validatorUrl,
+  verifyCronJob,
 } from '../../specs/ledger-cluster/index.ts';
 import { reconcileInFrame } from '../reconcile-frame.ts';
-import { ensureKey, ensureTls, readCaCert } from './credentials.ts';
+import { backupReport, jobResults, restoreRefusals } from './backup-status.ts';
+import { ensureKey, ensureTls, type Identity, readCaCert, readIdentity } from './credentials.ts';
 import type { LedgerReconcileDeps, Result } from './deps.ts';
 import { readPublishedGenesis } from './genesis-source.ts';
 import { membershipStep } from './membership.ts';
 import { type ClusterObservation, observeNodes } from './observe.ts';
 import { STATEFUL_SET } from './resources.ts';
-import { forgetClusterMetrics, reportStatus } from './status.ts';
+import { rotationStep } from './rotation.ts';
+import { type KeyGeneration, runningGeneration } from './rotation-plan.ts';
+import { forgetClusterMetrics, type MembershipOutcome, reportStatus } from './status.ts';
 
 export {
   FINALIZER,
@@ -53,6 +65,19 @@ function existingValidators(deps: LedgerReconcileDeps, lc: KubeObject): string[]
     .filter((s) => controllerOf(s)?.uid === lc.metadata.uid)
     .map((s) => s.metadata.labels?.[VALIDATOR_LABEL] ?? '')
     .filter(Boolean);
+}
+
+/** The key generation a validator's StatefulSet mounts now (its `key` volume's Secret), if it has one. */
+function mountedKeyGeneration(sts: KubeObject | undefined, validator: string): number | undefined {
+  const volumes = (sts?.spec?.template?.spec?.volumes ?? []) as Array<{
+    name: string;
+    secret?: { secretName?: string };
+  }>;
+  const name = volumes.find((v) => v.name === 'key')?.secret?.secretName;
+  if (!name) return undefined;
+  if (name === validatorNames(validator).keySecret) return 0;
+  const m = new RegExp(`^${validator}-key-(\\d+)$`).exec(name);
+  return m ? Number(m[1]) : undefined;
 }
 
 function byIndex(cluster: string) {
@@ -107,13 +132,46 @@ async function reconcileSpec(
   if (!spec.clusterTokenSecretRef && !deps.lookup(RESOURCES.Secret, namespace, names.tokenSecret)) {
     await createIfAbsent(ctx, RESOURCES.Secret, tokenSecret(lc, randomClusterToken()));
   }
+  // A restored cluster takes the chain's genesis and keys from its identity Secret (read only while needed).
+  let identityRead: Promise<Identity | undefined> | undefined;
+  const identity = () => {
+    identityRead ??= readIdentity(deps, lc, spec);
+    return identityRead;
+  };
+  for (const v of members) await ensureKey(ctx, deps, lc, v, identity);
+  // Each validator's key generations (a rotation adds one), and the one its pod runs.
+  const rotation = lc.status?.keyRotation;
+  const ownSecrets = deps.list(RESOURCES.Secret, namespace).filter((x) => controllerOf(x)?.uid === lcObj.metadata.uid);
+  const generations = new Map<string, KeyGeneration[]>();
   const keys = new Map<string, string>();
-  for (const v of members) keys.set(v, await ensureKey(ctx, deps, lc, v));
+  const keySecretNames = new Map<string, string>();
+  for (const v of members) {
+    const gens = keySecrets(ownSecrets, v).map((x) => ({
+      generation: keyGeneration(x),
+      publicKey: x.metadata.annotations?.[PUBLIC_KEY_ANNOTATION] ?? '',
+    }));
+    generations.set(v, gens);
+    const running = runningGeneration(
+      v,
+      gens,
+      mountedKeyGeneration(deps.lookup(STATEFUL_SET, namespace, v), v),
+      rotation,
+    );
+    if (!running) throw new OperatorError('KEY_UNREADABLE', `${v} has no key Secret in the cache yet`);
+    keys.set(v, running.publicKey);
+    keySecretNames.set(v, keySecretName(v, running.generation));
+  }
 
-  // 2. Genesis: once, from the validators desired when the cluster is first reconciled; immutable afterwards.
+  // 2. Genesis: once, from the validators desired when the cluster is first reconciled (a restored cluster: the
+  // chain's own genesis file); immutable afterwards.
   let genesis = deps.lookup(RESOURCES.ConfigMap, namespace, names.genesisConfigMap);
+  const restored = spec.bootstrap ? await (genesis ? undefined : identity()) : undefined;
   const from = spec.genesis?.from;
-  if (!genesis && from) {
+  if (!genesis && restored) {
+    const inGenesis = desired.filter((v) => restored.genesisKeys.has(keys.get(v) ?? ''));
+    await createIfAbsent(ctx, RESOURCES.ConfigMap, genesisConfigMapOf(lc, restored.genesis, inGenesis));
+    genesis = deps.lookup(RESOURCES.ConfigMap, namespace, names.genesisConfigMap);
+  } else if (!genesis && from) {
     // Joining another organization's chain: its published genesis, copied once into our own immutable ConfigMap.
     const { text, source } = await readPublishedGenesis(deps, namespace, from);
     const checked = checkPublishedGenesis(text, from.hash);
@@ -147,7 +205,7 @@ async function reconcileSpec(
   const heldBack: string[] = [];
   for (const v of members) {
     await apply(ctx, RESOURCES.Service, namespace, validatorNames(v).service, validatorService(lc, v));
-    const desiredSts = validatorStatefulSet(lc, spec, v, tlsNames.get(v));
+    const desiredSts = validatorStatefulSet(lc, spec, v, tlsNames.get(v), keySecretNames.get(v));
     const current = statefulSets.get(v);
     if (decide(desiredSts, current, lcObj.metadata.uid ?? '').action === 'update') {
       if (!updateAllowed(v, statefulSets, updating)) {
@@ -161,6 +219,10 @@ async function reconcileSpec(
   await apply(ctx, RESOURCES.Service, namespace, names.clientService, clientService(lc));
   await apply(ctx, RESOURCES.Ingress, namespace, names.ingress, clientIngress(lc, spec));
   await apply(ctx, RESOURCES.PodDisruptionBudget, namespace, names.pdb, podDisruptionBudget(lc, desired.length));
+  // Backups: a CronJob that reads the nodes' API like any client, and the restore drill's.
+  const backups = backupNames(lc);
+  await apply(ctx, RESOURCES.CronJob, namespace, backups.backupCronJob, backupCronJob(lc, spec, desired));
+  await apply(ctx, RESOURCES.CronJob, namespace, backups.verifyCronJob, verifyCronJob(lc, spec, desired));
 
   // 5. What the nodes say.
   const url = deps.nodeUrl ?? validatorUrl;
@@ -184,9 +246,33 @@ async function reconcileSpec(
     await api.close?.();
   }
 
-  // 6. Membership: one change at a time, planned by the pure planner from what the nodes said.
-  const membership = await membershipStep(deps, ctx, lc, spec, { desired, keys, observation });
+  // 6. Membership: one change at a time. A key rotation under way owns the membership changes until it is done;
+  // otherwise the planner's step, then (with nothing pending) a rotation may start.
+  const rotating = rotation !== undefined && rotation.step !== 'Done';
+  const membership: MembershipOutcome = rotating
+    ? { pending: lc.status?.pendingChange, waiting: undefined, deleted: undefined }
+    : await membershipStep(deps, ctx, lc, spec, { desired, keys, observation });
+  const settledNow = (v: string) => rolloutSettled(deps.lookup(STATEFUL_SET, namespace, v)) && !heldBack.includes(v);
+  const keyRotation = await rotationStep(deps, ctx, lc, spec, {
+    desired,
+    generations,
+    running: keys,
+    observation,
+    settled: settledNow,
+    membershipPending: membership.pending !== undefined,
+  });
   const remaining = membership.deleted ? members.filter((v) => v !== membership.deleted) : members;
+
+  // Backups: what the backup and drill Jobs and the restore init containers said (their pods' termination messages).
+  const pods = deps.list(RESOURCES.Pod, namespace);
+  const backup = backupReport(
+    lc,
+    spec,
+    jobResults(pods, lc.metadata.name),
+    restoreRefusals(pods, lc.metadata.name),
+    observation.height,
+    deps.now?.() ?? new Date(),
+  );
 
   // 7. Status.
   return await reportStatus(deps, lcObj, spec, {
@@ -199,5 +285,7 @@ async function reconcileSpec(
     membership,
     heldBack,
     now: deps.now?.() ?? new Date(),
+    backup,
+    keyRotation,
   });
 }

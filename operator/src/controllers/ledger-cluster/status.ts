@@ -9,9 +9,11 @@ import { selectorString } from '../../specs/ledger-cluster/index.ts';
 import { type ConditionInput, getCondition } from '../../status/conditions.ts';
 import type { Status } from '../../status/status-writer.ts';
 import { type Cond, type ConditionsReport, writeConditions } from '../reconcile-frame.ts';
+import type { BackupReport } from './backup-status.ts';
 import { type LedgerReconcileDeps, PROGRESS_MS, RESYNC_MS, type Result } from './deps.ts';
 import type { PendingStatus } from './membership-plan.ts';
 import type { ClusterObservation } from './observe.ts';
+import type { RotationOutcome } from './rotation-plan.ts';
 
 export interface Snapshot {
   desired: string[];
@@ -25,6 +27,10 @@ export interface Snapshot {
   heldBack: string[];
   /** When this reconcile looked (the clock of the stall diagnosis; now when absent). */
   now?: Date;
+  /** Backups, drills and restores (backup-status.ts). */
+  backup?: BackupReport;
+  /** A key rotation's state after this reconcile's step. */
+  keyRotation?: RotationOutcome;
 }
 
 export interface MembershipOutcome {
@@ -209,6 +215,8 @@ export function ledgerStatus(
       reason: 'NodesUnreachable',
       message: `The operator cannot reach the API of ${unreachableReady.join(', ')}`,
     };
+  } else if (s.backup?.degraded) {
+    degraded = s.backup.degraded;
   } else if (quorumAtRisk) {
     degraded = {
       status: 'True',
@@ -233,6 +241,17 @@ export function ledgerStatus(
       status: 'True',
       reason: 'ValidatorsStarting',
       message: `${readyCount}/${s.desired.length} validators ready (waiting for ${notReady.slice(0, 5).join(', ')}${notReady.length > 5 ? ', …' : ''})`,
+    };
+  } else if (s.keyRotation?.active) {
+    const r = s.keyRotation.state;
+    progressing = {
+      status: 'True',
+      reason: 'RotatingKey',
+      message:
+        `Rotating ${r?.validator}'s key: step ${r?.step}${r?.since ? ` since ${r.since}` : ''}${s.keyRotation.message ? ` (${s.keyRotation.message})` : ''}`.slice(
+          0,
+          1000,
+        ),
     };
   } else if (s.heldBack.length > 0) {
     progressing = {
@@ -262,7 +281,7 @@ export function ledgerStatus(
       message: `${readyCount}/${s.desired.length} validators ready`,
     };
   }
-  const others: ConditionInput[] = [];
+  const others: ConditionInput[] = [...(s.backup?.others ?? [])];
   if (s.observation.round !== undefined) {
     const round = s.observation.round;
     others.push(
@@ -303,6 +322,8 @@ export function ledgerStatus(
       quorum,
       members,
       pendingChange: s.membership.pending,
+      ...(s.backup ? { backup: s.backup.backup } : {}),
+      ...(s.keyRotation ? { keyRotation: s.keyRotation.state } : {}),
     },
   };
 }
@@ -346,6 +367,7 @@ export async function reportStatus(
   recordClusterMetrics(deps.metrics, lc, s, report);
   await writeConditions(deps, RESOURCES.LedgerCluster, lcObj, report);
   for (const event of diagnosisEvents(lc.status?.conditions, report)) await deps.recorder.record(lcObj, event);
+  for (const event of s.backup?.events ?? []) await deps.recorder.record(lcObj, event);
   const { diagnosis } = report;
   // Witnessing waits on the clock too: look again soon while blocks wait for a witnessed checkpoint.
   const unwitnessed = (report.witnessing.unwitnessedSeconds ?? 0) > 0;
@@ -387,6 +409,12 @@ function recordClusterMetrics(
   );
   set(metrics.ledger.unreachableValidators, s.observation.unreachable.length);
   set(metrics.ledger.quorumAtRisk, report.quorumAtRisk ? 1 : 0);
+  const backup = s.backup?.gauges ?? {};
+  set(metrics.ledger.backupHeight, backup.height);
+  set(metrics.ledger.backupAgeSeconds, backup.ageSeconds);
+  set(metrics.ledger.backupBehind, backup.behind);
+  set(metrics.ledger.backupVerified, backup.verified);
+  set(metrics.ledger.backupVerifiedHeight, backup.verifiedHeight);
   const { witnessing } = report;
   set(metrics.ledger.witnessed, witnessing.condition ? (witnessing.condition.status === 'True' ? 1 : 0) : undefined);
   set(metrics.ledger.unwitnessedSeconds, witnessing.unwitnessedSeconds);

@@ -1,10 +1,13 @@
 import { type TranslationService, type TranslationServiceSpec, translationServiceSpec } from '../../api/index.ts';
-import { isNotFound, SecretNotFoundError } from '../../errors.ts';
+import { isNotFound, KubeApiError, OperatorError, SecretNotFoundError } from '../../errors.ts';
 import { type ApplyContext, apply, createIfAbsent } from '../../kube/apply.ts';
 import { RESOURCES, resourcePath } from '../../kube/resources.ts';
 import { controllerOf, type KubeObject } from '../../kube/types.ts';
 import {
   COMPONENT_LABEL,
+  cnpgCluster,
+  cnpgState,
+  type DatabaseState,
   deployment,
   generatedSecrets,
   hpa,
@@ -113,6 +116,21 @@ async function reconcileSpec(
   const missing = await missingSecret(deps, namespace, spec);
   if (missing) throw new SecretNotFoundError(missing.name, missing.keyMissing ? missing.key : undefined, missing.field);
 
+  // A managed database first: nothing that needs it (the migration, the pods) starts before its primary serves.
+  const database = spec.database.cnpg ? await ensureCnpg(ctx, resource, spec) : undefined;
+  if (database && !database.state.ready) {
+    await writeConditions(deps, RESOURCES.TranslationService, ts, {
+      degraded: { status: 'False', reason: 'AsExpected', message: 'All objects applied' },
+      progressing: {
+        status: 'True',
+        reason: 'DatabaseNotReady',
+        message: `CloudNativePG cluster ${n.database}: ${database.state.readyInstances ?? 0}/${database.state.instances ?? spec.database.cnpg?.instances} instances ready${database.state.phase ? ` (${database.state.phase})` : ''}`,
+      },
+      fields: { url: publicUrl(resource, spec), database: databaseStatus(n.database, database.state) },
+    });
+    return { requeueAfterMs: DATABASE_POLL_MS };
+  }
+
   await apply(ctx, RESOURCES.Service, namespace, n.service, service(resource));
   await apply(ctx, RESOURCES.PodDisruptionBudget, namespace, n.pdb, podDisruptionBudget(resource));
   await apply(ctx, RESOURCES.Ingress, namespace, n.ingress, ingress(resource, spec));
@@ -186,7 +204,41 @@ async function reconcileSpec(
       replicas: dep?.status?.replicas ?? 0,
       readyReplicas: dep?.status?.availableReplicas ?? 0,
       migration: { job: jobName, revision, succeeded: migration === 'succeeded' },
+      database: database ? databaseStatus(n.database, database.state) : undefined,
     },
   });
-  return undefined;
+  // The database's readiness (a switchover, a lost instance) is read, not watched: look again.
+  return database ? { requeueAfterMs: DATABASE_POLL_MS } : undefined;
+}
+
+/** How often a TranslationService with a CloudNativePG database reads the Cluster's status again. */
+export const DATABASE_POLL_MS = 10_000;
+
+function databaseStatus(cluster: string, state: DatabaseState) {
+  return { cluster, ...state };
+}
+
+/**
+ * Applies the CloudNativePG Cluster and reads its status (the Cluster is not watched: CloudNativePG may not be
+ * installed, and an informer on a missing kind fails without end). A missing CRD is reported, and retried.
+ */
+async function ensureCnpg(
+  ctx: ApplyContext,
+  ts: TranslationService,
+  spec: TranslationServiceSpec,
+): Promise<{ state: DatabaseState }> {
+  const namespace = ts.metadata.namespace ?? '';
+  const name = names(ts).database;
+  try {
+    await apply(ctx, RESOURCES.CnpgCluster, namespace, name, cnpgCluster(ts, spec));
+    const cluster = await ctx.client.request<KubeObject>('GET', resourcePath(RESOURCES.CnpgCluster, namespace, name));
+    return { state: cnpgState(cluster) };
+  } catch (err) {
+    if (err instanceof KubeApiError && err.status === 404)
+      throw new OperatorError(
+        'CNPG_NOT_INSTALLED',
+        'spec.database.cnpg needs CloudNativePG: the postgresql.cnpg.io/v1 Cluster kind is not served by this cluster',
+      );
+    throw err;
+  }
 }

@@ -317,7 +317,14 @@ describe("the environment against the node's settings", () => {
         expect(config.seedPeers).toHaveLength(spec.externalValidators.length + validators.length);
         expect(config.tls?.mode).toBe(spec.tls.mode === 'disabled' ? undefined : spec.tls.mode);
         expect(config.watcher?.federated.length).toBe(spec.brokers?.federated.length);
-        if (spec.brokers) expect(config.watcher?.pollIntervalMs).toBe(spec.brokers.pollIntervalSeconds * 1000);
+        if (spec.brokers) {
+          expect(config.watcher?.pollIntervalMs).toBe(spec.brokers.pollIntervalSeconds * 1000);
+          expect(config.watcher?.mode).toBe(spec.brokers.mode);
+          // Brokers notify the validator at the address it advertises (its Service).
+          expect(config.watcher?.notifyUrl).toBe(
+            `${spec.tls.mode === 'disabled' ? 'http' : 'https'}://${env.NODE_CONSENSUS__ADVERTISE}`,
+          );
+        }
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -34,12 +34,24 @@ export function genesisConfigMap(
     chainIdOf(lc, spec),
     genesisTimeMs(spec, now),
   );
+  return genesisConfigMapOf(
+    lc,
+    content,
+    validators.map((v) => v.name),
+  );
+}
+
+/**
+ * The genesis ConfigMap of a cluster restored from a backup: the chain's own genesis file (from the identity
+ * Secret of `spec.bootstrap.fromBackup`), with the names of the validators whose keys it lists.
+ */
+export function genesisConfigMapOf(lc: LedgerCluster, content: string, validatorNames: readonly string[]): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: {
       ...childMeta(lc, clusterNames(lc).genesisConfigMap, 'genesis'),
-      annotations: { [GENESIS_VALIDATORS_ANNOTATION]: validators.map((v) => v.name).join(',') },
+      annotations: { [GENESIS_VALIDATORS_ANNOTATION]: validatorNames.join(',') },
     },
     immutable: true,
     data: { [GENESIS_FILE]: content },

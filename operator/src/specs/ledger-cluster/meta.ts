@@ -22,7 +22,28 @@ export const GENESIS_VALIDATORS_ANNOTATION = 'scriptorium.dev/genesis-validators
 /** Label selector of every object the operator creates for a LedgerCluster (informers filter on it). */
 export const MANAGED_SELECTOR = managedSelector(APP_NAME);
 
-export type Component = 'validator' | 'client' | 'key' | 'tls' | 'ca' | 'token' | 'genesis' | 'peers' | 'ingress';
+export type Component =
+  | 'validator'
+  | 'client'
+  | 'key'
+  | 'tls'
+  | 'ca'
+  | 'token'
+  | 'genesis'
+  | 'peers'
+  | 'ingress'
+  | 'backup'
+  | 'backup-verify';
+
+/** Where a validator pod mounts each input (the image's defaults for the key and genesis files). */
+export const PATHS = {
+  keyDir: '/etc/ledger-node/key',
+  genesisDir: '/etc/ledger-node/genesis',
+  tokenDir: '/etc/ledger-node/token',
+  tlsDir: '/etc/ledger-node/tls',
+  trustedCaDir: '/etc/ledger-node/trusted-ca',
+  dataDir: '/var/lib/ledger-node/data',
+} as const;
 
 /** Labels every child carries; per-validator objects add `scriptorium.dev/validator`. */
 export function labels(lc: LedgerCluster, component: Component, validator?: string): Record<string, string> {
@@ -84,11 +105,20 @@ export function validatorNames(validator: string) {
     statefulSet: validator,
     service: validator,
     pod: `${validator}-0`,
+    /** The first key; a rotated validator's later keys are `keySecretName(validator, generation)`. */
     keySecret: `${validator}-key`,
     tlsSecret: `${validator}-tls`,
     pvc: `data-${validator}-0`,
   };
 }
+
+/** The key Secret of a validator's key generation: `<v>-key`, then `<v>-key-1`, `<v>-key-2`, … after rotations. */
+export function keySecretName(validator: string, generation: number): string {
+  return generation === 0 ? `${validator}-key` : `${validator}-key-${generation}`;
+}
+
+/** A key Secret's generation (annotation; 0 for the first key). */
+export const KEY_GENERATION_ANNOTATION = 'scriptorium.dev/key-generation';
 
 /** The restricted pod context; a validator's volume is chowned only when its root does not match already. */
 export const podSecurityContext = { ...restrictedPod, fsGroupChangePolicy: 'OnRootMismatch' };

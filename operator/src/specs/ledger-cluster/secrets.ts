@@ -2,13 +2,42 @@ import { randomBytes } from 'node:crypto';
 import { generateKeyPair, type KeyPair, keyFileContent } from '@scriptorium/ledger-protocol/keys';
 import type { LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
 import type { KubeObject } from '../../kube/types.ts';
-import { childMeta, clusterNames, PUBLIC_KEY_ANNOTATION, VALIDATOR_LABEL, validatorNames } from './meta.ts';
+import {
+  childMeta,
+  clusterNames,
+  KEY_GENERATION_ANNOTATION,
+  keySecretName,
+  PUBLIC_KEY_ANNOTATION,
+  VALIDATOR_LABEL,
+  validatorNames,
+} from './meta.ts';
 
 /** File names inside the Secrets, as the pod mounts them. */
 export const KEY_FILE = 'key.json';
 export const TOKEN_FILE = 'token';
 
-const GENERATED = { 'scriptorium.dev/generated': 'true', 'scriptorium.dev/rotation': 'never (created once)' };
+const GENERATED = {
+  'scriptorium.dev/generated': 'true',
+  'scriptorium.dev/rotation': 'never rewritten (a rotated key is a new Secret generation)',
+};
+
+/** A validator's key Secrets (every generation), oldest first. */
+export function keySecrets(secrets: readonly KubeObject[], validator: string): KubeObject[] {
+  return secrets
+    .filter(
+      (s) =>
+        s.metadata.labels?.[VALIDATOR_LABEL] === validator &&
+        s.metadata.annotations?.[PUBLIC_KEY_ANNOTATION] !== undefined &&
+        (s.metadata.name === validatorNames(validator).keySecret || s.metadata.name?.startsWith(`${validator}-key-`)),
+    )
+    .sort((a, b) => keyGeneration(a) - keyGeneration(b));
+}
+
+/** A key Secret's generation (0: the validator's first key). */
+export function keyGeneration(secret: KubeObject): number {
+  const g = Number(secret.metadata.annotations?.[KEY_GENERATION_ANNOTATION] ?? 0);
+  return Number.isSafeInteger(g) && g >= 0 ? g : 0;
+}
 
 /** 256 random bits, base64url (43 characters; the node needs at least 16). */
 export function randomClusterToken(): string {
@@ -20,13 +49,22 @@ export function randomClusterToken(): string {
  * it (Ed25519 from node:crypto). The public key is also an annotation (it is not secret), so the operator reads
  * it from a metadata-only cache and never holds private keys in memory. Created once, never rewritten.
  */
-export function keySecret(lc: LedgerCluster, validator: string, keys: KeyPair = generateKeyPair()): KubeObject {
+export function keySecret(
+  lc: LedgerCluster,
+  validator: string,
+  keys: KeyPair = generateKeyPair(),
+  generation = 0,
+): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: {
-      ...childMeta(lc, validatorNames(validator).keySecret, 'key', validator),
-      annotations: { ...GENERATED, [PUBLIC_KEY_ANNOTATION]: keys.publicKey },
+      ...childMeta(lc, keySecretName(validator, generation), 'key', validator),
+      annotations: {
+        ...GENERATED,
+        [PUBLIC_KEY_ANNOTATION]: keys.publicKey,
+        ...(generation > 0 ? { [KEY_GENERATION_ANNOTATION]: String(generation) } : {}),
+      },
     },
     type: 'Opaque',
     immutable: true,

@@ -1,12 +1,14 @@
 import { MAX_RECORDS_PER_BLOCK, type NodeEnvVar } from '@scriptorium/ledger-protocol';
 import type { LedgerCluster, LedgerClusterSpec } from '../../api/index.ts';
 import type { KubeObject } from '../../kube/types.ts';
+import { restoreInitContainer } from './backup.ts';
 import { GENESIS_FILE } from './genesis.ts';
 import {
   childMeta,
   clusterNames,
   containerSecurityContext,
   labels,
+  PATHS,
   podSecurityContext,
   validatorNames,
   validatorPodSelector,
@@ -17,15 +19,7 @@ import { watchEnv, watchVolumes } from './watch.ts';
 
 export const DEFAULT_RESOURCES = { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } };
 
-/** Where the pod mounts each input (the image's defaults for the key and genesis files). */
-export const PATHS = {
-  keyDir: '/etc/ledger-node/key',
-  genesisDir: '/etc/ledger-node/genesis',
-  tokenDir: '/etc/ledger-node/token',
-  tlsDir: '/etc/ledger-node/tls',
-  trustedCaDir: '/etc/ledger-node/trusted-ca',
-  dataDir: '/var/lib/ledger-node/data',
-} as const;
+export { PATHS };
 
 /**
  * The container environment, per the image's operator contract (services/ledger-node/README.md). Every name is
@@ -94,13 +88,14 @@ export function validatorStatefulSet(
   spec: LedgerClusterSpec,
   validator: string,
   tlsSecretName: string = validatorNames(validator).tlsSecret,
+  keySecretName: string = validatorNames(validator).keySecret,
 ): KubeObject {
   const n = validatorNames(validator);
   const tls = spec.tls.mode !== 'disabled';
   const scheme = tls ? 'HTTPS' : 'HTTP';
   const secretMode = 0o440; // readable by the node user through fsGroup, by nobody else
   const volumes: object[] = [
-    { name: 'key', secret: { secretName: n.keySecret, defaultMode: secretMode } },
+    { name: 'key', secret: { secretName: keySecretName, defaultMode: secretMode } },
     { name: 'genesis', configMap: { name: clusterNames(lc).genesisConfigMap } },
     { name: 'token', secret: tokenVolume(lc, spec, secretMode) },
     { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
@@ -131,6 +126,8 @@ export function validatorStatefulSet(
   const watch = watchVolumes(spec);
   volumes.push(...watch.volumes);
   mounts.push(...watch.mounts);
+  const restore = restoreInitContainer(lc, spec);
+  if (restore) volumes.push(...restore.volumes);
   const storage = spec.storage;
   return {
     apiVersion: 'apps/v1',
@@ -151,6 +148,7 @@ export function validatorStatefulSet(
           enableServiceLinks: false,
           securityContext: podSecurityContext,
           terminationGracePeriodSeconds: 15,
+          ...(restore ? { initContainers: [restore.container] } : {}),
           containers: [
             {
               name: 'ledger-node',

@@ -17,12 +17,23 @@ describe('watcher and notification settings', () => {
       NODE_BROKER__SERVICE: 'city',
       NODE_BROKER__SERVICE_PATH: '/north/#',
       NODE_BROKER__POLL_INTERVAL_MS: '5000',
+      NODE_BROKER__MODE: 'poll',
       NODE_BROKER__TLS_CA_FILE: '/etc/ledger-node/broker-ca/ca.pem',
       NODE_BROKER__AUTH_TOKEN_FILE: '/etc/ledger-node/broker-token/token',
       NODE_NOTIFY__WEBHOOK_URLS: 'https://soc.example/hooks/tamper',
       NODE_NOTIFY__WEBHOOK_SECRET_FILE: '/etc/ledger-node/webhook-secret/hmac',
       NODE_NOTIFY__SYSLOG: 'tcp://siem.example:6514',
     });
+  });
+
+  it('subscribe mode: the mode and the sweep interval; brokers notify each validator at its advertised address', () => {
+    const subscribing = fixture({
+      ...watched.spec,
+      brokers: { ...watched.spec.brokers!, mode: 'subscribe', sweepIntervalSeconds: 300 },
+    });
+    const env = Object.fromEntries(watchEnv(parsedSpec(subscribing)).map((e) => [e.name, e.value]));
+    expect(env).toMatchObject({ NODE_BROKER__MODE: 'subscribe', NODE_BROKER__SWEEP_INTERVAL_MS: '300000' });
+    expect(env.NODE_BROKER__NOTIFY_URL).toBeUndefined();
   });
 
   it('mount each referenced Secret key read-only as a file, and nothing else', () => {

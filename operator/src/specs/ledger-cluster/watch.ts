@@ -74,6 +74,10 @@ export function watchEnv(spec: LedgerClusterSpec): NodeEnvVar[] {
     if (b.tenant) env.push({ name: 'NODE_BROKER__SERVICE', value: b.tenant });
     if (b.servicePath) env.push({ name: 'NODE_BROKER__SERVICE_PATH', value: b.servicePath });
     env.push({ name: 'NODE_BROKER__POLL_INTERVAL_MS', value: String(b.pollIntervalSeconds * 1000) });
+    // Subscribe mode: brokers notify each validator at its advertised address (the node's default notify URL).
+    env.push({ name: 'NODE_BROKER__MODE', value: b.mode });
+    if (b.mode === 'subscribe')
+      env.push({ name: 'NODE_BROKER__SWEEP_INTERVAL_MS', value: String(b.sweepIntervalSeconds * 1000) });
     const ca = files.get('broker-ca');
     if (ca) env.push({ name: 'NODE_BROKER__TLS_CA_FILE', value: filePath(ca) });
     const token = files.get('broker-token');

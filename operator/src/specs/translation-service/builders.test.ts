@@ -214,16 +214,16 @@ describe('deployment', () => {
 describe('migration job', () => {
   it('is named by a hash of image and spec, and runs migrate', () => {
     const job = migrationJob(minimal, minimalSpec);
-    const rev = revisionOf(minimalSpec);
+    const rev = revisionOf(minimal, minimalSpec);
     expect(rev).toMatch(/^[0-9a-f]{10}$/);
     expect(job.metadata.name).toBe(`web-migrate-${rev}`);
     expect(container(job).args).toEqual(['migrate']);
     expect(job.spec.template.spec.restartPolicy).toBe('Never');
     expectRestricted(job);
     const newImage = translationServiceSpec.parse({ ...minimal.spec, image: 'scriptorium/translation:1.3.0' });
-    expect(revisionOf(newImage)).not.toBe(rev);
+    expect(revisionOf(minimal, newImage)).not.toBe(rev);
     const moreReplicas = translationServiceSpec.parse({ ...minimal.spec, replicas: 7 });
-    expect(revisionOf(moreReplicas)).toBe(rev);
+    expect(revisionOf(minimal, moreReplicas)).toBe(rev);
   });
 
   it('reads the job outcome', () => {

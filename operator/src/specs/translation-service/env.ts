@@ -3,6 +3,7 @@
 // fails the type check, and a test fails if the operator sets a variable the image does not read.
 import type { SettingName } from '@scriptorium/translation/settings';
 import type { TranslationService, TranslationServiceSpec } from '../../api/index.ts';
+import { databaseSecretRef } from './database.ts';
 import { names } from './meta.ts';
 
 export interface EnvVar {
@@ -85,7 +86,7 @@ export function serveEnv(ts: TranslationService, spec: TranslationServiceSpec): 
     { name: 'NODE_ENV', value: 'production' },
     { name: 'HOST', value: '0.0.0.0' },
     { name: 'PORT', value: '3000' },
-    fromSecret('DATABASE_URL', spec.database.secretRef),
+    fromSecret('DATABASE_URL', databaseSecretRef(ts, spec)),
     fromSecret('WORKER_SECRET', { name: n.workerSecret, key: 'secret' }),
     { name: 'PROVIDER__KIND', value: spec.provider.kind },
   ];
@@ -109,8 +110,8 @@ export function serveEnv(ts: TranslationService, spec: TranslationServiceSpec): 
 }
 
 /** Environment of the `migrate` Job: the database and nothing else. */
-export function migrateEnv(spec: TranslationServiceSpec): EnvVar[] {
-  return [{ name: 'NODE_ENV', value: 'production' }, fromSecret('DATABASE_URL', spec.database.secretRef)];
+export function migrateEnv(ts: TranslationService, spec: TranslationServiceSpec): EnvVar[] {
+  return [{ name: 'NODE_ENV', value: 'production' }, fromSecret('DATABASE_URL', databaseSecretRef(ts, spec))];
 }
 
 /** Environment of the `trigger worker|retention` CronJobs: where to POST, with the worker secret. */
@@ -122,11 +123,15 @@ export function triggerEnv(ts: TranslationService): EnvVar[] {
   ];
 }
 
-/** Every Secret key the spec references (the reconciler checks they exist before rolling out). */
+/**
+ * Every Secret key the spec references (the reconciler checks they exist before rolling out). A CloudNativePG
+ * cluster's own Secret is not among them: the reconciler waits for the cluster instead.
+ */
 export function referencedSecretKeys(
   spec: TranslationServiceSpec,
 ): Array<{ field: string; name: string; key: string }> {
-  const refs = [{ field: 'spec.database.secretRef', ...spec.database.secretRef }];
+  const refs: Array<{ field: string; name: string; key: string }> = [];
+  if (spec.database.secretRef) refs.push({ field: 'spec.database.secretRef', ...spec.database.secretRef });
   if (spec.provider.apiKeySecretRef)
     refs.push({ field: 'spec.provider.apiKeySecretRef', ...spec.provider.apiKeySecretRef });
   if (spec.oauth) refs.push({ field: 'spec.oauth.clientSecretRef', ...spec.oauth.clientSecretRef });

@@ -1,4 +1,12 @@
 export { retentionCronJob, workerCronJob } from './cronjobs.ts';
+export {
+  CNPG_API_VERSION,
+  CNPG_DATABASE,
+  cnpgCluster,
+  cnpgState,
+  type DatabaseState,
+  databaseSecretRef,
+} from './database.ts';
 export { DEFAULT_REPLICAS, deployment, type RolloutState, rolloutState } from './deployment.ts';
 export {
   INGRESS_TRUST_PROXY,

@@ -9,7 +9,7 @@ export const REVISION_ANNOTATION = 'scriptorium.dev/revision';
 /** Label selector of every object the operator creates for a TranslationService (informers filter on it). */
 export const MANAGED_SELECTOR = managedSelector(APP_NAME);
 
-export type Component = 'api' | 'migration' | 'worker' | 'retention' | 'secret';
+export type Component = 'api' | 'migration' | 'worker' | 'retention' | 'secret' | 'database';
 
 /** Labels every child carries. */
 export function labels(ts: TranslationService, component: Component): Record<string, string> {
@@ -47,6 +47,8 @@ export function names(ts: TranslationService) {
     retentionCronJob: `${base}-retention`,
     workerSecret: `${base}-worker-secret`,
     sessionSecret: `${base}-session-secret`,
+    /** The CloudNativePG Cluster (`database.cnpg`); its Secrets are `<database>-app`, `<database>-superuser`. */
+    database: `${base}-db`,
     migrationJob: (revision: string) => `${base}-migrate-${revision}`,
   };
 }

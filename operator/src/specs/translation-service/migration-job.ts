@@ -4,7 +4,7 @@ import type { KubeObject } from '../../kube/types.ts';
 import { migrateEnv } from './env.ts';
 import { childMeta, containerSecurityContext, labels, names, podSecurityContext, REVISION_ANNOTATION } from './meta.ts';
 
-function migrationPodSpec(spec: TranslationServiceSpec) {
+function migrationPodSpec(ts: TranslationService, spec: TranslationServiceSpec) {
   return {
     restartPolicy: 'Never',
     automountServiceAccountToken: false,
@@ -16,7 +16,7 @@ function migrationPodSpec(spec: TranslationServiceSpec) {
         image: spec.image,
         ...(spec.imagePullPolicy ? { imagePullPolicy: spec.imagePullPolicy } : {}),
         args: ['migrate'],
-        env: migrateEnv(spec),
+        env: migrateEnv(ts, spec),
         resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '512Mi' } },
         securityContext: containerSecurityContext,
         volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
@@ -30,13 +30,13 @@ function migrationPodSpec(spec: TranslationServiceSpec) {
  * The rollout revision: a hash of the image and of the migration pod (its env comes from the spec).
  * A new revision means a new migration Job, which must succeed before the Deployment moves to it.
  */
-export function revisionOf(spec: TranslationServiceSpec): string {
-  return hashOf({ image: spec.image, pod: migrationPodSpec(spec) }, 10);
+export function revisionOf(ts: TranslationService, spec: TranslationServiceSpec): string {
+  return hashOf({ image: spec.image, pod: migrationPodSpec(ts, spec) }, 10);
 }
 
 /** The migration Job of the current revision (Jobs are immutable: a new revision gets a new name). */
 export function migrationJob(ts: TranslationService, spec: TranslationServiceSpec): KubeObject {
-  const revision = revisionOf(spec);
+  const revision = revisionOf(ts, spec);
   const meta = childMeta(ts, names(ts).migrationJob(revision), 'migration');
   return {
     apiVersion: 'batch/v1',
@@ -47,7 +47,7 @@ export function migrationJob(ts: TranslationService, spec: TranslationServiceSpe
       activeDeadlineSeconds: 1800,
       template: {
         metadata: { labels: labels(ts, 'migration'), annotations: { [REVISION_ANNOTATION]: revision } },
-        spec: migrationPodSpec(spec),
+        spec: migrationPodSpec(ts, spec),
       },
     },
   };

@@ -60,6 +60,12 @@ declare module 'fastify' {
     protected?: boolean;
     /** An open read the browser console fetches from other nodes' pages: answered with CORS headers for GET. */
     cors?: boolean;
+    /**
+     * A route that authenticates its callers itself (brokers' notifications, by each subscription's secret): a
+     * request is refused while its source's bucket is empty, and only refused ones (401) take from it, so that a
+     * broker's burst of genuine notifications is never throttled.
+     */
+    selfAuthenticated?: boolean;
   }
 }
 
@@ -90,6 +96,12 @@ const OPENAPI_INFO: OpenApiInfo = {
       description:
         'Authorization: Bearer <CLUSTER_TOKEN> (NODE_CLUSTER_TOKEN; none needed when no token is configured). In ' +
         'mutual TLS, a client certificate verified against the cluster CA too.',
+    },
+    notifyToken: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'Scriptorium-Notify-Token',
+      description: 'A broker subscription’s secret (subscribe mode), one per channel (docs/ledger-watch.md)',
     },
   },
 };
@@ -128,7 +140,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Open reads other nodes' console pages fetch: readable across origins, errors (404, 429) included. They carry
     // no credentials and change nothing, so any origin may read them.
     if (request.routeOptions.config.cors && request.method === 'GET') reply.header('access-control-allow-origin', '*');
-    if (!limiter.take(request.ip)) {
+    const selfAuthenticated = request.routeOptions.config.selfAuthenticated === true;
+    if (!(selfAuthenticated ? limiter.peek(request.ip) : limiter.take(request.ip))) {
       reply.header('retry-after', '1');
       throw new NodeError('rate_limited', 'rate limit exceeded');
     }
@@ -145,6 +158,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   app.addHook('onResponse', async (request, reply) => {
+    if (request.routeOptions.config.selfAuthenticated && reply.statusCode === 401) limiter.take(request.ip);
     if (request.routeOptions.config.protected) {
       audit.info(
         {

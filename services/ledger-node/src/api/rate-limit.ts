@@ -4,6 +4,8 @@
 export interface RateLimiter {
   /** True when the source may proceed (consumes one token). */
   take(source: string): boolean;
+  /** True when the source has a token left (consumes none). */
+  peek(source: string): boolean;
 }
 
 export function createRateLimiter(
@@ -13,7 +15,13 @@ export function createRateLimiter(
 ): RateLimiter {
   const buckets = new Map<string, { tokens: number; at: number }>();
   let lastSweep = now();
+  const refill = (b: { tokens: number; at: number }, t: number) =>
+    Math.min(burst, b.tokens + ((t - b.at) / 1000) * rps);
   return {
+    peek(source) {
+      const b = buckets.get(source);
+      return !b || refill(b, now()) >= 1;
+    },
     take(source) {
       const t = now();
       if (t - lastSweep > 60_000) {
@@ -25,7 +33,7 @@ export function createRateLimiter(
         b = { tokens: burst, at: t };
         buckets.set(source, b);
       } else {
-        b.tokens = Math.min(burst, b.tokens + ((t - b.at) / 1000) * rps);
+        b.tokens = refill(b, t);
         b.at = t;
       }
       if (b.tokens < 1) return false;

@@ -1,6 +1,7 @@
 // The watcher's configuration from the node's settings: the primary and federated brokers as
-// endpoints (normalized URLs, API, tenant, token), the CA bundle, and the poll interval. Undefined
-// when NODE_BROKER__PRIMARY_URL is unset (no watcher). Errors name the variable (ConfigError).
+// endpoints (normalized URLs, API, tenant, token), the CA bundle, the mode (poll or subscribe) and its
+// intervals, and the base URL brokers notify this node at. Undefined when NODE_BROKER__PRIMARY_URL is unset
+// (no watcher). Errors name the variable (ConfigError).
 import { readFileSync } from 'node:fs';
 import type { NodeSettings } from '@scriptorium/ledger-protocol';
 import { ConfigError } from '../errors.ts';
@@ -12,6 +13,13 @@ export interface WatcherConfig {
   /** PEM bundle from NODE_BROKER__TLS_CA_FILE. */
   ca: Buffer | undefined;
   pollIntervalMs: number;
+  /** `poll`: full reads every poll interval; `subscribe`: notifications, and a sweep every sweep interval. */
+  mode: 'poll' | 'subscribe';
+  sweepIntervalMs: number;
+  /** Subscribe mode: the base URL brokers send notifications to (no trailing slash). */
+  notifyUrl: string;
+  /** Subscribe mode: how often each subscription is checked and, when forgotten, made again. */
+  subscriptionCheckMs: number;
 }
 
 function url(variable: string, raw: string): string {
@@ -20,8 +28,11 @@ function url(variable: string, raw: string): string {
   return u;
 }
 
-/** @example watcherConfig(settings)?.federated.map((b) => b.url) */
-export function watcherConfig(s: NodeSettings): WatcherConfig | undefined {
+/**
+ * `defaultNotifyUrl`: the node's own advertised base URL, used when NODE_BROKER__NOTIFY_URL is unset.
+ * @example watcherConfig(settings, 'https://10.0.0.2:8000')?.federated.map((b) => b.url)
+ */
+export function watcherConfig(s: NodeSettings, defaultNotifyUrl: string): WatcherConfig | undefined {
   if (!s.NODE_BROKER__PRIMARY_URL) {
     if (s.NODE_BROKER__FEDERATED_URLS.trim())
       throw new ConfigError('NODE_BROKER__PRIMARY_URL', 'required when NODE_BROKER__FEDERATED_URLS is set');
@@ -60,5 +71,15 @@ export function watcherConfig(s: NodeSettings): WatcherConfig | undefined {
       );
     }
   }
-  return { primary, federated, ca, pollIntervalMs: s.NODE_BROKER__POLL_INTERVAL_MS };
+  const notifyUrl = url('NODE_BROKER__NOTIFY_URL', s.NODE_BROKER__NOTIFY_URL ?? defaultNotifyUrl);
+  return {
+    primary,
+    federated,
+    ca,
+    pollIntervalMs: s.NODE_BROKER__POLL_INTERVAL_MS,
+    mode: s.NODE_BROKER__MODE,
+    sweepIntervalMs: s.NODE_BROKER__SWEEP_INTERVAL_MS,
+    notifyUrl,
+    subscriptionCheckMs: s.NODE_BROKER__SUBSCRIPTION_CHECK_MS,
+  };
 }

@@ -1,11 +1,11 @@
-// HTTP(S) GET for broker reads: one keep-alive undici Agent per watcher that trusts the CA bundle
+// HTTP(S) for broker reads (and the subscriptions' writes): one keep-alive undici Agent per watcher that trusts the CA bundle
 // of NODE_BROKER__TLS_CA_FILE (in addition to nothing else when it is set: a private CA), a
 // timeout per request, and retries with exponential backoff and full jitter for what may pass
 // (no answer, timeouts, 5xx, 429). A 4xx other than 429 is final at once.
 
 import { fullJitterDelay } from '@scriptorium/backoff';
 import { Agent, errors, request } from 'undici';
-import { grownTo } from './entities.ts';
+import { grownTo } from './growable.ts';
 import { BrokerReadError } from './read-error.ts';
 
 export interface BrokerHttpOptions {
@@ -61,6 +61,17 @@ export interface BrokerHttp {
    * that buffer and is valid until its next use.
    */
   get(broker: string, url: string, headers: Record<string, string>, into?: BodyBuffer): Promise<BrokerResponse>;
+  /**
+   * Any method, a JSON body or none: resolves with the answer whatever its status once it is final (5xx and 429
+   * retried as a GET is); throws BrokerReadError only when no answer came.
+   */
+  send(
+    broker: string,
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    url: string,
+    headers: Record<string, string>,
+    body?: unknown,
+  ): Promise<BrokerResponse>;
   close(): Promise<void>;
 }
 
@@ -87,11 +98,14 @@ export function createBrokerHttp(options: BrokerHttpOptions = {}): BrokerHttp {
     url: string,
     headers: Record<string, string>,
     into: BodyBuffer | undefined,
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE' = 'GET',
+    payload?: string,
   ): Promise<BrokerResponse> {
     try {
       const res = await request(url, {
-        method: 'GET',
-        headers,
+        method,
+        headers: payload === undefined ? headers : { 'content-type': 'application/json', ...headers },
+        ...(payload === undefined ? {} : { body: payload }),
         dispatcher: agent,
         signal: AbortSignal.timeout(timeoutMs * 3),
       });
@@ -124,6 +138,23 @@ export function createBrokerHttp(options: BrokerHttpOptions = {}): BrokerHttp {
         last = new BrokerReadError(broker, 'http_status', `GET answered ${res.status}`);
         if (!retryable(res.status)) break;
       }
+      throw last as BrokerReadError;
+    },
+    async send(broker, method, url, headers, body) {
+      const text = body === undefined ? undefined : JSON.stringify(body);
+      let last: BrokerReadError | undefined;
+      let answer: BrokerResponse | undefined;
+      for (let attempt = 0; attempt <= retries; attempt++) {
+        if (attempt > 0) await sleep(fullJitterDelay(attempt - 1, base, cap, random));
+        try {
+          answer = await once(broker, url, headers, undefined, method, text);
+        } catch (err) {
+          last = err as BrokerReadError;
+          continue;
+        }
+        if (!retryable(answer.status)) return answer;
+      }
+      if (answer) return answer;
       throw last as BrokerReadError;
     },
     close: () => agent.close(),

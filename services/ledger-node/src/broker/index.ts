@@ -15,6 +15,7 @@ export {
   readBroker,
   readBrokerPages,
   readRawPages,
+  type UnreadableEntity,
 } from './listing.ts';
 export { ObservationMemory, observationDigest, type ScopeMemory } from './memory.ts';
 export { createWatcherMetrics, type WatcherMetrics } from './metrics.ts';

@@ -51,12 +51,34 @@ describe('observeEntity', () => {
   it('refuses shapes no broker sends', () => {
     expect(() => observeEntity('ngsi-v2', [])).toThrow(ObserveError);
     expect(() => observeEntity('ngsi-v2', { type: 'T' })).toThrow(/no string id/);
-    expect(() => observeEntity('ngsi-v2', { id: 'x' })).toThrow(/no string type/);
+    expect(() => observeEntity('ngsi-v2', { id: 'x' })).toThrow(/no valid type/);
+    // NGSI-v2 has no type lists; NGSI-LD's may not be empty, nor hold a name with the list separator.
+    for (const [api, type] of [
+      ['ngsi-v2', ['A']],
+      ['ngsi-ld', []],
+      ['ngsi-ld', ['A', 7]],
+      ['ngsi-ld', 'A,B'],
+    ] as const)
+      expect(() => observeEntity(api, { id: 'x', type }), JSON.stringify(type)).toThrow(/no valid type/);
+    // The error carries the id once there is one (the watcher reports the entity by it).
+    try {
+      observeEntity('ngsi-ld', { id: 'urn:x', type: 'T', a: { type: 'Weird' } });
+    } catch (err) {
+      expect((err as ObserveError).entityId).toBe('urn:x');
+    }
     expect(() => observeEntity('ngsi-v2', { id: 'x', type: 'T', a: 5 })).toThrow(/not an object/);
     expect(() => observeEntity('ngsi-v2', { id: 'x', type: 'T', a: { value: 5 } })).toThrow(/no type/);
     expect(() => observeEntity('ngsi-ld', { id: 'x', type: 'T', a: { type: 'Weird', value: 1 } })).toThrow(
       /unknown type/,
     );
+  });
+
+  it('an NGSI-LD entity of several types has the set of them: sorted, once each', () => {
+    const a = observeEntity('ngsi-ld', { id: 'urn:x', type: ['Sensor', 'Device', 'Sensor'] });
+    const b = observeEntity('ngsi-ld', { id: 'urn:x', type: ['Device', 'Sensor'] });
+    expect(a.type).toBe('Device,Sensor');
+    expect(b.type).toBe(a.type);
+    expect(observeEntity('ngsi-ld', { id: 'urn:y', type: ['Sensor'] }).type).toBe('Sensor');
   });
 
   it('fuzz: any JSON is an entity or an ObserveError, never another exception', () => {

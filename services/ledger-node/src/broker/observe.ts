@@ -11,6 +11,10 @@
 //
 // Because the form is canonical, key order inside objects does not matter and 1.0 equals 1, while
 // the number 1 and the string "1" differ (type and JSON value both count).
+//
+// An NGSI-LD entity may have several types (`"type": ["Sensor", "Device"]`): its type is the set of them, written
+// as one string, the names sorted and joined by commas ("Device,Sensor"; a type name holds no comma, the API's own
+// list separator), so two brokers listing the same types in another order hold the same entity.
 import { canonicalize } from '@scriptorium/ledger-protocol';
 import type { BrokerApi } from './endpoint.ts';
 
@@ -94,28 +98,47 @@ function form(type: string, member: string, value: unknown): string {
   return Buffer.from(text, 'utf8').toString('utf8');
 }
 
-export class ObserveError extends Error {}
+/** An entity the watcher cannot read; `entityId` when at least its id could be read. */
+export class ObserveError extends Error {
+  readonly entityId: string | undefined;
+  constructor(message: string, entityId?: string) {
+    super(message);
+    this.entityId = entityId;
+  }
+}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function checkEntity(raw: unknown): Record<string, unknown> {
+/**
+ * An entity's type: NGSI-v2's string; NGSI-LD's one type or set of types, as its sorted names joined by commas.
+ * @example entityType('ngsi-ld', ['Sensor', 'Device'], 'urn:x') // 'Device,Sensor'
+ */
+export function entityType(api: BrokerApi, raw: unknown, id: string): string {
+  if (typeof raw === 'string' && raw !== '' && (api === 'ngsi-v2' || !raw.includes(','))) return raw;
+  if (api === 'ngsi-ld' && Array.isArray(raw) && raw.length > 0)
+    if (raw.every((t) => typeof t === 'string' && t !== '' && !t.includes(',')))
+      return [...new Set(raw as string[])].sort().join(',');
+  throw new ObserveError(`entity ${id} has no valid type`, id);
+}
+
+function checkEntity(api: BrokerApi, raw: unknown): { entity: Record<string, unknown>; id: string; type: string } {
   if (!isObject(raw)) throw new ObserveError('an entity is not a JSON object');
   if (typeof raw.id !== 'string' || raw.id === '') throw new ObserveError('an entity has no string id');
-  if (typeof raw.type !== 'string') throw new ObserveError(`entity ${raw.id} has no string type`);
-  return raw;
+  return { entity: raw, id: raw.id, type: entityType(api, raw.type, raw.id) };
 }
 
 function v2Form(entityId: string, name: string, attr: unknown): string {
-  if (!isObject(attr)) throw new ObserveError(`entity ${entityId}: attribute ${name} is not an object`);
-  if (typeof attr.type !== 'string') throw new ObserveError(`entity ${entityId}: attribute ${name} has no type`);
+  if (!isObject(attr)) throw new ObserveError(`entity ${entityId}: attribute ${name} is not an object`, entityId);
+  if (typeof attr.type !== 'string')
+    throw new ObserveError(`entity ${entityId}: attribute ${name} has no type`, entityId);
   return form(attr.type, 'value', attr.value);
 }
 
 function ldInstanceForm(entityId: string, name: string, inst: unknown, withDataset: boolean): string {
   if (!isObject(inst) || typeof inst.type !== 'string')
-    throw new ObserveError(`entity ${entityId}: attribute ${name} is not an NGSI-LD attribute`);
+    throw new ObserveError(`entity ${entityId}: attribute ${name} is not an NGSI-LD attribute`, entityId);
   const member = LD_MEMBER[inst.type];
-  if (!member) throw new ObserveError(`entity ${entityId}: attribute ${name} has unknown type ${inst.type}`);
+  if (!member) throw new ObserveError(`entity ${entityId}: attribute ${name} has unknown type ${inst.type}`, entityId);
   if (!withDataset) return form(inst.type, member, inst[member]);
   return canonicalize({ type: inst.type, [member]: inst[member] ?? null, datasetId: inst.datasetId ?? null });
 }
@@ -127,13 +150,12 @@ function ldForm(entityId: string, name: string, attr: unknown): string {
 }
 
 /**
- * Reads one entity of a broker's listing. Throws ObserveError on a shape no broker would send
- * (the page is then malformed and the pass for that broker records nothing).
+ * Reads one entity of a broker's listing. Throws ObserveError on a shape no broker would send: the watcher reports
+ * that entity (with its id when it has one) and judges the rest of the broker.
  * @example observeEntity('ngsi-v2', {id: 'R1', type: 'Room', t: {type: 'Number', value: 1}}).forms // ['{"type":"Number","value":1}']
  */
 export function observeEntity(api: BrokerApi, raw: unknown): ObservedEntity {
-  const e = checkEntity(raw);
-  const id = e.id as string;
+  const { entity: e, id, type } = checkEntity(api, raw);
   const names: string[] = [];
   const forms: string[] = [];
   const skip = api === 'ngsi-v2' ? V2_SKIP : LD_SKIP;
@@ -142,5 +164,5 @@ export function observeEntity(api: BrokerApi, raw: unknown): ObservedEntity {
     names.push(name);
     forms.push(api === 'ngsi-v2' ? v2Form(id, name, e[name]) : ldForm(id, name, e[name]));
   }
-  return { id, type: e.type as string, names, forms };
+  return { id, type, names, forms };
 }

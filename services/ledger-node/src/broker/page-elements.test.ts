@@ -86,6 +86,9 @@ describe('splitObjects', () => {
 describe('scanPage', () => {
   const endpoint: BrokerEndpoint = { url: 'http://broker', role: 'federated', api: 'ngsi-v2' };
   const page = (text: string, expected: number) => ({
+    key: 'all:0',
+    query: { key: 'all' },
+    queryIndex: 0,
     offset: 0,
     pageSize: 4,
     total: expected,
@@ -125,11 +128,22 @@ describe('scanPage', () => {
       expect(err, text).toBeInstanceOf(BrokerReadError);
       expect((err as BrokerReadError).reason, text).toBe(reason);
     }
-    // Splits, but one entity does not parse: malformed when it is read.
+    // Splits, but one entity's bytes are not JSON: the page cannot be trusted (malformed) when it is read.
     const scan = scanPage(
       endpoint,
       page('[{"id":"a","type":"T"},{"id":"b","type":"T","x":{"type":"Text","value":}}]', 2),
     );
     expect(() => scan.parse(1)).toThrow(BrokerReadError);
+  });
+
+  it('an entity that is JSON but no entity is reported with its id, the others read', () => {
+    const scan = scanPage(
+      endpoint,
+      page('[{"id":"a","type":"T"},{"id":"b","type":7},{"type":"T"},{"id":"d","type":"T","x":5}]', 4),
+    );
+    expect(scan.parse(0)).toMatchObject({ id: 'a', type: 'T' });
+    expect(scan.parse(1)).toEqual({ id: 'b', reason: 'entity b has no valid type' });
+    expect(scan.parse(2)).toEqual({ id: undefined, reason: 'an entity has no string id' });
+    expect(scan.parse(3)).toEqual({ id: 'd', reason: 'entity d: attribute x is not an object' });
   });
 });

@@ -61,7 +61,7 @@ export function attachWatch(node: LedgerNode, registry: Registry): NodeWatch {
             return index < 0 ? 0 : index / active.length;
           },
         },
-        { logger: log, metrics: createWatcherMetrics(registry) },
+        { logger: log, metrics: createWatcherMetrics(registry), nodeKey: node.keys.publicKey },
       )
     : undefined;
   const notifier = Notifier.create({
@@ -115,5 +115,6 @@ export function attachWatch(node: LedgerNode, registry: Registry): NodeWatch {
         : null,
     }),
     delivered: (eventId, sink) => notifier?.deliveredBy(eventId, sink) ?? false,
+    notify: (channel, token, body) => watcher?.notify(channel, token, body) ?? 'unauthorized',
   };
 }
