@@ -6,7 +6,10 @@
 #   bash tools/scorpio/build.sh --check   # print the jar if it is built with the current key, else exit 1
 #
 # Source: the release's source tarball (no registry serves it, and the build machines cannot reach its repository),
-# read from $SCORPIO_SOURCE, else from `shared/vendor/` beside the main checkout. Output, outside the repository:
+# read from $SCORPIO_SOURCE, else from `shared/vendor/` beside the checkout (or beside the main checkout of a
+# worktree), else from the copy a first build keeps in the cache; its SHA-256 is pinned below, and the cache key uses
+# the pinned digest, so a built Scorpio is reused by any checkout, wherever it lies, without the tarball. Output,
+# outside the repository:
 #   $SCRIPTORIUM_CACHE/scorpio/$SCORPIO_VERSION/quarkus-app/quarkus-run.jar   (the all-in-one runner, in-memory bus)
 #   $SCRIPTORIUM_CACHE/maven/repository                                      (Maven's downloads, reused by every build)
 # packages/test-support/src/scorpio.ts computes the same path. Cost, cold and warm: tools/scorpio/README.md.
@@ -17,6 +20,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../build/lib.sh"
 
 SCORPIO_VERSION=5.0.3
+# scorpio-5.0.3-java-src.tar.gz (release tag 5.0.3-java, commit b382055332590cbc6fbd71d4e9751cfba101be6d)
+SCORPIO_SHA256=f742ca103812ffcf2afbe037fa63fdf5c4090c0849db920a2835bc9a26cfa1c8
 cache=${SCRIPTORIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scriptorium}
 root="$cache/scorpio/$SCORPIO_VERSION"
 maven_repo="$cache/maven/repository"
@@ -31,7 +36,7 @@ find_source() {
 	if [[ -n ${SCORPIO_SOURCE:-} ]]; then echo "$SCORPIO_SOURCE"; return; fi
 	common=$(cd "$here/../.." && git rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
 	local dir
-	for dir in "$here/../../../shared/vendor" ${common:+"$(dirname "$common")/../shared/vendor"}; do
+	for dir in "$here/../../../shared/vendor" ${common:+"$(dirname "$common")/../shared/vendor"} "$root/source"; do
 		[[ -f $dir/$name ]] && { (cd "$dir" && echo "$PWD/$name"); return; }
 	done
 	return 1
@@ -59,12 +64,8 @@ case ${1:-} in
 *) echo "usage: build.sh [--check]" >&2; exit 2 ;;
 esac
 
-tarball=$(find_source) || {
-	log "the source tarball scorpio-$SCORPIO_VERSION-java-src.tar.gz is not found (set SCORPIO_SOURCE to its path)"
-	exit 1
-}
-# The key: the version, the recipe (the function above) and the bytes it is built from.
-key="$SCORPIO_VERSION recipe $(recipe_key build_scorpio -- "$tarball")"
+# The key: the version, the recipe (the function above) and the pinned digest of the bytes it is built from.
+key="$SCORPIO_VERSION recipe $(recipe_key build_scorpio) source ${SCORPIO_SHA256:0:12}"
 built() { [[ -f $app/quarkus-run.jar && -f $stamp_file && $(<"$stamp_file") == "$key" ]]; }
 
 if [[ $check == yes ]]; then
@@ -80,6 +81,19 @@ if built; then
 	step_artifact scorpio 0 cached
 	echo "$app/quarkus-run.jar"
 	exit 0
+fi
+tarball=$(find_source) || {
+	log "the source tarball scorpio-$SCORPIO_VERSION-java-src.tar.gz is not found (set SCORPIO_SOURCE to its path)"
+	exit 1
+}
+[[ $(sha256sum "$tarball" | cut -d' ' -f1) == "$SCORPIO_SHA256" ]] || {
+	log "$tarball is not the pinned source (SHA-256 $SCORPIO_SHA256)"
+	exit 1
+}
+# Kept in the cache, so a later checkout anywhere rebuilds (a changed recipe) without the shared folder.
+kept="$root/source/${tarball##*/}"
+if [[ ! -f $kept ]]; then
+	mkdir -p "$root/source" && cp "$tarball" "$kept.tmp" && mv -f "$kept.tmp" "$kept"
 fi
 for cmd in java mvn; do command -v "$cmd" >/dev/null || { log "no '$cmd' on PATH (Java 17 and Maven 3.8 build Scorpio)"; exit 1; }; done
 log "building Scorpio $SCORPIO_VERSION (Maven repository: $maven_repo)"
