@@ -16,7 +16,7 @@ STEP := bash tools/build/step.sh
 WORKSPACE_MANIFESTS := package.json package-lock.json $(wildcard packages/*/package.json services/*/package.json operator/package.json)
 
 .PHONY: help deps dev test test-unit test-integration lint format typecheck bench crds crds-check \
-        chart-lint kube-bins tlog-bins scorpio images e2e-kind clean kubectl-plugin web ci-warm
+        chart-lint kube-bins tlog-bins scorpio fuzzer images e2e-kind clean kubectl-plugin web ci-warm
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  \033[1m%-18s\033[0m %s\n", $$1, $$2}'
@@ -42,7 +42,7 @@ RESULTS := .test-results
 VITEST_JSON = --reporter=default --reporter=json --outputFile.json=$(RESULTS)/$(1).json
 
 # Runs every stage even when one fails, then prints one summary line and fails if anything did.
-test: deps kube-bins tlog-bins scorpio web ## Lint, then every unit and integration test, then one summary line
+test: deps kube-bins tlog-bins scorpio fuzzer web ## Lint, then every unit and integration test, then one summary line
 	@rm -rf $(RESULTS); mkdir -p $(RESULTS); rc=0; \
 	$(STEP) lint $(MAKE) --no-print-directory lint || rc=1; \
 	$(STEP) unit vitest run --project unit $(call VITEST_JSON,unit) || rc=1; \
@@ -54,7 +54,7 @@ test: deps kube-bins tlog-bins scorpio web ## Lint, then every unit and integrat
 test-unit: deps ## Unit and simulation tests (pure logic, no processes)
 	vitest run --project unit
 
-test-integration: deps kube-bins tlog-bins scorpio web ## Integration tests against real PostgreSQL, processes and servers
+test-integration: deps kube-bins tlog-bins scorpio fuzzer web ## Integration tests against real PostgreSQL, processes and servers
 	vitest run --project integration
 
 lint: deps ## Biome (format + lint) and the TypeScript type checks (Node code; the browser apps with the DOM library)
@@ -83,6 +83,9 @@ crds-check: crds ## Fail when crds/ is stale (the generator's output differs fro
 
 chart-lint: deps kube-bins ## helm lint, then helm template applied with server-side dry-run
 	bash charts/lint.sh
+
+fuzzer: ## Install (or reuse from the cache) schemathesis, the OpenAPI-driven fuzzer the integration tests run
+	@bash tools/schemathesis/build.sh >/dev/null
 
 kube-bins: ## Build (or reuse from the cache) etcd, kube-apiserver, kube-controller-manager, helm, kind, weed (SeaweedFS), the CloudNativePG manifest
 	bash tools/kube/build.sh

@@ -6,6 +6,7 @@
 #   make test:       postgresql (server binaries), openssl (test certificates), chromium (browser tests),
 #                    util-linux (runuser, flock), curl, openssh-client (the ssh-agent litewitness signs through),
 #                    PostGIS for that PostgreSQL (Scorpio's database), a JDK 17 and Maven (to build Scorpio, tools/scorpio)
+#                    python3-venv (the fuzzer's virtual environment)
 #   make e2e-local:  containerd, runc, iptables, conntrack, socat, containernetworking-plugins, buildah, debootstrap
 #   make e2e-kind:   docker.io (the engine kind runs its nodes in), jq
 set -euo pipefail
@@ -22,6 +23,8 @@ for pair in java:openjdk-17-jdk-headless mvn:maven openssl:openssl chromium:chro
 	have_cmd "${pair%%:*}" || want+=("${pair#*:}")
 done
 [[ -x /usr/lib/cni/bridge ]] || want+=(containernetworking-plugins)
+# Debian's python3 makes a virtual environment (with pip) only with python3-venv.
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || want+=(python3-venv)
 ((${#want[@]})) || exit 0
 echo "packages: installing ${want[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive

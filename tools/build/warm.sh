@@ -9,10 +9,12 @@
 #      (tools/tlog/build.sh);
 #   4. FIWARE Scorpio, the real NGSI-LD broker of the ledger watch's tests (tools/scorpio/build.sh; Maven's cache
 #      with it);
-#   5. the local cluster's images, the three project images of this checkout included (tools/cluster/images.sh; root);
-#   6. kind's base and node images in the Docker engine's storage (tools/kind/node-image.sh; root; the engine is
+#   5. schemathesis, the OpenAPI-driven fuzzer of the integration tests (tools/schemathesis/build.sh; a virtual
+#      environment from PyPI);
+#   6. the local cluster's images, the three project images of this checkout included (tools/cluster/images.sh; root);
+#   7. kind's base and node images in the Docker engine's storage (tools/kind/node-image.sh; root; the engine is
 #      started for it and stopped after, unless it was already running).
-# Without root only 2, 3 and 4 run. The caches live outside the repository ($SCRIPTORIUM_CACHE, /var/lib/containers,
+# Without root only 2, 3, 4 and 5 run. The caches live outside the repository ($SCRIPTORIUM_CACHE, /var/lib/containers,
 # /var/lib/scriptorium-docker).
 set -euo pipefail
 root_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -27,6 +29,7 @@ step_run deps make --no-print-directory deps
 step_run go-binaries bash tools/kube/build.sh --kind >/dev/null
 step_run tlog-binaries bash tools/tlog/build.sh >/dev/null
 step_run scorpio bash tools/scorpio/build.sh >/dev/null
+step_run fuzzer bash tools/schemathesis/build.sh >/dev/null
 if [[ $root == yes ]]; then
 	step_run images bash tools/cluster/images.sh >/dev/null
 	engine_was_up=no

@@ -88,6 +88,10 @@ export const ConsolePeersBody = z.object({
 });
 export type ConsolePeersBody = z.infer<typeof ConsolePeersBody>;
 
+/** GET /health (spec section 4): liveness. */
+export const HealthBody = z.object({ status: z.literal('ok') });
+export type HealthBody = z.infer<typeof HealthBody>;
+
 /** GET /peers: `{peers}`, the node's own spec first (strings, unparsed). */
 export const PeerListBody = z.object({ peers: z.array(z.string().regex(PEER_SPEC_PATTERN)).max(MAX_PEERS + 1) });
 

@@ -36,6 +36,7 @@ export {
   CheckpointSignBody,
   ConsolePeersBody,
   CosignedCheckpointBody,
+  HealthBody,
   MAX_CHANGES_PER_REQUEST,
   MAX_PEERS,
   MAX_RECORDS_PER_REQUEST,

@@ -8,3 +8,4 @@ export {
   type TestDatabase,
   type TestPostgres,
 } from './postgres.ts';
+export { FUZZ_CHECKS, type FuzzOptions, type FuzzResult, fuzz, schemathesisBinary } from './schemathesis.ts';

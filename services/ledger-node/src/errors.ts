@@ -1,5 +1,6 @@
 // Every error the node reports: a stable code, the HTTP status it maps to, and a message.
-// Route handlers throw these; the app's error handler turns them into `{error: string}` bodies.
+// Route handlers throw these; the shared error plugin (@scriptorium/http) turns them into `{error: string}` bodies.
+import { HttpError } from '@scriptorium/http';
 import type { RejectReason } from './consensus/index.ts';
 
 export type ErrorCode =
@@ -33,15 +34,12 @@ const statusOf: Record<ErrorCode, number> = {
   internal: 500,
 };
 
-export class NodeError extends Error {
-  readonly code: ErrorCode;
-  readonly status: number;
+export class NodeError extends HttpError {
+  declare readonly code: ErrorCode;
 
   constructor(code: ErrorCode, message: string) {
-    super(message);
+    super(code, statusOf[code], message);
     this.name = 'NodeError';
-    this.code = code;
-    this.status = statusOf[code];
   }
 }
 

@@ -2,18 +2,25 @@
 // that decorate the instance (settings, database, observability, providers, rate limits, metering, cookies, sign-in,
 // auth, the OpenAPI collector); each route folder is a plugin registered under its prefix.
 import cookie from '@fastify/cookie';
+import {
+  clientErrorHandler,
+  errors,
+  frameworkErrors,
+  MAX_PARAM_LENGTH,
+  openapi,
+  serializerCompiler,
+  validatorCompiler,
+} from '@scriptorium/http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/index.ts';
-import { serializerCompiler, validatorCompiler } from './http/zod-compilers.ts';
+import { badRequest } from './errors.ts';
 import { createLogger } from './logger.ts';
 import auth from './plugins/auth.ts';
 import databasePlugin from './plugins/database.ts';
-import errors from './plugins/errors.ts';
 import metering from './plugins/metering.ts';
 import observability from './plugins/observability.ts';
-import openapi from './plugins/openapi.ts';
 import providers from './plugins/providers.ts';
 import rateLimits from './plugins/rate-limit.ts';
 import settings from './plugins/settings.ts';
@@ -65,6 +72,25 @@ const ROUTES = [
   [healthRoutes, ''],
 ] as const;
 
+/** A `\u0000` escape in JSON text that is not itself an escaped backslash followed by `u0000`. */
+const NUL_ESCAPE = /(?<!\\)(?:\\\\)*\\u0000/;
+
+/**
+ * PostgreSQL text cannot hold U+0000: a request that spells one (`%00` in its URL, `\u0000` in a JSON body) is 400
+ * before any route reads it, instead of a database error (500) where it would be stored or looked up.
+ */
+function refuseNul(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (NUL_ESCAPE.test(body as string)) return done(badRequest('text must not contain U+0000'), undefined);
+    return parseJson(request, body as string, done);
+  });
+  app.addHook('onRequest', async (request) => {
+    if (/%00/i.test(request.url)) throw badRequest('the URL must not contain U+0000');
+  });
+}
+
 /**
  * Builds the HTTP app.
  * @example const app = await buildApp({ config, database }); const res = await app.inject({ method: 'GET', url: '/healthz' });
@@ -87,11 +113,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     requestTimeout: 120_000,
+    // A path parameter over the router's limit is 414, a malformed URL 400, a URL over Node's limit 431: `{error}`.
+    frameworkErrors,
+    clientErrorHandler,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // Bodies are JSON only: anything else is 415.
   app.removeContentTypeParser('text/plain');
+  refuseNul(app);
 
   await app.register(settings, {
     config,

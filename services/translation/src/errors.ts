@@ -1,14 +1,8 @@
 // Every error the service answers with: a stable code, an HTTP status and a message. Bodies are `{error: string}`.
+import { HttpError } from '@scriptorium/http';
 
-/** An error that maps to an HTTP answer. `message` is safe to show to the client. */
-export class AppError extends Error {
-  readonly code: string;
-  readonly status: number;
-  /** Extra response headers (e.g. Retry-After). */
-  readonly headers: Record<string, string>;
-  /** Extra fields of the error body besides `error` (e.g. the validator issues of a 422). */
-  readonly details: Record<string, unknown>;
-
+/** An error that maps to an HTTP answer (the shared error plugin answers it). `message` is safe to show to the client. */
+export class AppError extends HttpError {
   constructor(
     code: string,
     status: number,
@@ -16,12 +10,8 @@ export class AppError extends Error {
     headers: Record<string, string> = {},
     details: Record<string, unknown> = {},
   ) {
-    super(message);
+    super(code, status, message, headers, details);
     this.name = 'AppError';
-    this.code = code;
-    this.status = status;
-    this.headers = headers;
-    this.details = details;
   }
 }
 

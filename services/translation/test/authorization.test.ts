@@ -1,8 +1,8 @@
 // Deny-by-default: every registered route is walked with no, wrong and valid credentials.
 
+import type { RouteSpec } from '@scriptorium/http';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RouteSpec } from '../src/http/route-spec.ts';
 import { BILLING_SECRET, batch, bearer, type Harness, startHarness, WORKER_SECRET } from './harness.ts';
 
 let h: Harness;

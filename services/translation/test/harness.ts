@@ -2,6 +2,7 @@
 // a fake upstream (real local HTTP servers speaking the provider's API), the app built on it, and helpers to seed accounts.
 import { Writable } from 'node:stream';
 import { type LocalGitHub, type LocalGitHubUser, startLocalGitHub } from '@scriptorium/github-oauth-local';
+import type { RouteSpec } from '@scriptorium/http';
 import { createTestDatabase, type TestDatabase } from '@scriptorium/test-support';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
@@ -11,7 +12,6 @@ import { loadConfig } from '../src/config.ts';
 import { type Database, migrate, openDatabase } from '../src/db/index.ts';
 import { fineTunedModels, organizations } from '../src/db/schema.ts';
 import { createOrganization, ensureUser, issueApiKey } from '../src/domain/accounts.ts';
-import type { RouteSpec } from '../src/http/route-spec.ts';
 import { createLogger } from '../src/logger.ts';
 import { createProvider, type TranslationProvider } from '../src/providers/index.ts';
 import { FAKE_API_KEY, type FakeKnobs, type FakeUpstream, startFakeAnthropic, startFakeOpenAI } from './fakes/index.ts';

@@ -228,6 +228,7 @@ describe('limits and malformed payloads', () => {
     const cases: Array<[string, unknown]> = [
       ['/mempool', { records: 'x' }],
       ['/mempool', { records: [{ noid: 1 }] }],
+      ['/mempool', { records: [{ id: 'twice' }, { id: 'twice' }] }],
       ['/membership', { changes: [{ action: 'MAYBE', validator: 'a'.repeat(64) }] }],
       ['/membership', { changes: [] }],
       ['/peers', { peers: ['not a spec'] }],
@@ -403,5 +404,33 @@ describe('the console (/ui) and CORS on the open reads', () => {
     const post = await app.inject({ method: 'POST', url: '/mempool', headers: auth, payload: { records: [] } });
     expect(post.headers['access-control-allow-origin']).toBeUndefined();
     expect((await app.inject('/metrics')).headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('serves its OpenAPI document; a wrong method is 405 with Allow, an over-long parameter 414, both {error}', async () => {
+    const doc = (await app.inject('/openapi.json')).json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/health', '/chain', '/blocks/{index}', '/proof/{height}/{index}', '/peers']),
+    );
+    expect(doc.paths['/blocks/{index}'].get.responses['200'].content['application/json'].schema.properties).toEqual(
+      expect.objectContaining({ header: expect.any(Object), commit_signatures: expect.any(Object) }),
+    );
+    expect(Object.keys(doc.paths['/proof/{height}/{index}'].get.responses)).toEqual([
+      '200',
+      '400',
+      '404',
+      '414',
+      '429',
+      '431',
+    ]);
+    expect(doc.paths['/peers'].get.security).toEqual([{ clusterToken: [] }]);
+    const wrong = await app.inject({ method: 'DELETE', url: '/chain' });
+    expect([wrong.statusCode, wrong.headers.allow]).toEqual([405, 'GET, HEAD']);
+    expect(wrong.json()).toEqual({ error: expect.any(String) });
+    const peers = await app.inject({ method: 'PUT', url: '/peers' });
+    expect([peers.statusCode, peers.headers.allow]).toEqual([405, 'GET, HEAD, POST']);
+    const long = await app.inject(`/blocks/${'1'.repeat(200)}`);
+    expect([long.statusCode, long.json()]).toEqual([414, { error: expect.any(String) }]);
+    expect((await app.inject('/nowhere')).statusCode).toBe(404);
   });
 });

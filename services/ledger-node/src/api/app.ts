@@ -1,10 +1,23 @@
 // The node's fastify app. A factory: it builds the app and never listens (server.ts does).
 // Cross-cutting rules, in order: rate limit per source (429) → bearer token and, in mutual TLS,
 // a verified client certificate on the protected routes (401) → body limit (413) → zod (400).
-// Every error body is {error: string}. Accesses to protected routes go to the `node.audit` logger.
+// Every error body is {error: string} (the shared HTTP layer, @scriptorium/http: route specs with zod schemas, the
+// error plugin, 405 with Allow, 414). GET /openapi.json describes the routes. Accesses to protected routes go to the
+// `node.audit` logger.
 import type { TLSSocket } from 'node:tls';
+import {
+  clientErrorHandler,
+  errors,
+  frameworkErrors,
+  MAX_PARAM_LENGTH,
+  type OpenApiInfo,
+  openapi,
+  serializerCompiler,
+  serveOpenApi,
+  validatorCompiler,
+} from '@scriptorium/http';
 import type { AssetStore } from '@scriptorium/web-build';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { TlsConfig } from '../config.ts';
 import { NodeError } from '../errors.ts';
@@ -17,6 +30,7 @@ import { peerRoutes } from './routes/peer.ts';
 import { readRoutes } from './routes/read.ts';
 import { uiRoutes } from './routes/ui.ts';
 import { type WatchService, watchRoutes } from './routes/watch.ts';
+import { r413 } from './schemas.ts';
 import type { LedgerService } from './service.ts';
 
 export interface AppOptions {
@@ -55,11 +69,42 @@ declare module 'fastify' {
   }
 }
 
-function errorMessage(status: number): string {
+/** The statuses of fastify's own client errors the node's document declares; any other one is a malformed payload. */
+const clientStatus = (status: number) => ([404, 413, 429].includes(status) ? status : 400);
+const clientMessage = (status: number, error: FastifyError) => {
   if (status === 413) return 'payload above MAX_BODY_BYTES';
   if (status === 404) return 'not found';
-  return 'malformed payload';
-}
+  return error.code === 'FST_ERR_VALIDATION' ? `malformed payload: ${error.message}` : 'malformed payload';
+};
+
+/** The version of the node's HTTP API (the node architecture v2, spec section 9). */
+export const NODE_API_VERSION = '2.0.0';
+
+const OPENAPI_INFO: OpenApiInfo = {
+  title: 'Scriptorium integrity ledger node',
+  version: NODE_API_VERSION,
+  description:
+    'One validator of a permissioned integrity ledger (BFT consensus). Open reads: health, chain status, blocks, ' +
+    'Merkle proofs, light evidence, the console’s peer list and the watch; peer-to-peer and admin endpoints take ' +
+    'the cluster token. Every error body is {error: string}.',
+  // A body above MAX_BODY_BYTES, on every route that takes one (any other unparsable body is a malformed payload, 400).
+  bodyResponses: { 413: r413 },
+  securitySchemes: {
+    clusterToken: {
+      type: 'http',
+      scheme: 'bearer',
+      description:
+        'Authorization: Bearer <CLUSTER_TOKEN> (NODE_CLUSTER_TOKEN; none needed when no token is configured). In ' +
+        'mutual TLS, a client certificate verified against the cluster CA too.',
+    },
+    notifyToken: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'Scriptorium-Notify-Token',
+      description: 'A broker subscription’s secret (subscribe mode), one per channel (docs/ledger-watch.md)',
+    },
+  },
+};
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { service, metrics, logger } = options;
@@ -73,7 +118,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.maxBodyBytes,
     // Peer specs and record ids are short; deep or huge JSON is refused by the limits above.
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // A path parameter over the router's limit is 414, a malformed URL 400, a URL over Node's limit 431: `{error}`.
+    frameworkErrors,
+    clientErrorHandler,
   };
   if (options.tls) {
     fastifyOptions.https = {
@@ -125,22 +173,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
 
-  app.setErrorHandler((error, request, reply) => {
-    if (error instanceof NodeError) {
-      if (error.status >= 500 && error.code !== 'queue_full') request.log.error({ err: error }, 'request failed');
-      return reply.status(error.status).send({ error: error.message });
-    }
-    const status = (error as { statusCode?: number }).statusCode;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      // fastify's own client errors: body too large (413), bad JSON / media type / empty body (400).
-      const mapped = status === 413 ? 413 : status === 404 ? 404 : status === 429 ? 429 : 400;
-      return reply.status(mapped).send({ error: errorMessage(mapped) });
-    }
-    request.log.error({ err: error }, 'request failed');
-    return reply.status(500).send({ error: 'internal error' });
-  });
-
-  app.setNotFoundHandler((_request, reply) => reply.status(404).send({ error: 'not found' }));
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  await app.register(errors, { clientStatus, clientMessage, quietCodes: ['queue_full'] });
+  await app.register(openapi);
 
   await app.register(readRoutes, { service, metrics });
   await app.register(peerRoutes, { service });
@@ -148,5 +184,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.debugApi) await app.register(adminRoutes, { service });
   if (options.watch) await app.register(watchRoutes, { watch: options.watch });
   if (options.checkpoints) await app.register(checkpointRoutes, { checkpoints: options.checkpoints });
+  serveOpenApi(app, '/openapi.json', OPENAPI_INFO, ['read']);
   return app;
 }

@@ -1,19 +1,15 @@
 // The zod schemas of the HTTP API: the single source for validation, TypeScript types and the OpenAPI document.
 // Field names follow docs spec `translation-service-api.md` exactly; fields the spec leaves open are documented in docs/translation.md.
+import { DUPLICATE_IDS, ErrorBody, hasUniqueIds, UNIQUE_IDS } from '@scriptorium/http';
 import { z } from 'zod';
 import { FILE_FORMATS } from '../files/types.ts';
 import { GlossaryEntry, Locale, Style, Tier, TranslateItem, ValidationIssue } from '../language/index.ts';
 import { charLength, PLAYGROUND_MAX_CHARS } from './limits.ts';
 
-export { GlossaryEntry, Locale, Style, Tier, TranslateItem, ValidationIssue };
-
-/** `{error: string}`: every error body. */
-export const ErrorBody = z.object({ error: z.string() });
+/** `{error: string}`: every error body (the shared HTTP layer's). */
+export { ErrorBody, GlossaryEntry, Locale, Style, Tier, TranslateItem, ValidationIssue };
 
 const text = (max: number) => z.string().max(max);
-
-/** Results are keyed by item id, so ids are unique within a batch. */
-const uniqueIds = (items: { id: string }[]): boolean => new Set(items.map((i) => i.id)).size === items.length;
 
 export const TranslateBatch = z.object({
   sourceLocale: Locale,
@@ -25,7 +21,12 @@ export const TranslateBatch = z.object({
     .max(256)
     .optional()
     .meta({ description: 'id of a fine-tuned model the caller’s organization may use' }),
-  items: z.array(TranslateItem).min(1).max(100).refine(uniqueIds, { message: 'item ids must be unique' }),
+  items: z
+    .array(TranslateItem)
+    .min(1)
+    .max(100)
+    .refine(hasUniqueIds, { message: DUPLICATE_IDS })
+    .meta({ description: UNIQUE_IDS }),
   style: Style,
   glossary: z.array(GlossaryEntry).max(500),
   dryRun: z
@@ -152,7 +153,8 @@ export const JudgeRequest = z.object({
     )
     .min(1)
     .max(50)
-    .refine(uniqueIds, { message: 'item ids must be unique' }),
+    .refine(hasUniqueIds, { message: DUPLICATE_IDS })
+    .meta({ description: UNIQUE_IDS }),
   glossary: z.array(GlossaryEntry).max(500).default([]),
   style: Style.optional(),
 });

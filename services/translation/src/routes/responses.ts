@@ -1,7 +1,7 @@
 // Response specs shared by the routes (descriptions follow the document's tables).
 
+import type { ResponseSpec } from '@scriptorium/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ResponseSpec } from '../http/route-spec.ts';
 import { ErrorBody } from '../http/schemas.ts';
 
 const error = (description: string): ResponseSpec => ({ description, schema: ErrorBody });

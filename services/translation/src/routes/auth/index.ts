@@ -1,10 +1,11 @@
 // GitHub sign-in and sign-out (registered under /auth): GET /auth/github starts the flow, GET /auth/github/callback
 // finishes it (the `session-token` cookie), POST /auth/logout ends the session.
+
+import { route } from '@scriptorium/http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { audit } from '../../domain/audit.ts';
 import { signInWithGitHub } from '../../domain/identity.ts';
-import { route } from '../../http/route-spec.ts';
 import { SignedOut } from '../../http/schemas.ts';
 import { createSession, endSession, SESSION_COOKIE } from '../../infra/sessions.ts';
 import { r401, r403, r429, rateLimitHeaders, sessionHooks } from '../responses.ts';

@@ -1,9 +1,10 @@
 // POST /api/billing/webhook — the payment provider's events (registered under /api/billing). The body is read raw:
 // the signature covers its exact bytes.
+
+import { route } from '@scriptorium/http';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { handleBillingWebhook } from '../../domain/billing.ts';
-import { route } from '../../http/route-spec.ts';
 import { BillingReceived } from '../../http/schemas.ts';
 import { r429, rateLimitHeaders } from '../responses.ts';
 

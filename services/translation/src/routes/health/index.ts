@@ -1,9 +1,10 @@
 // Probes, metrics and the OpenAPI document.
+
+import { route, serveOpenApi } from '@scriptorium/http';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { migrationStatus } from '../../db/index.ts';
-import { buildOpenApi } from '../../http/openapi.ts';
-import { route } from '../../http/route-spec.ts';
+import { OPENAPI_INFO } from '../../http/openapi.ts';
 import { ErrorBody } from '../../http/schemas.ts';
 
 const Status = z.object({ status: z.string() });
@@ -61,22 +62,5 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
     });
   }
 
-  let document: Record<string, unknown> | undefined;
-  route(
-    app,
-    {
-      method: 'GET',
-      url: '/api/v1/openapi.json',
-      operationId: 'openapi',
-      summary: 'This OpenAPI 3.1 document',
-      tags: ['meta'],
-      security: 'none',
-      responses: { 200: { description: 'OpenAPI 3.1 document', contentType: 'application/json' } },
-    },
-    {},
-    async (_request, reply) => {
-      document ??= buildOpenApi(app.routeSpecs);
-      return reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(document));
-    },
-  );
+  serveOpenApi(app, '/api/v1/openapi.json', OPENAPI_INFO);
 }

@@ -1,9 +1,10 @@
 // Operations endpoints (no version prefix; registered under /api), called by the CronJobs through
 // `trigger worker|retention`.
+
+import { route } from '@scriptorium/http';
 import type { FastifyInstance } from 'fastify';
 import { enforceRetention } from '../../domain/retention.ts';
 import { runWorker } from '../../domain/worker.ts';
-import { route } from '../../http/route-spec.ts';
 import { RetentionResult, WorkerResult } from '../../http/schemas.ts';
 import { r401, r429, rateLimitHeaders } from '../responses.ts';
 

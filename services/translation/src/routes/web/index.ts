@@ -1,7 +1,7 @@
 // GET / — the app page; GET /assets/:file — the app's built, content-hashed files (web/dist, see src/web/build.ts).
+import { route } from '@scriptorium/http';
 import { type AssetStore, appPage, loadAssets } from '@scriptorium/web-build';
 import type { FastifyInstance } from 'fastify';
-import { route } from '../../http/route-spec.ts';
 import { APP_PAGE } from '../../web/page.ts';
 import { WEB_DIST } from '../../web/paths.ts';
 import { r429, rateLimitHeaders } from '../responses.ts';

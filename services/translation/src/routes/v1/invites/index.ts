@@ -1,8 +1,9 @@
 // POST /api/v1/invites/accept — the invitee accepts (registered under /api/v1/invites). The invite link the inviter
 // sends is `<PUBLIC_BASE_URL>/?invite=<token>`: the web app posts its token here once the invitee is signed in.
+
+import { route } from '@scriptorium/http';
 import type { FastifyInstance } from 'fastify';
 import { acceptInvite } from '../../../domain/orgs.ts';
-import { route } from '../../../http/route-spec.ts';
 import { AcceptInvite, Organization } from '../../../http/schemas.ts';
 import { actorOf, r400, r401, r403, r404, r409, r429, rateLimitHeaders, sessionHooks } from '../../responses.ts';
 

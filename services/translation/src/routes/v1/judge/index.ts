@@ -1,8 +1,9 @@
 // POST /api/v1/judge (registered with that prefix).
+
+import { route } from '@scriptorium/http';
 import type { FastifyInstance } from 'fastify';
 import { meteredJudge } from '../../../domain/judging.ts';
 import { orgSubject } from '../../../domain/metering.ts';
-import { route } from '../../../http/route-spec.ts';
 import { JudgeRequest, JudgeResponse } from '../../../http/schemas.ts';
 import { r400, r401, r429, rateLimitHeaders } from '../../responses.ts';
 

@@ -1,9 +1,10 @@
 // API keys through the session API (registered under /api/v1/keys): issue, list, revoke. With MFA enabled, issuing
 // and revoking need a TOTP check in the last 12 hours.
+
+import { route } from '@scriptorium/http';
 import type { FastifyInstance } from 'fastify';
 import { issueKey, listKeys, revokeKey } from '../../../domain/keys.ts';
 import { requireStepUp } from '../../../domain/mfa.ts';
-import { route } from '../../../http/route-spec.ts';
 import { ApiKeyView, IdParams, KeyIssued, KeyIssueRequest, KeyList, KeyListQuery } from '../../../http/schemas.ts';
 import { actorOf, r400, r401, r403, r404, r429, rateLimitHeaders, sessionHooks } from '../../responses.ts';
 

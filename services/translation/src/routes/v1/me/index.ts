@@ -1,7 +1,8 @@
 // GET /api/v1/me — the signed-in user, their organizations and roles (registered with that prefix).
+
+import { route } from '@scriptorium/http';
 import type { FastifyInstance } from 'fastify';
 import { listOrgs } from '../../../domain/orgs.ts';
-import { route } from '../../../http/route-spec.ts';
 import { Me } from '../../../http/schemas.ts';
 import { actorOf, r401, r429, rateLimitHeaders, sessionHooks } from '../../responses.ts';
 

@@ -1,9 +1,10 @@
 // POST /api/v1/mfa — TOTP enrollment and verification (registered with that prefix).
+
+import { route } from '@scriptorium/http';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { enrollMfa, verifyMfa } from '../../../domain/mfa.ts';
 import { badRequest } from '../../../errors.ts';
-import { route } from '../../../http/route-spec.ts';
 import { MfaRequest, MfaResult } from '../../../http/schemas.ts';
 import { actorOf, r400, r401, r403, r409, r429, rateLimitHeaders, sessionHooks } from '../../responses.ts';
 

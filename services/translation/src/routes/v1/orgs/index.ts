@@ -1,5 +1,7 @@
 // Organizations, members, invites and usage (registered under /api/v1/orgs). Every refusal of an organization the
 // caller may not act on is the same 403, whether it exists or not.
+
+import { route } from '@scriptorium/http';
 import type { FastifyInstance } from 'fastify';
 import { exportTmx, importTmx, memoryStatus, setMemory } from '../../../domain/memory.ts';
 import {
@@ -14,7 +16,6 @@ import {
   withdrawInvite,
 } from '../../../domain/orgs.ts';
 import { orgUsage } from '../../../domain/usage.ts';
-import { route } from '../../../http/route-spec.ts';
 import {
   Billing,
   IdParams,

@@ -1,8 +1,9 @@
 // POST /api/v1/playground (registered with that prefix).
+
+import { route } from '@scriptorium/http';
 import type { FastifyInstance } from 'fastify';
 import { playground } from '../../../domain/playground.ts';
 import { payloadTooLarge } from '../../../errors.ts';
-import { route } from '../../../http/route-spec.ts';
 import { charLength, PLAYGROUND_MAX_CHARS, PlaygroundRequest, PlaygroundResponse } from '../../../http/schemas.ts';
 import { r400, r402, r413, r429, r502, rateLimitHeaders } from '../../responses.ts';
 

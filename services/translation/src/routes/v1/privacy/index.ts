@@ -1,10 +1,11 @@
 // Data-subject rights (LGPD), registered under /api/v1/privacy: export (a JSON attachment) and delete (erasure by
 // plan: transfer, delete or scrub; the audit trail kept under a pseudonymous subject).
+
+import { route } from '@scriptorium/http';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { requireStepUp } from '../../../domain/mfa.ts';
 import { eraseAccount, exportData } from '../../../domain/privacy.ts';
-import { route } from '../../../http/route-spec.ts';
 import { PrivacyDeleteResult } from '../../../http/schemas.ts';
 import { SESSION_COOKIE } from '../../../infra/sessions.ts';
 import { actorOf, r401, r403, r429, rateLimitHeaders, sessionHooks } from '../../responses.ts';

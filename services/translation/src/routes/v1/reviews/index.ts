@@ -1,8 +1,9 @@
 // The review queue and the actions on review items (registered under /api/v1/reviews). Statuses: open → approved |
 // edited | rejected; an action on a decided item is 409; an unknown item and another organization's are both 404.
+
+import { route } from '@scriptorium/http';
 import type { FastifyInstance } from 'fastify';
 import { actOnReview, listReviews } from '../../../domain/reviews.ts';
-import { route } from '../../../http/route-spec.ts';
 import {
   IdParams,
   ReviewAction,

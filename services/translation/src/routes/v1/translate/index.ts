@@ -1,9 +1,10 @@
 // POST /api/v1/translate and POST /api/v1/translate/file (registered with that prefix).
+
+import { route } from '@scriptorium/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitGate } from '../../../domain/metering.ts';
 import { translateBatch } from '../../../domain/translate.ts';
 import { translateFile } from '../../../domain/translate-file.ts';
-import { route } from '../../../http/route-spec.ts';
 import {
   DryRunResult,
   FILE_MAX_BYTES,

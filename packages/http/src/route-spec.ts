@@ -3,11 +3,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { z } from 'zod';
 
-export type Security = 'apiKey' | 'workerSecret' | 'session' | 'providerSignature' | 'none';
-
 export interface ResponseSpec {
   description: string;
-  /** JSON body schema; omitted for non-JSON answers (the HTML page). */
+  /** JSON body schema; omitted for non-JSON answers (an HTML page, a metrics text). */
   schema?: z.ZodType;
   contentType?: string;
   headers?: Record<string, { description: string; schema: { type: 'integer' | 'string' } }>;
@@ -24,7 +22,8 @@ export interface RouteSpec<
   summary: string;
   description?: string;
   tags: string[];
-  security: Security;
+  /** The name of one of the document's security schemes, or `none` for an open route. */
+  security: string;
   body?: B;
   /** Path parameters (`:id` in the URL). */
   params?: P;
@@ -35,7 +34,7 @@ export interface RouteSpec<
   /** Request body may be absent (worker, retention). */
   bodyRequired?: boolean;
   responses: Record<number, ResponseSpec>;
-  /** Left out of the OpenAPI document (probes, metrics, the document itself). */
+  /** Left out of the OpenAPI document (probes, metrics). */
   internal?: boolean;
 }
 
@@ -54,9 +53,9 @@ type Handler<B, P, Q> = (
 ) => Promise<unknown>;
 
 /**
- * Registers `spec` on `app` with `handler`; `options` adds hooks (auth, rate limits) and limits. Inside a route folder
- * registered with a prefix, `spec.url` is relative to it (`''` is the prefix itself); the OpenAPI plugin records the
- * full path.
+ * Registers `spec` on `app` with `handler`; `options` adds hooks (auth, rate limits), limits and route config.
+ * Inside a route folder registered with a prefix, `spec.url` is relative to it (`''` is the prefix itself); the
+ * OpenAPI plugin records the full path.
  * @example route(app, translateSpec, { onRequest: [app.authenticate.apiKey] }, async (req) => translate(app, req.body))
  */
 export function route<
@@ -70,7 +69,7 @@ export function route<
     ...options,
     method: spec.method,
     url: spec.url,
-    config: { spec: spec as RouteSpec },
+    config: { ...options.config, spec: spec as RouteSpec },
     schema: {
       ...(spec.body ? { body: spec.body } : {}),
       ...(spec.params ? { params: spec.params } : {}),
