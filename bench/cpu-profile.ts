@@ -62,13 +62,29 @@ export async function connectProfiler(port: number, samplingIntervalUs = 100): P
   };
 }
 
+/**
+ * The profile with its script URLs relative to the checkouts it ran from (`file://<root>/x` → `<as>x`), so a committed
+ * profile names no machine's folders. `roots`: each checkout's absolute root and what it becomes ('' or 'baseline/').
+ */
+export function relativeUrls(profile: CpuProfile, roots: [root: string, as: string][]): CpuProfile {
+  const prefixes = roots.map(([root, as]) => [`file://${root.replace(/\/$/, '')}/`, as] as const);
+  const relative = (url: string) => {
+    for (const [prefix, as] of prefixes) if (url.startsWith(prefix)) return as + url.slice(prefix.length);
+    return url;
+  };
+  return {
+    ...profile,
+    nodes: profile.nodes.map((n) => ({ ...n, callFrame: { ...n.callFrame, url: relative(n.callFrame.url) } })),
+  };
+}
+
 /** Where a function lives: this repository's folder, an npm package, node's own code, or V8 (GC, the program). */
 export function placeOf(url: string, functionName: string): string {
   if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
   if (url.startsWith('node:')) return 'node';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1]!;
-  const own = /\/((?:services|packages)\/[^/]+\/(?:src\/)?[^/]+)/.exec(url);
+  const own = /(?:^|\/)((?:services|packages)\/[^/]+\/(?:src\/)?[^/]+)/.exec(url);
   return own ? own[1]!.replace(/\.ts$/, '') : url;
 }
 

@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path';
 import { createTestDatabase, freePort, startTestPostgres } from '@scriptorium/test-support';
 import { createOrganization, ensureUser, issueApiKey, migrate, openDatabase } from '@scriptorium/translation';
 import { FAKE_API_KEY, startFakeOpenAI } from '@scriptorium/translation/test/fakes';
-import { type CpuProfile, connectProfiler, type Profiler, summarize } from '../cpu-profile.ts';
+import { type CpuProfile, connectProfiler, type Profiler, relativeUrls, summarize } from '../cpu-profile.ts';
 import { postgresCpuSeconds, postmasterOf, threadCpuSeconds } from '../proc-cpu.ts';
 import { startService, stopService, unlimited } from '../translation-service.ts';
 
@@ -302,7 +302,12 @@ try {
       [...profiles].map(([name, list]) => {
         writeFileSync(
           join(root, `bench/results/translation-file-profile-${name}.cpuprofile`),
-          JSON.stringify(list.at(-1)),
+          JSON.stringify(
+            relativeUrls(list.at(-1) as CpuProfile, [
+              [root, ''],
+              ...(BASELINE ? [[resolve(BASELINE, '../../../..'), 'baseline/'] as [string, string]] : []),
+            ]),
+          ),
         );
         return [name, summarize(list, 60)];
       }),
