@@ -21,6 +21,9 @@ export interface DroppingProxy {
   /** Requests forwarded, and those dropped. */
   readonly forwarded: number;
   readonly dropped: DroppedRequest[];
+  /** The node's answers to forwarded requests by status, and forwards that failed (answered 502 to the broker). */
+  readonly answers: Readonly<Record<number, number>>;
+  readonly failed: number;
   /** Changes the share dropped from now on (0 to 1). */
   setDropRate(rate: number): void;
   close(): Promise<void>;
@@ -71,6 +74,8 @@ export async function startDroppingProxy(
   };
   let rate = options.dropRate;
   let forwarded = 0;
+  let failed = 0;
+  const answers: Record<number, number> = {};
   const dropped: DroppedRequest[] = [];
   const agent = new Agent({ connections: 64, connect: options.ca ? { ca: options.ca } : {} });
   const server: Server = createServer((req, res) => {
@@ -92,10 +97,14 @@ export async function startDroppingProxy(
           dispatcher: agent,
         });
         forwarded++;
+        answers[answer.statusCode] = (answers[answer.statusCode] ?? 0) + 1;
         const text = await answer.body.text();
         res.writeHead(answer.statusCode, { 'content-type': 'application/json' }).end(text);
       })
-      .catch(() => res.writeHead(502).end());
+      .catch(() => {
+        failed++;
+        res.writeHead(502).end();
+      });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
@@ -105,6 +114,10 @@ export async function startDroppingProxy(
       return forwarded;
     },
     dropped,
+    answers,
+    get failed() {
+      return failed;
+    },
     setDropRate(r) {
       rate = r;
     },
