@@ -269,6 +269,8 @@ cnpg_postgres_image() {
 	chroot "$root" apt-get clean
 	rm -rf "$root"/var/lib/apt/lists/* "$root/usr/sbin/policy-rc.d"
 	: >"$root/etc/resolv.conf"
+	# Debian gives gid 26 to the `tape` group, which no image user needs.
+	if chroot "$root" getent group tape >/dev/null; then chroot "$root" groupdel tape; fi
 	chroot "$root" groupmod -g 26 postgres
 	chroot "$root" usermod -u 26 -g 26 postgres
 	mkdir -p "$root/var/lib/postgresql" "$root/var/run/postgresql"
