@@ -827,10 +827,7 @@ describe('Scriptorium on a real cluster', () => {
   });
 
   it("two organizations, one chain: B joins A's chain from its genesis across two CAs; each scales 2 → 3 → 2, and B's operator stopped", async (ctx) => {
-    // Opt-in (E2E_ORGANIZATIONS=1) until it passes on a real cluster: its first run there saw organization B's
-    // first validator pod end (phase Succeeded) before the step read its CA. The same path is proven with real node
-    // processes in operator/test/ledger-organizations.test.ts.
-    if (!(await ledgerAvailable()) || process.env.E2E_ORGANIZATIONS !== '1') ctx.skip();
+    if (!(await ledgerAvailable())) ctx.skip();
     await ledger('organizations', async () => {
       // Organization B: its own namespace and its own operator (watching only that namespace).
       await k.kubectl(['create', 'namespace', nsB]);
@@ -959,7 +956,22 @@ describe('Scriptorium on a real cluster', () => {
       });
       await lcReady(nsB, 'org-b', 4);
       await lcReady(ns, 'org-a', 4);
-      const allPods = async () => [...(await validatorPods(ns, 'org-a')), ...(await validatorPods(nsB, 'org-b'))];
+      // The validators of both organizations once the scaling has settled: `active` pods Ready, none terminating (a
+      // pod scaled away ends with phase Succeeded and can no longer be exec'd into for its CA).
+      const allPods = async (active = 4) => {
+        let seen = '';
+        return waitFor(
+          `${active} validator pods of both organizations Ready, none terminating`,
+          async () => {
+            const pods = [...(await validatorPods(ns, 'org-a')), ...(await validatorPods(nsB, 'org-b'))];
+            seen = pods
+              .map((p) => `${p.metadata.name}=${p.status.phase}${p.metadata.deletionTimestamp ? '(terminating)' : ''}`)
+              .join(', ');
+            return pods.length === active && pods.every(podReady) ? pods : undefined;
+          },
+          { ...wait, describe: () => seen },
+        );
+      };
       await expectAgreement(await allPods());
       // Either organization scales its own validators while the other keeps running.
       const scale = async (namespace: string, name: string, n: number, active: number) => {
