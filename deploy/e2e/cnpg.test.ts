@@ -33,11 +33,10 @@ function cnpgManifest(): string {
   const bin = process.env.SCRIPTORIUM_KUBE_BIN ?? dirname(config?.kubectl ?? '');
   const file = join(bin, '..', 'cnpg', CNPG_VERSION, 'cnpg.yaml');
   if (!existsSync(file)) throw new Error(`no CloudNativePG manifest at ${file}: run bash tools/kube/build.sh`);
-  // Its operator image is the one built here (no registry is reachable).
-  return readFileSync(file, 'utf8').replaceAll(
-    `ghcr.io/cloudnative-pg/cloudnative-pg:${CNPG_VERSION.slice(1)}`,
-    cnpgImage,
-  );
+  // Its operator image is the one built here (no registry is reachable), so it is not pulled again each start.
+  return readFileSync(file, 'utf8')
+    .replaceAll(`ghcr.io/cloudnative-pg/cloudnative-pg:${CNPG_VERSION.slice(1)}`, cnpgImage)
+    .replaceAll('imagePullPolicy: Always', `imagePullPolicy: ${config?.pullPolicy ?? 'IfNotPresent'}`);
 }
 
 describe.skipIf(!enabled)('a TranslationService on CloudNativePG (spec.database.cnpg)', () => {

@@ -231,9 +231,11 @@ traefik_image() {
 }
 
 # CloudNativePG (with E2E_CNPG=1: the end-to-end suite's managed database, deploy/e2e/cnpg.test.ts). Its operator:
-# the `cnpg-manager` binary of tools/kube/build.sh --node as /manager, where upstream's image has it (its Deployment
-# runs `/manager controller`, and its init container copies /manager into every PostgreSQL pod as the instance
-# manager), user 10001 as upstream's.
+# the `cnpg-manager` binary of tools/kube/build.sh --node laid out as upstream's image lays it out: the binary per
+# architecture at /operator/manager_<arch> (the operator finds the architectures it can run instances on by that
+# name, relative to its working directory /; without it every Cluster fails with "invalid architecture") and /manager
+# a link to this machine's (its Deployment runs `/manager controller`, and its init container copies the binary into
+# every PostgreSQL pod as the instance manager); user 65532 as upstream's.
 cnpg_image() {
 	local version tag bin stamp root="$work/rootfs/cnpg"
 	version=$(sed -n 's/^CNPG_VERSION=//p' "$here/../kube/versions.env")
@@ -244,8 +246,10 @@ cnpg_image() {
 	if fresh "$out/cnpg.stamp" "$stamp" && [[ -f $out/cnpg.oci.tar ]]; then return; fi
 	rm -rf "$root" && mkdir -p "$root/tmp"
 	chmod 1777 "$root/tmp"
-	install -m 0755 "$bin" "$root/manager"
-	image_from_rootfs "$tag" "$root" 'USER 10001:10001' 'ENTRYPOINT ["/manager"]'
+	mkdir -p "$root/operator"
+	install -m 0755 "$bin" "$root/operator/manager_$(go env GOARCH 2>/dev/null || echo amd64)"
+	ln -s "operator/manager_$(go env GOARCH 2>/dev/null || echo amd64)" "$root/manager"
+	image_from_rootfs "$tag" "$root" 'WORKDIR /' 'USER 65532:65532' 'ENTRYPOINT ["/manager"]'
 	rm -rf "$root"
 	export_image "$tag" cnpg.oci.tar
 	echo "$stamp" >"$out/cnpg.stamp"
