@@ -3,7 +3,7 @@
 # runs on this machine's own cluster) on a kind cluster.
 #
 #   1. create a kind cluster;
-#   2. build the three images and `kind load` them;
+#   2. build the project's images (the three products and the end-to-end suite's test broker) and `kind load` them;
 #   3. the ingress controller (deploy/traefik.yaml: Traefik, IngressClass traefik) on the node whose ports 80/443
 #      the kind config maps to the host's 127.0.0.1:8080/8443;
 #   4. run the suite with KUBECONFIG = the kind cluster's and E2E_INGRESS = 127.0.0.1:8080; report
@@ -119,14 +119,15 @@ prepare_cluster() {
 		load_images() {
 			local name
 			bash tools/cluster/images.sh >/dev/null
-			for name in operator translation ledger-node postgres; do
+			for name in operator translation ledger-node test-broker postgres; do
 				"$kind" load image-archive "${SCRIPTORIUM_CACHE:-$HOME/.cache/scriptorium}/cluster/images/$name.oci.tar" --name "$cluster"
 			done
 		}
 		step_run e2e-kind/images load_images
 	else
 		log "building and loading images (tag $tag)"
-		for image in operator:operator/Dockerfile translation:services/translation/Dockerfile ledger-node:services/ledger-node/Dockerfile; do
+		for image in operator:operator/Dockerfile translation:services/translation/Dockerfile \
+			ledger-node:services/ledger-node/Dockerfile test-broker:packages/harness/Dockerfile; do
 			name=${image%%:*} dockerfile=${image#*:}
 			docker build -f "$dockerfile" -t "scriptorium/$name:$tag" .
 			"$kind" load docker-image "scriptorium/$name:$tag" --name "$cluster"

@@ -2,7 +2,7 @@
 # `make e2e-local`: the end-to-end suite (deploy/e2e, vitest project e2e) on this machine's own cluster.
 #
 #   1. the node binaries (tools/kube/build.sh --node, cached);
-#   2. the images (tools/cluster/images.sh): base images once, the three project images rebuilt when the
+#   2. the images (tools/cluster/images.sh): base images once, the project images rebuilt when the
 #      hash of their inputs changed, so a fresh clone tests its own code and a rerun rebuilds nothing;
 #   3. the cluster (tools/cluster/up.sh, DEMO=0: idempotent; imports the images that changed);
 #   4. the suite, KUBECONFIG = the cluster's admin kubeconfig; report .test-results/e2e.json;

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalCluster, type LocalNode } from '@scriptorium/ledger-node/cluster';
+import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
 import { createTestS3Tls, startTestS3 } from '@scriptorium/test-support/s3';
 import { cpuSeconds } from '../proc-cpu.ts';
 

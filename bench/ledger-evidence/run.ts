@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalCluster, type LocalNode } from '@scriptorium/ledger-node/cluster';
+import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
 import { buildConsole } from '@scriptorium/ledger-node/console';
 import {
   Block,

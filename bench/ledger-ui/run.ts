@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { LocalCluster, type LocalNode } from '@scriptorium/ledger-node/cluster';
+import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
 import { buildConsole } from '@scriptorium/ledger-node/console';
 import type { Block } from '@scriptorium/ledger-protocol';
 import { hasChromium, launchBrowser } from '@scriptorium/test-support/browser';

@@ -1,8 +1,9 @@
 // Test brokers as their own processes, seeded with the benchmark's data (ENTITIES × ATTRS).
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = join(import.meta.dirname, '..', '..');
+/** The test broker's command-line entry (the harness's `./test-broker/main` export). */
+const BROKER_MAIN = fileURLToPath(import.meta.resolve('@scriptorium/harness/test-broker/main'));
 
 export interface BrokerProcess {
   url: string;
@@ -10,19 +11,11 @@ export interface BrokerProcess {
   stop(): void;
 }
 
-/** Starts `services/ledger-node/test-broker/main.ts` on `port` and resolves once it listens. */
+/** Starts the test broker's `main.ts` (packages/harness/src/test-broker) on `port` and resolves once it listens. */
 export function startBroker(port: number, entities: number, attrs: number): Promise<BrokerProcess> {
   const child = spawn(
     process.execPath,
-    [
-      join(root, 'services/ledger-node/test-broker/main.ts'),
-      '--port',
-      String(port),
-      '--entities',
-      String(entities),
-      '--attrs',
-      String(attrs),
-    ],
+    [BROKER_MAIN, '--port', String(port), '--entities', String(entities), '--attrs', String(attrs)],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return new Promise((resolve, reject) => {

@@ -13,8 +13,8 @@ import { createServer } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
+import { entityId } from '@scriptorium/harness/test-broker';
 import { type ObservationRecord, Watcher } from '@scriptorium/ledger-node/broker';
-import { entityId } from '@scriptorium/ledger-node/test-broker';
 import { startBroker } from './brokers.ts';
 
 const ENTITIES = Number(process.env.BENCH_WATCH_ENTITIES ?? 100_000);

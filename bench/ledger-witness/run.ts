@@ -12,8 +12,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { LocalCluster, type LocalNode } from '@scriptorium/ledger-node/cluster';
-import { LocalWitness, witnessLogOf } from '@scriptorium/ledger-node/witness';
+import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
+import { LocalWitness, witnessLogOf } from '@scriptorium/harness/local-witness';
 import { defaultOrigin, type WitnessStatusBody } from '@scriptorium/ledger-protocol';
 
 const here = import.meta.dirname;

@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { LocalCluster, type LocalNode } from '@scriptorium/ledger-node/cluster';
+import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
 import { type Block, nobleSha256, proofFor, verifyProof } from '@scriptorium/ledger-protocol';
 
 const here = import.meta.dirname;

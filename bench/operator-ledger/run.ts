@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalCluster } from '@scriptorium/ledger-node/cluster';
+import { LocalCluster } from '@scriptorium/harness/local-cluster';
 import {
   certificateNeedsRenewal,
   createClusterCa,

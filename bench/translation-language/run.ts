@@ -5,8 +5,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { FAKE_API_KEY, startFakeAnthropic, startFakeOpenAI } from '@scriptorium/harness/translation-fakes';
 import { createProvider, type ProviderRequest, pseudoLocalize } from '@scriptorium/translation/providers';
-import { FAKE_API_KEY, startFakeAnthropic, startFakeOpenAI } from '@scriptorium/translation/test/fakes';
 import { countTokens } from '@scriptorium/translation/tokens';
 import { validateBatch } from '@scriptorium/translation/validators';
 

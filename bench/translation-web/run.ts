@@ -10,7 +10,8 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, freePort, startTestPostgres } from '@scriptorium/test-support';
+import { freePort } from '@scriptorium/harness/ports';
+import { createTestDatabase, startTestPostgres } from '@scriptorium/test-support';
 import { CHROMIUM, hasChromium, launchBrowser } from '@scriptorium/test-support/browser';
 import {
   createOrganization,

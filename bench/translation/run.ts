@@ -9,9 +9,10 @@ import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createTestDatabase, freePort, startTestPostgres } from '@scriptorium/test-support';
+import { freePort } from '@scriptorium/harness/ports';
+import { FAKE_API_KEY, startFakeOpenAI } from '@scriptorium/harness/translation-fakes';
+import { createTestDatabase, startTestPostgres } from '@scriptorium/test-support';
 import { createOrganization, ensureUser, issueApiKey, migrate, openDatabase } from '@scriptorium/translation';
-import { FAKE_API_KEY, startFakeOpenAI } from '@scriptorium/translation/test/fakes';
 import { cpuSeconds, postgresCpuSeconds, postmasterOf } from '../proc-cpu.ts';
 
 const run = promisify(execFile);

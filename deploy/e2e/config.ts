@@ -13,6 +13,8 @@ export interface E2eConfig {
   operatorImage: { repository: string; tag: string };
   translationImage: string;
   ledgerImage: string;
+  /** The harness's test broker (packages/harness/Dockerfile): the watch step's NGSI brokers. */
+  testBrokerImage: string;
   postgresImage: string;
   /** Image pull policy of every pod the suite creates: the images are preloaded on both clusters. */
   pullPolicy: 'IfNotPresent' | 'Never';
@@ -110,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): E2eConfig {
     operatorImage: splitImage(env.E2E_OPERATOR_IMAGE ?? `scriptorium/operator:${tag}`, 'E2E_OPERATOR_IMAGE'),
     translationImage: env.E2E_TRANSLATION_IMAGE ?? `scriptorium/translation:${tag}`,
     ledgerImage: env.E2E_LEDGER_IMAGE ?? `scriptorium/ledger-node:${tag}`,
+    testBrokerImage: env.E2E_TEST_BROKER_IMAGE ?? `scriptorium/test-broker:${tag}`,
     postgresImage: env.E2E_POSTGRES_IMAGE ?? 'docker.io/library/postgres:17-alpine',
     pullPolicy,
     namePrefix,

@@ -1005,12 +1005,12 @@ describe('Scriptorium on a real cluster', () => {
   it('watches a test broker pod: a tamper on the federated broker → a TAMPERED record on every validator', async (ctx) => {
     if (!(await ledgerAvailable())) ctx.skip();
     await ledger('watch', async () => {
-      // One pod, two brokers of the ledger-node image's test broker: primary :1026, federated :1027.
+      // One pod, two brokers of the test broker image (the harness's, packages/harness/Dockerfile; its ENTRYPOINT
+      // runs the broker): primary :1026, federated :1027.
       const brokerContainer = (name: string, port: number) => ({
         name,
-        image: config.ledgerImage,
+        image: config.testBrokerImage,
         imagePullPolicy: 'IfNotPresent',
-        command: ['node', 'services/ledger-node/test-broker/main.ts'],
         args: ['--host', '0.0.0.0', '--port', String(port), '--entities', '50', '--attrs', '3'],
         ports: [{ containerPort: port }],
         readinessProbe: { tcpSocket: { port }, periodSeconds: 2 },

@@ -7,11 +7,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LocalWitness, witnessLogOf } from '@scriptorium/harness/local-witness';
+import { freePort } from '@scriptorium/harness/ports';
 import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
-import { LocalWitness, witnessLogOf } from '@scriptorium/ledger-node/witness';
 import { ALG_COSIGNATURE_V1, defaultOrigin, formatVerifierKey } from '@scriptorium/ledger-protocol';
 import { generateKeyPair, keyFileContent } from '@scriptorium/ledger-protocol/keys';
-import { freePort } from '@scriptorium/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from '../src/kube/client.ts';
 import { RESOURCES } from '../src/kube/resources.ts';

@@ -11,7 +11,7 @@
 #      with it);
 #   5. schemathesis, the OpenAPI-driven fuzzer of the integration tests (tools/schemathesis/build.sh; a virtual
 #      environment from PyPI);
-#   6. the local cluster's images, the three project images of this checkout included (tools/cluster/images.sh; root);
+#   6. the local cluster's images, the project images of this checkout included (tools/cluster/images.sh; root);
 #   7. kind's base and node images in the Docker engine's storage (tools/kind/node-image.sh; root; the engine is
 #      started for it and stopped after, unless it was already running).
 # Without root only 2, 3, 4 and 5 run. The caches live outside the repository ($SCRIPTORIUM_CACHE, /var/lib/containers,

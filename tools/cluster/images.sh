@@ -2,8 +2,8 @@
 # Build every container image the local cluster needs, without any registry, and export each one
 # as an OCI archive that tools/cluster/up.sh imports into containerd's k8s.io namespace.
 #
-#   bash tools/cluster/images.sh            # base images + the project's three Dockerfiles (rebuilt when
-#                                           # their inputs changed; FORCE=1 rebuilds them anyway)
+#   bash tools/cluster/images.sh            # base images + the project's Dockerfiles (rebuilt when their
+#                                           # inputs changed; FORCE=1 rebuilds them anyway)
 #   bash tools/cluster/images.sh --base     # only the base images (node, pause, postgres, coredns, traefik)
 #
 # Base images (no registry is reachable, so each is built from a local rootfs):
@@ -18,6 +18,7 @@
 #   tools/kube/build.sh --node) and localhost/scriptorium/cnpg-postgres:15 (its PostgreSQL operand)
 # Project images (their Dockerfiles built unchanged with buildah, tagged as the chart expects):
 #   docker.io/scriptorium/{operator,translation,ledger-node}:dev
+#   docker.io/scriptorium/test-broker:dev     the harness's test broker, a pod of the end-to-end suite (never shipped)
 #
 # Everything lands under $SCRIPTORIUM_CACHE/cluster (rootfs trees, tarballs, images/*.oci.tar);
 # buildah keeps its vfs storage in its default place (/var/lib/containers/storage). Root only.
@@ -287,7 +288,8 @@ cnpg_postgres_image() {
 	echo "$stamp" >"$out/cnpg-postgres.stamp"
 }
 
-# inputs_hash DIR...: one hash of what a project image is made of: the node base image, the Dockerfile,
+# inputs_hash DOCKERFILE DIR...: one hash of what a project image is made of: the node base image, the Dockerfile and
+# its ignore files (the root .dockerignore, or DOCKERFILE.dockerignore beside it where there is one),
 # the npm manifests and lockfile (the deps stage's `npm ci` sees them all; only node_modules leaves it)
 # and DIR (its src folder, without the *.test.ts files .dockerignore drops, and without build output). A fresh clone builds its
 # own code; a rerun with nothing changed skips the build.
@@ -297,7 +299,7 @@ inputs_hash() {
 		cd "$repo"
 		cat "$out/node.stamp"
 		{
-			printf '%s\n' "$dockerfile" package.json package-lock.json .dockerignore
+			printf '%s\n' "$dockerfile" "$dockerfile.dockerignore" package.json package-lock.json .dockerignore
 			compgen -G 'packages/*/package.json' || true
 			compgen -G 'services/*/package.json' || true
 			compgen -G 'operator/package.json' || true
@@ -338,8 +340,10 @@ if [[ $mode == all ]]; then
 	image_step translation "$out/translation.stamp" project_image translation services/translation/Dockerfile \
 		services/translation/src services/translation/web packages/web-build
 	image_step ledger-node "$out/ledger-node.stamp" project_image ledger-node services/ledger-node/Dockerfile \
-		services/ledger-node/src services/ledger-node/test-broker services/ledger-node/console packages/ledger-protocol/src \
-		packages/web-build/src
+		services/ledger-node/src services/ledger-node/console packages/ledger-protocol/src packages/web-build/src
+	# the end-to-end suite's test broker: the harness's broker sources and undici (the lockfile's version)
+	image_step test-broker "$out/test-broker.stamp" project_image test-broker packages/harness/Dockerfile \
+		packages/harness/package.json packages/harness/src/test-broker
 	# A rebuilt image leaves its predecessor untagged (~400 MB each in the vfs store): remove those.
 	bah rmi --prune >/dev/null 2>&1 || true
 fi

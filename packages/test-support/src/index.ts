@@ -1,4 +1,3 @@
-export { freePort } from './ports.ts';
 export {
   createTestDatabase,
   findPostgresBinaries,

@@ -4,8 +4,8 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '@scriptorium/harness/ports';
 import pg from 'pg';
-import { freePort } from './ports.ts';
 
 const run = promisify(execFile);
 

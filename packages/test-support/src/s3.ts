@@ -17,8 +17,8 @@ import {
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@scriptorium/harness/ports';
 import { Agent, request } from 'undici';
-import { freePort } from './ports.ts';
 
 export interface TestS3 {
   /** `https://127.0.0.1:<port>` */

@@ -5,8 +5,8 @@ import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_pr
 import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@scriptorium/harness/ports';
 import pg from 'pg';
-import { freePort } from './ports.ts';
 import { findPostgresBinaries, startLocalPostgres, type TestPostgres } from './postgres.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');

@@ -7,11 +7,11 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
 import { type BackupManifest, type Block, blockHash, sha256Hex } from '@scriptorium/ledger-protocol';
 import { startTestS3, type TestS3 } from '@scriptorium/test-support/s3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { S3Client } from '../src/backup/index.ts';
-import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
 import { records, runCli } from './helpers.ts';
 import { createTestPki, type TestPki } from './tls-certs.ts';
 

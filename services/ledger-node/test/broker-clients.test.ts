@@ -5,6 +5,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  attribute,
+  type BrokerRequest,
+  entityId,
+  seed,
+  startTestBroker,
+  type TestBroker,
+} from '@scriptorium/harness/test-broker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BodyBuffer,
@@ -16,9 +24,6 @@ import {
   readBroker,
   type UnreadableEntity,
 } from '../src/broker/index.ts';
-import { attribute, entityId, seed } from '../test-broker/generate.ts';
-import type { BrokerRequest } from '../test-broker/http.ts';
-import { startTestBroker, type TestBroker } from '../test-broker/server.ts';
 import { createTestPki, type TestPki } from './tls-certs.ts';
 
 const fast = { retries: 2, backoffBaseMs: 5, backoffMaxMs: 20, timeoutMs: 2000 };

@@ -5,9 +5,9 @@
 // docs/ledger-watch.md were found; it keeps them fixed.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startTestBroker, type TestBroker } from '@scriptorium/harness/test-broker';
 import { ensureScorpioJar, startScorpio, type TestScorpio } from '@scriptorium/test-support/scorpio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBroker, type TestBroker } from '../test-broker/index.ts';
 import { sleep } from './helpers.ts';
 
 const found = ensureScorpioJar();

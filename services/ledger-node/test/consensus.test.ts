@@ -2,9 +2,9 @@
 // two down → no progress and no fork, progress again when one returns; a restarted node catches up
 // by pull sync; proofs verify offline with the CLI.
 
+import { LocalCluster } from '@scriptorium/harness/local-cluster';
 import type { Block } from '@scriptorium/ledger-protocol';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LocalCluster } from '../src/cluster/local-cluster.ts';
 import { assertSameChain, locate, records, runCli, sleep, waitForRecords } from './helpers.ts';
 
 // Real processes on a shared 2-core machine: generous limits (and never timed assertions).

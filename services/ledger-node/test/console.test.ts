@@ -8,6 +8,16 @@
 // (the real console passed through it), is refused in the page. Screenshots are saved under
 // .test-results/ledger-console/.
 import { readFileSync } from 'node:fs';
+import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
+import {
+  attribute,
+  entityId,
+  seed,
+  setAttribute,
+  startTestBroker,
+  type TestBroker,
+} from '@scriptorium/harness/test-broker';
+import { type HostileNode, startHostileNode } from '@scriptorium/harness/test-receivers';
 import { type Block, blockHash, type LightEvidence, sealBytes } from '@scriptorium/ledger-protocol';
 import { createSigner, generateKeyPair } from '@scriptorium/ledger-protocol/keys';
 import vectors from '@scriptorium/ledger-protocol/test-vectors' with { type: 'json' };
@@ -23,10 +33,7 @@ import {
 } from '@scriptorium/test-support/browser';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
 import { buildConsole } from '../src/console/build.ts';
-import { attribute, entityId, seed, setAttribute, startTestBroker, type TestBroker } from '../test-broker/index.ts';
-import { type HostileNode, startHostileNode } from '../test-receivers/index.ts';
 import { runCli } from './helpers.ts';
 
 const SCREENS = screenshotDir('ledger-console');

@@ -1,9 +1,9 @@
 // kill -9 under load, again and again: after the storms, every node holds one history, every
 // submitted record exactly once, and all nodes converge.
 
+import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
 import type { Block } from '@scriptorium/ledger-protocol';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
 import { assertSameChain, records, sleep, waitForRecords } from './helpers.ts';
 
 // Real processes on a shared 2-core machine: generous limits (and never timed assertions).

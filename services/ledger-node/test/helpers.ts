@@ -1,9 +1,9 @@
 // Helpers shared by the multi-process tests.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import type { LocalCluster, LocalNode } from '@scriptorium/harness/local-cluster';
 import type { Block } from '@scriptorium/ledger-protocol';
 import { blockHash } from '@scriptorium/ledger-protocol';
-import type { LocalCluster, LocalNode } from '../src/cluster/local-cluster.ts';
 
 export const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');
 

@@ -1,9 +1,9 @@
 // The documented statuses on a real node process: 401, 413, 400, 503 (inbound queue full), 429.
 
+import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
 import { messageSigningBytes } from '@scriptorium/ledger-protocol';
 import { createSigner } from '@scriptorium/ledger-protocol/keys';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
 import { records, waitForRecords } from './helpers.ts';
 
 // Real processes on a shared 2-core machine: generous limits (and never timed assertions).

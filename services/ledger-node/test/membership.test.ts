@@ -4,9 +4,9 @@
 // blocks, and it verifies from the genesis file alone with the protocol's verifier and `ledger-node verify-proof`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
 import { type Block, type LightEvidence, verifyLightEvidence } from '@scriptorium/ledger-protocol';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
 import { assertSameChain, locate, records, runCli, waitForRecords } from './helpers.ts';
 
 // Real processes on a shared 2-core machine: generous limits (and never timed assertions).

@@ -5,13 +5,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startWebhookReceiver, type WebhookReceiver } from '@scriptorium/harness/test-receivers';
 import { type Block, blockHash, buildBlock, lightEvidence, verifyProof } from '@scriptorium/ledger-protocol';
 import { generateKeyPair } from '@scriptorium/ledger-protocol/keys';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildRecord } from '../src/broker/index.ts';
 import { notifyConfig } from '../src/notify/config.ts';
 import { Notifier } from '../src/notify/index.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../test-receivers/index.ts';
 import { sleep } from './helpers.ts';
 
 const keys = [0, 1, 2, 3].map(() => generateKeyPair().publicKey).sort();

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sampleEvent, startSyslogReceiver, startWebhookReceiver } from '@scriptorium/harness/test-receivers';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   createSyslogSink,
@@ -17,7 +18,6 @@ import {
   type Sink,
   type TamperEvent,
 } from '../src/notify/index.ts';
-import { sampleEvent, startSyslogReceiver, startWebhookReceiver } from '../test-receivers/index.ts';
 import { sleep } from './helpers.ts';
 
 const dirs: string[] = [];

@@ -3,8 +3,8 @@
 // nothing of the ledger's code: RFC 8785 for these records (strings and integers) by hand, SHA-256 from
 // node:crypto, RFC 6962 prefixes, the steps walked up to merkle_root, then to the block's header and hash.
 import { createHash } from 'node:crypto';
+import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
 import { runCli, waitForRecords } from './helpers.ts';
 
 /** RFC 8785 for JSON made of objects, strings and safe integers: keys sorted by UTF-16 code units, no spaces. */

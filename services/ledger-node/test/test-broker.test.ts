@@ -4,13 +4,19 @@
 // and service paths; 422 on a duplicate create; 404 on a missing entity), and the NGSI-LD side's
 // count header, tenants and context handling.
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '@scriptorium/harness/ports';
+import {
+  ENTITY_TYPE,
+  entityId,
+  seed,
+  setAttribute,
+  startTestBroker,
+  type TestBroker,
+} from '@scriptorium/harness/test-broker';
 import NGSI from 'ngsijs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrokerHttp, readBroker } from '../src/broker/index.ts';
-import { freePort } from '../src/cluster/local-cluster.ts';
-import { ENTITY_TYPE, entityId, seed, setAttribute } from '../test-broker/generate.ts';
-import { startTestBroker, type TestBroker } from '../test-broker/server.ts';
 import { sleep } from './helpers.ts';
 
 describe('test broker, NGSI-v2, driven by ngsijs', () => {
@@ -268,7 +274,7 @@ describe('test broker at scale and as a process', () => {
     const child = spawn(
       process.execPath,
       [
-        join(import.meta.dirname, '..', 'test-broker', 'main.ts'),
+        fileURLToPath(import.meta.resolve('@scriptorium/harness/test-broker/main')),
         '--port',
         String(port),
         '--entities',

@@ -2,9 +2,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LocalCluster } from '@scriptorium/harness/local-cluster';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LocalCluster } from '../src/cluster/local-cluster.ts';
 import { assertSameChain, records, waitForRecords } from './helpers.ts';
 import { createTestPki, type TestPki } from './tls-certs.ts';
 

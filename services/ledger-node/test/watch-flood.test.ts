@@ -7,11 +7,11 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
+import { BrokerWrites, entityId, seed, startTestBroker, type TestBroker } from '@scriptorium/harness/test-broker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrokerHttp, type ObservationRecord, Watcher, type WatcherConfig } from '../src/broker/index.ts';
 import { NOTIFY_TOKEN_HEADER } from '../src/broker/notification.ts';
-import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
-import { BrokerWrites, entityId, seed, startTestBroker, type TestBroker } from '../test-broker/index.ts';
 import { sleep, until } from './helpers.ts';
 
 const ENTITIES = 10_000;

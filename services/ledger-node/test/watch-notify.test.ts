@@ -7,12 +7,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
+import { BrokerWrites, startTestBroker, type TestBroker } from '@scriptorium/harness/test-broker';
 import fc from 'fast-check';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTIFY_TOKEN_HEADER } from '../src/broker/notification.ts';
-import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
-import { BrokerWrites, startTestBroker, type TestBroker } from '../test-broker/index.ts';
 import { sleep, until } from './helpers.ts';
 import { createTestPki, type TestPki } from './tls-certs.ts';
 

@@ -1,6 +1,6 @@
 // The integrity watch in subscribe mode against the project's test broker, NGSI-v2 and NGSI-LD, in the default
 // tenant and a named one (the suite: watch-suite.ts).
-import { startTestBroker, type TestBroker } from '../test-broker/index.ts';
+import { startTestBroker, type TestBroker } from '@scriptorium/harness/test-broker';
 import { defineWatchSuite, type SuiteBroker } from './watch-suite.ts';
 
 const testBroker = async (api: 'ngsi-v2' | 'ngsi-ld'): Promise<SuiteBroker> => {

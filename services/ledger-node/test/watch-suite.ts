@@ -4,11 +4,11 @@
 // named one (watch-subscribe.test.ts, watch-scorpio.test.ts). Each node's notifications pass through a proxy that
 // can drop them (all proxies seeded alike drop the same changes: a broker that lost them).
 import { readFileSync } from 'node:fs';
+import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
+import { type Api, attributeName, BrokerWrites, entityId } from '@scriptorium/harness/test-broker';
+import { type DroppingProxy, startDroppingProxy } from '@scriptorium/harness/test-receivers';
 import { type Block, MISSED_CHANGES_METRIC, verifyLightEvidence } from '@scriptorium/ledger-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
-import { type Api, attributeName, BrokerWrites, entityId } from '../test-broker/index.ts';
-import { type DroppingProxy, startDroppingProxy } from '../test-receivers/index.ts';
 import { sleep, until } from './helpers.ts';
 
 /** A broker the suite runs against: its URL, and how to restart it without its subscriptions (data kept). */

@@ -6,6 +6,22 @@
 // verifies; a receiver that fails for a while still gets it; kill -9 of the block's proposer → another
 // validator delivers.
 import { readFileSync } from 'node:fs';
+import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
+import {
+  attribute,
+  entityId,
+  seed,
+  setAttribute,
+  startTestBroker,
+  type TestBroker,
+} from '@scriptorium/harness/test-broker';
+import {
+  type ReceivedWebhook,
+  type SyslogReceiver,
+  startSyslogReceiver,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '@scriptorium/harness/test-receivers';
 import {
   type Block,
   blockHash,
@@ -15,15 +31,6 @@ import {
   verifyProof,
 } from '@scriptorium/ledger-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalCluster, type LocalNode } from '../src/cluster/local-cluster.ts';
-import { attribute, entityId, seed, setAttribute, startTestBroker, type TestBroker } from '../test-broker/index.ts';
-import {
-  type ReceivedWebhook,
-  type SyslogReceiver,
-  startSyslogReceiver,
-  startWebhookReceiver,
-  type WebhookReceiver,
-} from '../test-receivers/index.ts';
 import { sleep } from './helpers.ts';
 
 const ENTITIES = 30;

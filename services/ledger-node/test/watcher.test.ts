@@ -1,6 +1,15 @@
 // The watcher's passes against real test brokers over HTTP (one primary, two federated). The chain is
 // played by the test: what the watcher submits is "finalized" by handing it back through
 // applyFinalized, exactly what the node does for each finalized block.
+
+import {
+  attribute,
+  entityId,
+  seed,
+  setAttribute,
+  startTestBroker,
+  type TestBroker,
+} from '@scriptorium/harness/test-broker';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createBrokerHttp,
@@ -9,7 +18,6 @@ import {
   type WatcherConfig,
   type WatcherOptions,
 } from '../src/broker/index.ts';
-import { attribute, entityId, seed, setAttribute, startTestBroker, type TestBroker } from '../test-broker/index.ts';
 import { sleep } from './helpers.ts';
 
 const ENTITIES = 40;

@@ -8,6 +8,8 @@
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LocalCluster } from '@scriptorium/harness/local-cluster';
+import { LocalWitness, witnessLogOf } from '@scriptorium/harness/local-witness';
 import {
   ALG_COSIGNATURE_V1,
   type Block,
@@ -33,8 +35,6 @@ import {
 import { createSigner } from '@scriptorium/ledger-protocol/keys';
 import { type Litewitness, noteVerify, startLitewitness } from '@scriptorium/test-support/tlog';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LocalCluster } from '../src/cluster/local-cluster.ts';
-import { LocalWitness, witnessLogOf } from '../src/cluster/local-witness.ts';
 import { BlockStore } from '../src/storage/index.ts';
 import { locate, records, runCli, sleep } from './helpers.ts';
 

@@ -11,4 +11,4 @@ export { API_VERSION, buildOpenApi } from './http/openapi.ts';
 export { createMetrics } from './infra/metrics.ts';
 export { createSession, SESSION_COOKIE } from './infra/sessions.ts';
 export { createLogger } from './logger.ts';
-export { MigrationsBehindError, type RunningServer, startServer } from './server.ts';
+export { handleSignals, MigrationsBehindError, type RunningServer, startServer } from './server.ts';

@@ -2,7 +2,7 @@
 // screenshot folder (.test-results/web-screens/, git-ignored; every screen checked with axe-core first), and the
 // app's own harness, sign-in and browser contexts.
 import type { AddressInfo } from 'node:net';
-import { freePort } from '@scriptorium/test-support';
+import { freePort } from '@scriptorium/harness/ports';
 import {
   accessibilityViolations,
   screenshotDir,

@@ -2,6 +2,13 @@
 // a fake upstream (real local HTTP servers speaking the provider's API), the app built on it, and helpers to seed accounts.
 import { Writable } from 'node:stream';
 import { type LocalGitHub, type LocalGitHubUser, startLocalGitHub } from '@scriptorium/github-oauth-local';
+import {
+  FAKE_API_KEY,
+  type FakeKnobs,
+  type FakeUpstream,
+  startFakeAnthropic,
+  startFakeOpenAI,
+} from '@scriptorium/harness/translation-fakes';
 import type { RouteSpec } from '@scriptorium/http';
 import { createTestDatabase, type TestDatabase } from '@scriptorium/test-support';
 import { eq } from 'drizzle-orm';
@@ -14,7 +21,6 @@ import { fineTunedModels, organizations } from '../src/db/schema.ts';
 import { createOrganization, ensureUser, issueApiKey } from '../src/domain/accounts.ts';
 import { createLogger } from '../src/logger.ts';
 import { createProvider, type TranslationProvider } from '../src/providers/index.ts';
-import { FAKE_API_KEY, type FakeKnobs, type FakeUpstream, startFakeAnthropic, startFakeOpenAI } from './fakes/index.ts';
 
 export const WORKER_SECRET = 'worker-secret-for-tests-0123456789abcdef';
 export const OAUTH_CLIENT_ID = 'Iv1.test-client';

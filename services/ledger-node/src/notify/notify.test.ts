@@ -3,11 +3,10 @@
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deframe, parseRfc5424, sampleEvent } from '@scriptorium/harness/test-receivers';
 import { type Block, verifyLightEvidence } from '@scriptorium/ledger-protocol';
 import vectors from '@scriptorium/ledger-protocol/test-vectors' with { type: 'json' };
 import { afterEach, describe, expect, it } from 'vitest';
-import { sampleEvent } from '../../test-receivers/sample-event.ts';
-import { deframe, parseRfc5424 } from '../../test-receivers/syslog-receiver.ts';
 import { DeliveryQueue, deliveryKey, type QueueItem } from './queue.ts';
 import { deliverAt, deliveryRank, lowerRanked } from './responsibility.ts';
 import { signWebhook, verifyWebhook } from './signature.ts';

@@ -1,14 +1,14 @@
-// `make dev`'s entry (src/dev.ts): starts on PGlite with the pseudo provider and a local GitHub-compatible OAuth
-// server, and prints one story a newcomer follows with curl: the printed key of the test user's organization
-// translates; the printed sign-in signs the test user in; they see that organization with the key's usage, issue a
-// key, invite a member, enroll and verify MFA, export and delete their data. Every line runs as printed (bash, curl).
+// `make dev`'s translation entry (src/dev/translation.ts): starts on PGlite with the pseudo provider and a local
+// GitHub-compatible OAuth server, and prints one story a newcomer follows with curl: the printed key of the test
+// user's organization translates; the printed sign-in signs the test user in; they see that organization with the
+// key's usage, issue a key, invite a member, enroll and verify MFA, export and delete their data. Every line runs as printed (bash, curl).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '@scriptorium/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../src/ports.ts';
 
 let child: ChildProcess | null = null;
 const dir = mkdtempSync(join(tmpdir(), 'translation-dev-'));
@@ -19,10 +19,10 @@ afterAll(() => {
 
 const run = promisify(execFile);
 
-describe('src/dev.ts', () => {
+describe('src/dev/translation.ts', () => {
   it('prints a story that works as printed: the test user’s key, sign-in, organization, usage and the account path', async () => {
     const port = await freePort();
-    child = spawn(process.execPath, [join(import.meta.dirname, '..', 'src', 'dev.ts')], {
+    child = spawn(process.execPath, [join(import.meta.dirname, '..', 'src', 'dev', 'translation.ts')], {
       env: {
         PATH: process.env.PATH ?? '',
         PORT: String(port),

@@ -1,4 +1,4 @@
-// `make dev` (through tools/dev.ts): the service on embedded PGlite (in .dev/translation/) with the pseudo
+// `make dev` (through tools/dev.ts): the translation service on embedded PGlite (in .dev/translation/) with the pseudo
 // provider, and a local GitHub-compatible OAuth server to sign in through. One story: the OAuth server's test user
 // owns the organization `dev` (created once, kept across restarts), and the API key printed at start is a key of that
 // organization; so a newcomer who signs in as the test user sees the organization the key translates for, with its
@@ -7,13 +7,19 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DEFAULT_USERS, startLocalGitHub } from '@scriptorium/github-oauth-local';
-import { loadConfig } from './config.ts';
-import type { Database } from './db/index.ts';
-import { migrate, openDatabase } from './db/index.ts';
-import { createOrganization, ensureUser, issueApiKey } from './domain/accounts.ts';
-import { handleSignals, startServer } from './server.ts';
+import {
+  createOrganization,
+  type Database,
+  ensureUser,
+  handleSignals,
+  issueApiKey,
+  loadConfig,
+  migrate,
+  openDatabase,
+  startServer,
+} from '@scriptorium/translation';
 
-const root = join(import.meta.dirname, '..', '..', '..');
+const root = join(import.meta.dirname, '..', '..', '..', '..');
 const dataDir = process.env.TRANSLATION_DEV_DIR ?? join(root, '.dev', 'translation', 'pgdata');
 const workerSecret = randomBytes(24).toString('base64url');
 const port = process.env.PORT ?? '3000';
@@ -103,7 +109,7 @@ const base = server.url.replace('0.0.0.0', '127.0.0.1');
 // Absolute paths, so the lines work from any folder.
 const jar = join(dirname(dataDir), 'cookies.txt');
 // This process's own Node (24, which runs TypeScript), whatever `node` the newcomer's shell finds.
-const totp = `${process.execPath} ${join(import.meta.dirname, 'dev-totp.ts')}`;
+const totp = `${process.execPath} ${join(import.meta.dirname, 'totp.ts')}`;
 const session = `curl -s -b ${jar}`;
 const json = "-H 'content-type: application/json'";
 process.stdout.write(

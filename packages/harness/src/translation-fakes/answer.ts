@@ -1,10 +1,8 @@
+import { heuristicJudge, type JudgeInput } from '@scriptorium/translation/judge';
+import { findTerm, type GlossaryEntry, scanProtected } from '@scriptorium/translation/language';
+import { formatTranslationReply, pseudoLocalize } from '@scriptorium/translation/providers';
+import { countPromptTokens } from '@scriptorium/translation/tokens';
 import { decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { heuristicJudge } from '../../src/judge/heuristic.ts';
-import type { JudgeInput } from '../../src/judge/types.ts';
-import { findTerm, type GlossaryEntry, scanProtected } from '../../src/language/index.ts';
-import { formatTranslationReply } from '../../src/providers/prompt.ts';
-import { pseudoLocalize } from '../../src/providers/pseudo-transform.ts';
-import { countPromptTokens } from '../../src/tokens/index.ts';
 import type { FakeKnobs, HandlerContext } from './server.ts';
 
 const PLAIN = { disallowedSpecial: new Set<string>() };

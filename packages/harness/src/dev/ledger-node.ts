@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Block, defaultOrigin } from '@scriptorium/ledger-protocol';
+import { LocalCluster } from '../local-cluster.ts';
+import { LocalWitness, witnessLogOf } from '../local-witness.ts';
 import {
   attribute,
   attributeName,
@@ -15,8 +17,6 @@ import {
   startTestBroker,
 } from '../test-broker/index.ts';
 import { startWebhookReceiver } from '../test-receivers/index.ts';
-import { LocalCluster } from './cluster/local-cluster.ts';
-import { LocalWitness, witnessLogOf } from './cluster/local-witness.ts';
 
 const ENTITIES = 300;
 const ATTRS = 6;

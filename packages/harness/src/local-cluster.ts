@@ -1,17 +1,19 @@
 // Starts a ledger cluster of real node processes on loopback: fresh keys, a genesis file and a
-// data dir per node in one folder. Used by `make dev` (src/dev.ts), the multi-process tests and
-// the benchmark. Processes are children of the caller; `stopAll` ends exactly those.
+// data dir per node in one folder. Used by `make dev` (src/dev/ledger-node.ts), the multi-process
+// tests and the benchmarks. Processes are children of the caller; `stopAll` ends exactly those.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { NODE_RUNTIME_ENV, NODE_RUNTIME_FLAGS } from '@scriptorium/ledger-node';
 import { buildGenesis } from '@scriptorium/ledger-protocol';
 import { generateKeyPair, type KeyPair } from '@scriptorium/ledger-protocol/keys';
 import { Agent, request } from 'undici';
-import { NODE_RUNTIME_ENV, NODE_RUNTIME_FLAGS } from '../runtime-flags.ts';
+import { freePort } from './ports.ts';
 
-const MAIN = join(import.meta.dirname, '..', 'main.ts');
+/** The ledger node's command-line entry (its package's `./main` export), which every local process runs. */
+export const LEDGER_NODE_MAIN = fileURLToPath(import.meta.resolve('@scriptorium/ledger-node/main'));
 
 export interface ClusterTls {
   mode: 'server' | 'mutual';
@@ -48,19 +50,6 @@ export interface LocalNode {
   dataDir: string;
   process: ChildProcess | undefined;
   peerSpec: string;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export class LocalCluster {
@@ -167,7 +156,7 @@ export class LocalCluster {
   async start(node: LocalNode, extraEnv: Record<string, string> = {}): Promise<void> {
     if (node.process && node.process.exitCode === null && node.process.signalCode === null) return;
     const output = this.options.output ?? 'file';
-    const child = spawn(process.execPath, [...NODE_RUNTIME_FLAGS, MAIN, 'start'], {
+    const child = spawn(process.execPath, [...NODE_RUNTIME_FLAGS, LEDGER_NODE_MAIN, 'start'], {
       env: { ...NODE_RUNTIME_ENV, ...this.envFor(node), ...extraEnv },
       stdio: output === 'inherit' ? 'inherit' : ['ignore', 'pipe', 'pipe'],
     });

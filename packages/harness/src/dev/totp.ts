@@ -4,7 +4,7 @@ import { generate } from 'otplib';
 
 const secret = process.argv[2];
 if (!secret || !/^[A-Z2-7]+=*$/.test(secret)) {
-  process.stderr.write('usage: node dev-totp.ts <base32 secret from {"action":"enroll"}>\n');
+  process.stderr.write('usage: node totp.ts <base32 secret from {"action":"enroll"}>\n');
   process.exit(2);
 }
 process.stdout.write(`${await generate({ secret })}\n`);

@@ -1,6 +1,13 @@
+import {
+  DEFAULT_KNOBS,
+  FAKE_API_KEY,
+  type FakeUpstream,
+  startFakeAnthropic,
+  startFakeOpenAI,
+} from '@scriptorium/harness/translation-fakes';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { judgeTranslations } from '../../src/judge/index.ts';
+import { judgeTranslations } from '../src/judge/index.ts';
 import {
   buildTranslationPrompt,
   createProvider,
@@ -10,10 +17,9 @@ import {
   pseudoLocalize,
   translateMaxTokensOut,
   UpstreamError,
-} from '../../src/providers/index.ts';
-import { countPromptTokens, countTokens } from '../../src/tokens/index.ts';
-import { validateBatch } from '../../src/validators/index.ts';
-import { DEFAULT_KNOBS, FAKE_API_KEY, type FakeUpstream, startFakeAnthropic, startFakeOpenAI } from './index.ts';
+} from '../src/providers/index.ts';
+import { countPromptTokens, countTokens } from '../src/tokens/index.ts';
+import { validateBatch } from '../src/validators/index.ts';
 
 // Providers against the fake upstreams: real HTTP on 127.0.0.1, the documented request and reply shapes.
 

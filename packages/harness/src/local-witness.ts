@@ -5,9 +5,8 @@ import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { ALG_COSIGNATURE_V1, formatVerifierKey, logVerifierKey, type WitnessLog } from '@scriptorium/ledger-protocol';
 import { generateKeyPair, type KeyPair, keyFileContent } from '@scriptorium/ledger-protocol/keys';
-import { freePort } from './local-cluster.ts';
-
-const MAIN = join(import.meta.dirname, '..', 'main.ts');
+import { LEDGER_NODE_MAIN } from './local-cluster.ts';
+import { freePort } from './ports.ts';
 
 export interface LocalWitnessOptions {
   /** The witness's key name, e.g. witness.test/w1. */
@@ -76,7 +75,7 @@ export class LocalWitness {
   /** (Re)starts the process on the same port, key and state; resolves when /health answers. */
   async restart(): Promise<void> {
     if (this.running) return;
-    const child = spawn(process.execPath, [MAIN, 'witness'], {
+    const child = spawn(process.execPath, [LEDGER_NODE_MAIN, 'witness'], {
       env: {
         PATH: process.env.PATH ?? '',
         WITNESS_NAME: this.name,

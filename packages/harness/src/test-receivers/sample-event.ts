@@ -1,7 +1,8 @@
 // A tamper event with a fixed record, for tests of the notification channels.
+
+import { type TamperEvent, tamperEvent } from '@scriptorium/ledger-node/notify';
 import type { LightEvidence } from '@scriptorium/ledger-protocol';
 import vectors from '@scriptorium/ledger-protocol/test-vectors' with { type: 'json' };
-import { type TamperEvent, tamperEvent } from '../src/notify/event.ts';
 
 /** A TAMPERED record's event; its evidence is the shared vectors' (well-formed and real, for another record). */
 export function sampleEvent(id = 'a'.repeat(64), entity = 'urn:ngsi-ld:Sensor:000001'): TamperEvent {

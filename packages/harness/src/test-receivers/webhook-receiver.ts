@@ -4,9 +4,8 @@
 // verifies each event's light evidence, as a receiver that keeps evidence should.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, type TamperEvent, verifyWebhook } from '@scriptorium/ledger-node/notify';
 import { type Block, verifyLightEvidence } from '@scriptorium/ledger-protocol';
-import type { TamperEvent } from '../src/notify/event.ts';
-import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../src/notify/signature.ts';
 
 export interface ReceivedWebhook {
   at: number;

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_KNOBS, FAKE_API_KEY, type FakeUpstream, startFakeAnthropic, startFakeOpenAI } from './index.ts';
+import {
+  DEFAULT_KNOBS,
+  FAKE_API_KEY,
+  type FakeUpstream,
+  startFakeAnthropic,
+  startFakeOpenAI,
+} from '../src/translation-fakes/index.ts';
 
 // The fakes themselves: they must answer bad requests the way the real APIs do.
 
