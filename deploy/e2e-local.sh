@@ -8,7 +8,8 @@
 #   4. the suite, KUBECONFIG = the cluster's admin kubeconfig; report .test-results/e2e.json;
 #   5. one summary line. The cluster stays up (make cluster-down removes it).
 #
-# Env: E2E_WAIT_SECONDS (300, each wait of the suite), E2E_REPORT (.test-results/e2e.json), E2E_PHASE=prepare (steps
+# Env: E2E_CNPG (1: CloudNativePG's operator and operand are built and its test runs; 0 leaves them out),
+# E2E_WAIT_SECONDS (300, each wait of the suite), E2E_REPORT (.test-results/e2e.json), E2E_PHASE=prepare (steps
 # 1–3 only: `.ci/run` starts preparing kind once the local cluster is up). Root only.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -38,7 +39,7 @@ outside=$(awk '$1 == "nameserver" {print $2; exit}' /etc/resolv.conf)
 [[ $outside =~ ^[0-9.]+$ ]] || outside=$(ip -4 route show default | awk '{print $3; exit}')
 rc=0
 E2E_EGRESS_PROBE=$outside:53 E2E_INGRESS=$INGRESS_ADDRESS KUBECONFIG=$KUBECONFIG_ADMIN SCRIPTORIUM_KUBE_BIN=$KUBE_BIN \
-	E2E_POSTGRES_IMAGE=localhost/scriptorium/postgres:15-bookworm E2E_PULL_POLICY=IfNotPresent \
+	E2E_POSTGRES_IMAGE=localhost/scriptorium/postgres:15-bookworm E2E_PULL_POLICY=IfNotPresent E2E_CNPG=${E2E_CNPG:-1} \
 	step_run e2e-local/suite vitest run --project e2e --reporter=default --reporter=json --outputFile.json="$report" ||
 	rc=$?
 end=$(date +%s)

@@ -4,7 +4,8 @@
 // (what `kubectl cnpg promote` does: status.targetPrimary) in the middle of a steady translate load; the usage rows
 // counted in the database before and after must be exactly the translations that were answered 200.
 //
-// Runs only with E2E_CNPG=1 (make e2e-local sets it when the CloudNativePG images exist): E2E_CNPG_IMAGE (the
+// Runs with E2E_CNPG=1, which make e2e-local sets (E2E_CNPG=0 there leaves it out; the kind suite does not run it,
+// its images are not loaded there): E2E_CNPG_IMAGE (the
 // operator image, default localhost/scriptorium/cloudnative-pg:<CNPG_VERSION>) and E2E_CNPG_POSTGRES_IMAGE (the
 // PostgreSQL operand, default localhost/scriptorium/cnpg-postgres:15). Its own namespace and Helm release, removed
 // after; CloudNativePG itself (namespace cnpg-system, its CRDs) stays, as a cluster add-on.

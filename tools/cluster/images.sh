@@ -14,7 +14,7 @@
 #   localhost/scriptorium/traefik:$TRAEFIK_VERSION  the Traefik binary of tools/kube/build.sh --node (the ingress
 #                                            controller, deploy/traefik.yaml)
 #   localhost/scriptorium/postgres:15-bookworm  Debian's postgresql package + tools/cluster/postgres/entrypoint.sh
-#   with E2E_CNPG=1: localhost/scriptorium/cloudnative-pg:$CNPG_VERSION (the cnpg-manager binary of
+#   unless E2E_CNPG=0: localhost/scriptorium/cloudnative-pg:$CNPG_VERSION (the cnpg-manager binary of
 #   tools/kube/build.sh --node) and localhost/scriptorium/cnpg-postgres:15 (its PostgreSQL operand)
 # Project images (their Dockerfiles built unchanged with buildah, tagged as the chart expects):
 #   docker.io/scriptorium/{operator,translation,ledger-node}:dev
@@ -231,7 +231,7 @@ traefik_image() {
 	echo "$stamp" >"$out/traefik.stamp"
 }
 
-# CloudNativePG (with E2E_CNPG=1: the end-to-end suite's managed database, deploy/e2e/cnpg.test.ts). Its operator:
+# CloudNativePG (unless E2E_CNPG=0: the local end-to-end suite's managed database, deploy/e2e/cnpg.test.ts). Its operator:
 # the `cnpg-manager` binary of tools/kube/build.sh --node laid out as upstream's image lays it out: the binary per
 # architecture at /operator/manager_<arch> (the operator finds the architectures it can run instances on by that
 # name, relative to its working directory /; without it every Cluster fails with "invalid architecture") and /manager
@@ -242,7 +242,7 @@ cnpg_image() {
 	version=$(sed -n 's/^CNPG_VERSION=//p' "$here/../kube/versions.env")
 	tag=localhost/scriptorium/cloudnative-pg:$version
 	bin="$cache/kube/$(sed -n 's/^KUBE_VERSION=//p' "$here/../kube/versions.env")/bin/cnpg-manager"
-	[[ -x $bin ]] || { log "no $bin: run 'E2E_CNPG=1 bash tools/kube/build.sh --node' first"; exit 1; }
+	[[ -x $bin ]] || { log "no $bin: run 'bash tools/kube/build.sh --node' first"; exit 1; }
 	stamp="$(cat "$(dirname "$bin")/.cnpg-manager.version" 2>/dev/null || echo "$version") $(recipe cnpg_image)"
 	if fresh "$out/cnpg.stamp" "$stamp" && [[ -f $out/cnpg.oci.tar ]]; then return; fi
 	rm -rf "$root" && mkdir -p "$root/tmp"
@@ -334,7 +334,7 @@ image_step node "$out/node.stamp" node_image
 image_step postgres "$out/postgres.stamp" postgres_image
 image_step coredns "$out/coredns.stamp" coredns_image
 image_step traefik "$out/traefik.stamp" traefik_image
-if [[ ${E2E_CNPG:-0} == 1 ]]; then
+if [[ ${E2E_CNPG:-1} == 1 ]]; then
 	image_step cnpg "$out/cnpg.stamp" cnpg_image
 	image_step cnpg-postgres "$out/cnpg-postgres.stamp" cnpg_postgres_image
 fi

@@ -9,7 +9,7 @@
 # Output: $SCRIPTORIUM_CACHE/kube/$KUBE_VERSION/bin/{etcd,kube-apiserver,kube-controller-manager,helm,kind,weed}
 # (weed: SeaweedFS, the S3 server of the backup tests) and CloudNativePG's release manifest in ../cnpg/; with --node,
 # {kubelet,kube-scheduler,kube-proxy,kubectl,coredns,traefik} (the local cluster's node pieces, its ingress
-# controller), and cnpg-manager (CloudNativePG's operator) when E2E_CNPG=1.
+# controller), and cnpg-manager (CloudNativePG's operator; E2E_CNPG=0 leaves it out).
 # (SCRIPTORIUM_CACHE defaults to ${XDG_CACHE_HOME:-$HOME/.cache}/scriptorium). Versions live in
 # tools/kube/versions.env; packages/kube-testenv/src/binaries.ts computes the same path.
 # Everything Go writes (GOPATH, GOMODCACHE, GOCACHE, the wrapper modules) stays under the cache,
@@ -222,7 +222,7 @@ cnpg_manifest() {
 
 # CloudNativePG's operator, `cmd/manager`, as `cnpg-manager`, with the version stamps of upstream's Makefile. The
 # same binary is the instance manager CloudNativePG copies into every PostgreSQL pod. For the end-to-end suite
-# (`--node` with E2E_CNPG=1); its image: tools/cluster/images.sh. From a wrapper module (gen-go-wrapper.sh), not
+# (`--node`, unless E2E_CNPG=0); its image: tools/cluster/images.sh. From a wrapper module (gen-go-wrapper.sh), not
 # `go install pkg@version`: that asks the proxy for the module's version list (its deprecation check), which the
 # proxy here refuses with 403 for this module.
 build_cnpg() {
@@ -252,9 +252,9 @@ if [[ $mode == node || $mode == kind ]]; then
 	build_kube_node
 	build_plain coredns github.com/coredns/coredns "$COREDNS_VERSION" coredns_ldflags
 	build_traefik
-	# CloudNativePG's operator only for the end-to-end suite's managed-database test (opt-in while it has not run
-	# in CI: E2E_CNPG=1; deploy/e2e/cnpg.test.ts).
-	[[ ${E2E_CNPG:-0} != 1 ]] || build_cnpg
+	# CloudNativePG's operator, for the local end-to-end suite's managed-database test (deploy/e2e/cnpg.test.ts;
+	# E2E_CNPG=0 leaves it out).
+	[[ ${E2E_CNPG:-1} != 1 ]] || build_cnpg
 fi
 [[ $mode != kind ]] || build_kubeadm
 
