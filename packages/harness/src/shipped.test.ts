@@ -56,6 +56,13 @@ describe('the product images', () => {
     }
   });
 
+  it.each(productDockerfiles)('%s removes the workspace links to packages it does not copy', (path) => {
+    // npm ci links every workspace (the development and test packages too) into node_modules/@scriptorium.
+    const lines = read(path).replace(/\\\n/g, ' ').split('\n');
+    const last = lines.findLastIndex((l) => /^FROM\s/i.test(l));
+    expect(lines.slice(last + 1)).toContain('RUN find node_modules/@scriptorium -xtype l -delete');
+  });
+
   it.each([...productDockerfiles, 'packages/harness/Dockerfile'])("%s's build context drops *.test.ts", (path) => {
     // BuildKit reads <Dockerfile>.dockerignore beside the Dockerfile when there is one, else the root's.
     const own = `${path}.dockerignore`;
