@@ -351,8 +351,8 @@ export const translationMemoryFiles = pgTable(
     format: text('format').notNull(),
     sourceLocale: text('source_locale').notNull(),
     targetLocale: text('target_locale').notNull(),
-    /** The answer's `content`, `issues` and `fromMemory`, as the JSON the route sends. */
-    answer: text('answer').notNull(),
+    /** The answer's `content`, `issues` and `fromMemory`: the JSON the route sends, in UTF-8 (sent as it is). */
+    answer: bytea('answer').notNull(),
     /** The memory keys (32 bytes each) of the entries it was made from: a use refreshes their last use too. */
     entryKeys: bytea('entry_keys').notNull(),
     createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),

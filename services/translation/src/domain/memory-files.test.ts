@@ -48,7 +48,8 @@ describe('fileAnswerDigest', () => {
 describe('fileAnswerJson', () => {
   it('is the route’s answer: the stored parts with the format, the model and 0 tokens', () => {
     const stored = fileAnswerBodyJson(JSON.stringify('{"a": "Ħéłłø"}\n'), [{ code: 'x', message: 'y' }], 1);
-    expect(JSON.parse(fileAnswerJson({ json: stored, stale: false }, 'json', 'model-cheap'))).toEqual({
+    const sent = fileAnswerJson({ json: Buffer.from(stored), stale: false }, 'json', 'model-cheap');
+    expect(JSON.parse(sent.toString('utf8'))).toEqual({
       content: '{"a": "Ħéłłø"}\n',
       format: 'json',
       model: 'model-cheap',

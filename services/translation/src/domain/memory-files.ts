@@ -68,9 +68,9 @@ export function fileAnswerBodyJson(contentJson: string, issues: unknown[], fromM
   return `{"content":${contentJson},"issues":${JSON.stringify(issues)},"fromMemory":${fromMemory}}`;
 }
 
-/** A stored answer: its JSON (an object) and whether its last use is a day old. */
+/** A stored answer: its JSON (an object) in UTF-8, and whether its last use is a day old. */
 export interface FileAnswerHit {
-  json: string;
+  json: Buffer;
   stale: boolean;
 }
 
@@ -80,14 +80,14 @@ export async function recallFile(
   orgId: string,
   digest: Buffer,
 ): Promise<FileAnswerHit | undefined> {
-  const [row] = await database.query<{ answer: string; stale: boolean }>(
+  const [row] = await database.query<{ answer: Uint8Array; stale: boolean }>(
     `SELECT f.answer, f.last_used_at < now() - interval '1 day' AS stale
        FROM translation_memory_files f JOIN organizations o ON o.id = f.org_id
       WHERE f.org_id = $1 AND f.digest = $2 AND o.memory_enabled AND f.generation = o.memory_generation`,
     [orgId, digest],
     'memory_file_recall',
   );
-  return row ? { json: row.answer, stale: row.stale } : undefined;
+  return row ? { json: asBuffer(row.answer), stale: row.stale } : undefined;
 }
 
 /**
@@ -141,7 +141,7 @@ export async function rememberFile(
       file.format,
       canonicalLocale(file.sourceLocale),
       canonicalLocale(file.targetLocale),
-      answerJson,
+      Buffer.from(answerJson),
       keys,
       createdBy,
     ],
@@ -149,14 +149,22 @@ export async function rememberFile(
   return Number(row?.n ?? 0) > 0;
 }
 
-/** The answer as the route sends it: the stored JSON with the format, the model and 0 tokens in front. */
-export function fileAnswerJson(hit: FileAnswerHit, format: FileFormat, model: string): string {
-  return `{"format":${JSON.stringify(format)},"model":${JSON.stringify(model)},"tokensIn":0,"tokensOut":0,${hit.json.slice(1)}`;
+/**
+ * The answer as the route sends it, in UTF-8: the stored JSON with the format, the model and 0 tokens in front (the
+ * stored bytes are copied, never decoded and encoded again).
+ */
+export function fileAnswerJson(hit: FileAnswerHit, format: FileFormat, model: string): Buffer {
+  const head = `{"format":${JSON.stringify(format)},"model":${JSON.stringify(model)},"tokensIn":0,"tokensOut":0,`;
+  return Buffer.concat([Buffer.from(head), hit.json.subarray(1)]);
 }
+
+/** bytea as the drivers give it: a Buffer (pg) or a Uint8Array (PGlite). */
+const asBuffer = (v: Uint8Array): Buffer =>
+  Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 
 /** The file answers made by the person's calls (privacy export), in every organization: the translated files. */
 export async function fileAnswersBy(database: Database, userId: string): Promise<Record<string, unknown>[]> {
-  const rows = await database.query<Record<string, unknown> & { answer: string }>(
+  const rows = await database.query<Record<string, unknown> & { answer: Uint8Array }>(
     `SELECT org_id AS "orgId", format, source_locale AS "sourceLocale", target_locale AS "targetLocale", answer,
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "createdAt",
             to_char(last_used_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "lastUsedAt"
@@ -164,7 +172,7 @@ export async function fileAnswersBy(database: Database, userId: string): Promise
     [userId],
   );
   return rows.map(({ answer, ...row }) => {
-    const { content, issues, fromMemory } = JSON.parse(answer) as FileAnswerBody;
+    const { content, issues, fromMemory } = JSON.parse(asBuffer(answer).toString('utf8')) as FileAnswerBody;
     return { ...row, content, issues, fromMemory };
   });
 }

@@ -57,10 +57,10 @@ export function readFile(
   return parsed;
 }
 
-/** An answer already in JSON (a file answer of the memory): the route sends it as it is. */
+/** An answer already in JSON, as text or UTF-8 (a file answer of the memory): the route sends it as it is. */
 export class JsonAnswer {
-  readonly json: string;
-  constructor(json: string) {
+  readonly json: string | Buffer;
+  constructor(json: string | Buffer) {
     this.json = json;
   }
 }
