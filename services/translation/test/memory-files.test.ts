@@ -244,6 +244,18 @@ describe('file answers of the translation memory', () => {
     expect(res!.json().tokensIn).toBeGreaterThan(0);
   });
 
+  it('concurrent first runs of one file: whatever is stored answers as the memory does string by string', async () => {
+    const t = await team();
+    const firsts = await Promise.all([1, 2, 3].map(() => translateFile(t.apiKey)));
+    for (const res of firsts) expect(res.statusCode, res.body).toBe(200);
+    expect(await fileAnswers(t.orgId)).toBeLessThanOrEqual(1);
+    let whole: Awaited<ReturnType<typeof translateFile>> | undefined;
+    expect(await providerRequests(async () => (whole = await translateFile(t.apiKey)))).toBe(0);
+    expect(await fileAnswers(t.orgId)).toBe(1);
+    await h.database.query('DELETE FROM translation_memory_files WHERE org_id = $1', [t.orgId]);
+    expect((await translateFile(t.apiKey)).json()).toEqual(whole!.json());
+  });
+
   it('a dry run still tells what the memory would answer, string by string', async () => {
     const t = await team();
     await translateFile(t.apiKey);
