@@ -12,7 +12,10 @@ import type { Database } from '../db/index.ts';
 import type { FileFormat } from '../files/index.ts';
 import { canonicalLocale } from './memory.ts';
 
-/** Moves when a parser or writer changes what it writes for the same file: answers made before stop matching. */
+/**
+ * Moves when a parser or writer changes what it writes for the same file (`src/files/output-digest.test.ts` pins what
+ * they write: a new digest there means a new version here), so answers made before stop matching.
+ */
 const FILE_ANSWER_VERSION = 1;
 
 /** Everything a file's answer depends on besides the memory itself. */
