@@ -103,6 +103,9 @@ describe('file answers of the translation memory', () => {
     expect(await providerRequests(async () => (second = await translateFile(t.apiKey)))).toBe(0);
     expect(second!.statusCode).toBe(200);
     expect(second!.headers['content-type']).toBe('application/json; charset=utf-8');
+    // Counted by the rate limit like any call.
+    expect(first.headers.ratelimitremaining).toMatch(/^\d+$/);
+    expect(Number(second!.headers.ratelimitremaining)).toBe(Number(first.headers.ratelimitremaining) - 1);
     expect(second!.json()).toEqual({
       content: first.json().content,
       format: 'json',
