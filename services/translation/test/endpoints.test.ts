@@ -378,6 +378,7 @@ describe('POST /api/retention', () => {
         'finishedJobs',
         'meteringCounters',
         'memoryEntries',
+        'memoryFileAnswers',
         'rateLimitWindows',
         'reviewItems',
         'usageDaily',

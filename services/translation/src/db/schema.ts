@@ -3,7 +3,7 @@
 //
 // Zero content retention: no column here holds source or translated text, except `review_items`
 // (the workflow's one place for text), `jobs.payload` while a sampled judge job waits (scrubbed when it ends), and
-// `translation_memory` of an organization that turned its memory on.
+// `translation_memory` and `translation_memory_files` of an organization that turned its memory on.
 import { sql } from 'drizzle-orm';
 import {
   bigint,
@@ -102,6 +102,11 @@ export const organizations = pgTable('organizations', {
   reviewThreshold: real('review_threshold').notNull().default(3),
   /** The organization's translation memory is on (opt-in: off by default, and turning it off deletes it). */
   memoryEnabled: boolean('memory_enabled').notNull().default(false),
+  /**
+   * Moves with every change of the translation memory (a store, turning it on or off, retention): a file answer
+   * (`translation_memory_files`) answers only at the generation it was made at.
+   */
+  memoryGeneration: bigint('memory_generation', { mode: 'number' }).notNull().default(0),
   /** Subscription state synced from the payment provider. */
   externalCustomerId: text('external_customer_id').unique(),
   subscriptionStatus: text('subscription_status'),
@@ -324,6 +329,40 @@ export const translationMemory = pgTable(
     primaryKey({ columns: [t.orgId, t.sourceLocale, t.targetLocale, t.keyHash] }),
     index('translation_memory_created_by_idx').on(t.createdBy),
     index('translation_memory_last_used_idx').on(t.lastUsedAt),
+  ],
+);
+
+/**
+ * File answers of the translation memory: the translated file the memory answers for a file it answers in full,
+ * keyed by a digest of the file's bytes and every parameter that changes the output (`src/domain/memory-files.ts`),
+ * valid only at the memory generation it was made at. Part of the memory: stored only while it is on, deleted with
+ * it (turned off, with the organization, when the memory changes, by retention when unused for
+ * RETENTION__MEMORY_ENTRIES_DAYS), in the privacy export of the person whose call made it.
+ */
+export const translationMemoryFiles = pgTable(
+  'translation_memory_files',
+  {
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    digest: bytea('digest').notNull(),
+    /** The organization's memory generation the answer was made at. */
+    generation: bigint('generation', { mode: 'number' }).notNull(),
+    format: text('format').notNull(),
+    sourceLocale: text('source_locale').notNull(),
+    targetLocale: text('target_locale').notNull(),
+    /** The answer's `content`, `issues` and `fromMemory`: the JSON the route sends, in UTF-8 (sent as it is). */
+    answer: bytea('answer').notNull(),
+    /** The memory keys (32 bytes each) of the entries it was made from: a use refreshes their last use too. */
+    entryKeys: bytea('entry_keys').notNull(),
+    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.digest] }),
+    index('translation_memory_files_created_by_idx').on(t.createdBy),
+    index('translation_memory_files_last_used_idx').on(t.lastUsedAt),
   ],
 );
 

@@ -3,7 +3,8 @@
 // pair; an exact match (same ICU-normalized source, same context, same locale pair) is answered from it without a
 // provider call. Nothing is ever read across organizations: every statement is scoped by `org_id`. Turning the
 // memory off deletes it in the same transaction, and a store checks the switch under a row lock, so nothing written
-// concurrently outlives an off.
+// concurrently outlives an off. Every change moves the organization's memory generation and deletes its file answers
+// (`memory-files.ts`: a whole file the memory answers, valid at one generation).
 import { hash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
@@ -19,6 +20,8 @@ export interface MemoryText {
   text: string;
   isIcu?: boolean | undefined;
   context?: string | undefined;
+  /** Its `memoryKey`, when the caller has it already. */
+  key?: string | undefined;
 }
 
 export type MemoryOrigin = 'translation' | 'review' | 'import';
@@ -48,6 +51,13 @@ export interface Recalled {
   origin: MemoryOrigin;
 }
 
+/** What `recall` found: the hits by index in the items, every item's key, and the generation they were read at. */
+export interface Recall {
+  hits: Map<number, Recalled>;
+  keys: string[];
+  generation: number;
+}
+
 /** The stored translations of `items` (by index in `items`), for one organization and locale pair. */
 export async function recall(
   database: Database,
@@ -55,25 +65,29 @@ export async function recall(
   sourceLocale: string,
   targetLocale: string,
   items: MemoryText[],
-): Promise<Map<number, Recalled>> {
+): Promise<Recall> {
   const found = new Map<number, Recalled>();
-  if (items.length === 0) return found;
-  const keys = items.map(memoryKey);
+  const keys = items.map((t) => t.key ?? memoryKey(t));
   const unique = [...new Set(keys)];
   // A join from the keys (the primary key's lookups, one per key): a plan that stays right when the statement is
   // prepared once and planned generically, whatever the table's size. The hits come back as one JSON array (one
   // value to read, not a row each) of [position of the key in `unique`, target, origin, whether the entry's last
-  // use is a day old].
-  const [row] = await database.query<{ hits: [number, string, MemoryOrigin, boolean][] | null }>(
-    `SELECT json_agg(json_build_array(x.i, m.target_text, m.origin, m.last_used_at < now() - interval '1 day')) AS hits
+  // use is a day old], with the memory's generation read in the same snapshot.
+  const [row] = await database.query<{
+    hits: [number, string, MemoryOrigin, boolean][] | null;
+    generation: string | number | null;
+  }>(
+    `SELECT json_agg(json_build_array(x.i, m.target_text, m.origin, m.last_used_at < now() - interval '1 day')) AS hits,
+            (SELECT memory_generation FROM organizations WHERE id = $1) AS generation
        FROM unnest($4::text[]) WITH ORDINALITY AS x(h, i)
        JOIN translation_memory m
          ON m.org_id = $1 AND m.source_locale = $2 AND m.target_locale = $3 AND m.key_hash = decode(x.h, 'hex')`,
     [orgId, canonicalLocale(sourceLocale), canonicalLocale(targetLocale), unique],
-    'memory_recall',
+    'memory_recall_generation',
   );
   const hits = row?.hits ?? [];
-  if (hits.length === 0) return found;
+  const result = { hits: found, keys, generation: Number(row?.generation ?? -1) };
+  if (hits.length === 0) return result;
   const byKey = new Map<string, Recalled>();
   const stale: string[] = [];
   for (const [i, text, origin, old] of hits) {
@@ -95,12 +109,18 @@ export async function recall(
       [orgId, canonicalLocale(sourceLocale), canonicalLocale(targetLocale), stale],
       'memory_touch',
     );
-  return found;
+  return result;
+}
+
+/** What `remember` did: entries written, and the memory generation after it (null: the memory is off). */
+export interface Remembered {
+  written: number;
+  generation: number | null;
 }
 
 /**
- * Stores translations for `orgId` if (and only while) its memory is on; returns how many were written. A provider's
- * translation never replaces a reviewed or imported one.
+ * Stores translations for `orgId` if (and only while) its memory is on. A provider's translation never replaces a
+ * reviewed or imported one. A store moves the memory generation by one and deletes the organization's file answers.
  */
 export async function remember(
   database: Database,
@@ -109,13 +129,17 @@ export async function remember(
   entries: (MemoryText & { target: string })[],
   origin: MemoryOrigin,
   createdBy: string | null,
-): Promise<number> {
+): Promise<Remembered> {
   const unique = new Map<string, MemoryText & { target: string }>();
-  for (const e of entries) if (e.target.trim() !== '') unique.set(memoryKey(e), e);
-  if (unique.size === 0) return 0;
+  for (const e of entries) if (e.target.trim() !== '') unique.set(e.key ?? memoryKey(e), e);
+  if (unique.size === 0) return { written: 0, generation: null };
   const list = [...unique];
-  const rows = await database.query<{ n: number }>(
-    `WITH o AS (SELECT id FROM organizations WHERE id = $1 AND memory_enabled FOR SHARE),
+  // The generation's row lock orders stores of one organization among themselves and after an off (which holds it
+  // FOR UPDATE); the memory checked on under it.
+  const rows = await database.query<{ n: number; generation: string | number | null }>(
+    `WITH o AS (UPDATE organizations SET memory_generation = memory_generation + 1 WHERE id = $1 AND memory_enabled
+                RETURNING id, memory_generation),
+          f AS (DELETE FROM translation_memory_files WHERE org_id IN (SELECT id FROM o)),
           w AS (
        INSERT INTO translation_memory
               (org_id, source_locale, target_locale, key_hash, source_text, context, is_icu, target_text, origin, created_by)
@@ -126,7 +150,7 @@ export async function remember(
               last_used_at = now()
         WHERE EXCLUDED.origin <> 'translation' OR translation_memory.origin = 'translation'
        RETURNING 1)
-     SELECT count(*)::int AS n FROM w`,
+     SELECT (SELECT count(*)::int FROM w) AS n, (SELECT memory_generation FROM o) AS generation`,
     [
       orgId,
       canonicalLocale(pair.sourceLocale),
@@ -140,7 +164,8 @@ export async function remember(
       list.map(([, e]) => e.target),
     ],
   );
-  return Number(rows[0]?.n ?? 0);
+  const generation = rows[0]?.generation;
+  return { written: Number(rows[0]?.n ?? 0), generation: generation == null ? null : Number(generation) };
 }
 
 export interface MemoryStatus {
@@ -174,13 +199,20 @@ export async function setMemory(ctx: AppContext, actor: Actor, orgId: string, en
       sql`SELECT memory_enabled AS enabled FROM organizations WHERE id = ${orgId} FOR UPDATE`,
     );
     if (before?.enabled === enabled) return;
-    await tx.execute(sql`UPDATE organizations SET memory_enabled = ${enabled} WHERE id = ${orgId}`);
+    await tx.execute(
+      sql`UPDATE organizations SET memory_enabled = ${enabled}, memory_generation = memory_generation + 1
+           WHERE id = ${orgId}`,
+    );
     let deleted = 0;
+    let deletedFiles = 0;
     if (!enabled) {
-      const [d] = await rows<{ n: number }>(
-        sql`WITH d AS (DELETE FROM translation_memory WHERE org_id = ${orgId} RETURNING 1) SELECT count(*)::int AS n FROM d`,
+      const [d] = await rows<{ n: number; files: number }>(
+        sql`WITH d AS (DELETE FROM translation_memory WHERE org_id = ${orgId} RETURNING 1),
+                 f AS (DELETE FROM translation_memory_files WHERE org_id = ${orgId} RETURNING 1)
+            SELECT (SELECT count(*)::int FROM d) AS n, (SELECT count(*)::int FROM f) AS files`,
       );
       deleted = Number(d?.n ?? 0);
+      deletedFiles = Number(d?.files ?? 0);
     }
     await audit(tx, {
       actorUserId: actor.userId,
@@ -189,7 +221,7 @@ export async function setMemory(ctx: AppContext, actor: Actor, orgId: string, en
       action: enabled ? 'memory.enable' : 'memory.disable',
       target: orgId,
       requestId: actor.requestId ?? null,
-      meta: enabled ? {} : { deletedEntries: deleted },
+      meta: enabled ? {} : { deletedEntries: deleted, deletedFileAnswers: deletedFiles },
     });
   });
   return status(ctx.database, orgId);
@@ -253,7 +285,7 @@ export async function importTmx(
     const [sourceLocale, targetLocale] = pair.split('\u0000') as [string, string];
     // Statements of at most IMPORT_BATCH entries (a large memory is not one giant statement).
     for (let i = 0; i < list.length; i += IMPORT_BATCH) {
-      imported += await remember(
+      const { written } = await remember(
         ctx.database,
         orgId,
         { sourceLocale, targetLocale },
@@ -263,6 +295,7 @@ export async function importTmx(
         'import',
         actor.userId,
       );
+      imported += written;
     }
   }
   await audit(ctx.database.db, {

@@ -9,13 +9,14 @@
 //   its key cache); pending invites to the caller's address are deleted;
 // - the audit trail is kept, under a pseudonymous subject (a random id no table maps to the person) in place of the
 //   user id; the user row and the per-user rate-limit windows go;
-// - translation-memory entries go with a deleted organization; in the others they stay (the organization's texts)
-//   without the person's id (created_by is set null with the user row).
+// - translation-memory entries and file answers go with a deleted organization; in the others they stay (the
+//   organization's texts) without the person's id (created_by is set null with the user row).
 import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { audit } from './audit.ts';
 import { memoryEntriesBy } from './memory.ts';
+import { fileAnswersBy } from './memory-files.ts';
 import type { Actor } from './orgs.ts';
 
 type Row = Record<string, unknown>;
@@ -64,6 +65,7 @@ export async function exportData(ctx: AppContext, actor: Actor): Promise<Record<
         ORDER BY decided_at`,
     ),
     translationMemory: await memoryEntriesBy(ctx.database, actor.userId),
+    translationMemoryFiles: await fileAnswersBy(ctx.database, actor.userId),
     audit: await q(
       `SELECT at, action, org_id AS "orgId", target, actor_kind AS "actorKind",
               (actor_user_id = $1) AS "byYou", request_id AS "requestId"

@@ -32,7 +32,22 @@ function statements(days: Config['retentionDays'], now: number, idleMs: number):
        SELECT ((SELECT count(*) FROM q) + (SELECT count(*) FROM b))::int AS n`,
       [cutoffDay(days.meteringCounters)],
     ],
-    ['memoryEntries', counted('DELETE FROM translation_memory WHERE last_used_at < $1'), [cutoff(days.memoryEntries)]],
+    [
+      // Deleting entries is a change of the memory: the organizations' generations move first (their rows locked
+      // before their entries, as a store does), which leaves their file answers to the next statement.
+      'memoryEntries',
+      `WITH o AS (UPDATE organizations SET memory_generation = memory_generation + 1
+                   WHERE id IN (SELECT org_id FROM translation_memory WHERE last_used_at < $1) RETURNING id),
+            d AS (DELETE FROM translation_memory m USING o WHERE m.org_id = o.id AND m.last_used_at < $1 RETURNING 1)
+       SELECT count(*)::int AS n FROM d`,
+      [cutoff(days.memoryEntries)],
+    ],
+    [
+      'memoryFileAnswers',
+      counted(`DELETE FROM translation_memory_files f USING organizations o
+                WHERE o.id = f.org_id AND (f.last_used_at < $1 OR f.generation <> o.memory_generation)`),
+      [cutoff(days.memoryEntries)],
+    ],
     // Windows whose end has passed can never count again.
     ['rateLimitWindows', counted('DELETE FROM rate_limit_windows WHERE window_start + window_ms < $1'), [now]],
     [

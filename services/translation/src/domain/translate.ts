@@ -12,7 +12,7 @@ import type { TranslateItem, ValidationIssue } from '../language/index.ts';
 import type { ProviderRequest, ProviderResult } from '../providers/index.ts';
 import { UpstreamError } from '../providers/index.ts';
 import { isRetryable, validateBatch } from '../validators/index.ts';
-import { recall, remember } from './memory.ts';
+import { memoryKey, type Remembered, recall, remember } from './memory.ts';
 import {
   costMicros,
   type MeteredCall,
@@ -169,6 +169,12 @@ export interface TranslationOutcome {
   tokensIn: number;
   tokensOut: number;
   issues: ValidationIssue[];
+  /**
+   * Set when the organization's memory, at `generation`, answers every item exactly as this outcome does (each
+   * text is the memory's, nothing was refused or flagged): what a file answer of the memory may be made from.
+   * `keys` are the items' distinct memory keys.
+   */
+  memory?: { generation: number; keys: string[] };
 }
 
 export interface DryRunOutcome {
@@ -198,7 +204,7 @@ function validateAll(job: TranslationJob, texts: Map<string, string>, items = jo
 }
 
 /** Counts the request against a gate when no reservation carries it (a dry run, a call answered from memory). */
-async function passGate(ctx: AppContext, gate: RateLimitGate | undefined): Promise<void> {
+export async function passGate(ctx: AppContext, gate: RateLimitGate | undefined): Promise<void> {
   if (!gate) return;
   const decision = await checkRateLimit(ctx.rateLimits.store, gate.bucket, gate.limit, gate.windowMs, ctx.now());
   gate.onDecision(decision);
@@ -208,10 +214,30 @@ async function passGate(ctx: AppContext, gate: RateLimitGate | undefined): Promi
   }
 }
 
+/** What the memory answered: id → text for the items it answers, and how it was read. */
+interface MemoryAnswers {
+  texts: Map<string, string>;
+  /** Each item's memory key (by index in the job's items). */
+  keys: string[];
+  generation: number;
+  /** Stored translations the validators refused with this job's glossary (translated again). */
+  refused: number;
+}
+
 /** The memory's answers for `items` that pass the validators with this job's glossary (id → text). */
-async function fromMemory(ctx: AppContext, principal: Principal, job: TranslationJob): Promise<Map<string, string>> {
-  if (!principal.memoryEnabled) return new Map();
-  const hits = await recall(ctx.database, principal.orgId, job.sourceLocale, job.targetLocale, job.items);
+async function fromMemory(
+  ctx: AppContext,
+  principal: Principal,
+  job: TranslationJob,
+): Promise<MemoryAnswers | undefined> {
+  if (!principal.memoryEnabled) return undefined;
+  const { hits, keys, generation } = await recall(
+    ctx.database,
+    principal.orgId,
+    job.sourceLocale,
+    job.targetLocale,
+    job.items,
+  );
   const texts = new Map<string, string>();
   const recheck: TranslateItem[] = [];
   for (const [i, hit] of hits) {
@@ -222,8 +248,9 @@ async function fromMemory(ctx: AppContext, principal: Principal, job: Translatio
     if (hit.origin !== 'translation' || job.glossary.length > 0) recheck.push(item);
   }
   // A stored translation the validators now refuse is translated again.
+  const before = texts.size;
   for (const issue of validateAll(job, texts, recheck)) texts.delete(issue.itemId!);
-  return texts;
+  return { texts, keys, generation, refused: before - texts.size };
 }
 
 /**
@@ -236,11 +263,18 @@ export async function runTranslation(
   ctx: AppContext,
   principal: Principal,
   job: TranslationJob,
-  opts: { gate?: RateLimitGate | undefined; chunks?: ChunkLimits; dryRun?: boolean } = {},
+  opts: {
+    gate?: RateLimitGate | undefined;
+    chunks?: ChunkLimits;
+    dryRun?: boolean;
+    /** The job's model, when the caller resolved it already. */
+    model?: ResolvedModel;
+  } = {},
 ): Promise<TranslationOutcome | DryRunOutcome> {
-  const model = await resolveModel(ctx, principal.orgId, job.tier, job.modelOverride);
+  const model = opts.model ?? (await resolveModel(ctx, principal.orgId, job.tier, job.modelOverride));
   const subject = orgSubject(principal);
-  const texts = await fromMemory(ctx, principal, job);
+  const memory = await fromMemory(ctx, principal, job);
+  const texts = memory?.texts ?? new Map<string, string>();
   const remembered = new Set(texts.keys());
   const pending = job.items.filter((i) => !remembered.has(i.id));
   const request = (items: TranslateItem[], feedback?: ValidationIssue[]): ProviderRequest => ({
@@ -269,7 +303,15 @@ export async function runTranslation(
   }
   if (reqs.length === 0) {
     await passGate(ctx, opts.gate);
-    return { texts, fromMemory: remembered, model: reported, tokensIn: 0, tokensOut: 0, issues: [] };
+    return {
+      texts,
+      fromMemory: remembered,
+      model: reported,
+      tokensIn: 0,
+      tokensOut: 0,
+      issues: [],
+      ...(memory ? { memory: { generation: memory.generation, keys: [...new Set(memory.keys)] } } : {}),
+    };
   }
   // The rate-limit hit rides with the first reservation (one round trip); the retry is not a new request.
   const first = await meteredTranslateChunks(ctx, subject, principal.keyId, 'translate', reqs, model.price, opts.gate);
@@ -309,9 +351,49 @@ export async function runTranslation(
     }
   }
   const modelName = model.reported ?? first.result.model;
-  if (principal.memoryEnabled) await rememberClean(ctx, principal, job, pending, texts, issues);
+  let answersAll: TranslationOutcome['memory'];
+  if (memory) {
+    const keyOf = new Map(job.items.map((item, i) => [item, memory.keys[i]!]));
+    const stored = await rememberClean(ctx, principal, job, pending, texts, issues, keyOf);
+    answersAll = memoryAnswersAll(memory, job.items, pending, texts, issues, stored, keyOf);
+  }
   await maybeSample(ctx, principal, job, pending, texts, modelName);
-  return { texts, fromMemory: remembered, model: modelName, tokensIn, tokensOut, issues };
+  return {
+    texts,
+    fromMemory: remembered,
+    model: modelName,
+    tokensIn,
+    tokensOut,
+    issues,
+    ...(answersAll ? { memory: answersAll } : {}),
+  };
+}
+
+/**
+ * Whether the memory, after this call's store, answers every item exactly as the call did: the memory's own answers
+ * passed (none refused), every provider translation passed and was stored (one text per key), and no other change
+ * came between the lookup and the store (the store moved the generation by exactly one).
+ */
+function memoryAnswersAll(
+  memory: MemoryAnswers,
+  items: TranslateItem[],
+  pending: TranslateItem[],
+  texts: Map<string, string>,
+  issues: ValidationIssue[],
+  stored: Remembered | undefined,
+  keyOf: Map<TranslateItem, string>,
+): TranslationOutcome['memory'] {
+  if (memory.refused > 0 || issues.length > 0 || stored?.generation == null) return undefined;
+  if (stored.generation !== memory.generation + 1) return undefined;
+  const targetOf = new Map<string, string>();
+  for (const item of pending) {
+    const key = keyOf.get(item)!;
+    const text = texts.get(item.id);
+    if (text === undefined || (targetOf.has(key) && targetOf.get(key) !== text)) return undefined;
+    targetOf.set(key, text);
+  }
+  if (stored.written !== targetOf.size) return undefined;
+  return { generation: stored.generation, keys: [...new Set(items.map((i) => keyOf.get(i)!))] };
 }
 
 /** Stores the translations that passed the validators (best effort: the caller has been charged already). */
@@ -322,15 +404,23 @@ async function rememberClean(
   items: TranslateItem[],
   texts: Map<string, string>,
   issues: ValidationIssue[],
-): Promise<void> {
+  keyOf: Map<TranslateItem, string>,
+): Promise<Remembered | undefined> {
   const flagged = new Set(issues.map((i) => i.itemId));
   const entries = items
     .filter((i) => !flagged.has(i.id) && texts.has(i.id))
-    .map((i) => ({ text: i.text, isIcu: i.isIcu === true, context: i.context, target: texts.get(i.id)! }));
+    .map((i) => ({
+      text: i.text,
+      isIcu: i.isIcu === true,
+      context: i.context,
+      key: keyOf.get(i) ?? memoryKey(i),
+      target: texts.get(i.id)!,
+    }));
   try {
-    await remember(ctx.database, principal.orgId, job, entries, 'translation', principal.userId);
+    return await remember(ctx.database, principal.orgId, job, entries, 'translation', principal.userId);
   } catch (error) {
     ctx.log.warn({ error: error instanceof Error ? error.name : 'error' }, 'translation memory not updated');
+    return undefined;
   }
 }
 

@@ -209,6 +209,10 @@ export const RetentionResult = z.object({
       billingEvents: z.int().min(0),
       meteringCounters: z.int().min(0),
       memoryEntries: z.int().min(0).meta({ description: 'translation-memory entries unused for the retention period' }),
+      memoryFileAnswers: z.int().min(0).meta({
+        description:
+          'file answers of the translation memory unused for the retention period, or made at an earlier generation',
+      }),
       rateLimitWindows: z.int().min(0),
       expiredSessions: z.int().min(0),
       expiredInvites: z.int().min(0),

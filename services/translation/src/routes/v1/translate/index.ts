@@ -4,7 +4,7 @@ import { route } from '@scriptorium/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitGate } from '../../../domain/metering.ts';
 import { translateBatch } from '../../../domain/translate.ts';
-import { translateFile } from '../../../domain/translate-file.ts';
+import { JsonAnswer, translateFile } from '../../../domain/translate-file.ts';
 import {
   DryRunResult,
   FILE_MAX_BYTES,
@@ -109,6 +109,11 @@ export default async function translateRoutes(app: FastifyInstance): Promise<voi
       },
     },
     { onRequest: file.onRequest, bodyLimit: FILE_BODY_LIMIT },
-    async (request, reply) => translateFile(app, request.principal!, request.body, file.gate(request, reply)),
+    async (request, reply) => {
+      const answer = await translateFile(app, request.principal!, request.body, file.gate(request, reply));
+      // A file answer of the memory is JSON already: sent as it is (the same object as the schema's).
+      if (answer instanceof JsonAnswer) return reply.type('application/json; charset=utf-8').send(answer.json);
+      return answer;
+    },
   );
 }
