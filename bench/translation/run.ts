@@ -164,8 +164,9 @@ try {
   // The PostgreSQL server's postmaster: the parent of any backend of this database.
   const probe = await openDatabase(testDb.url);
   const [backend] = await probe.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-  await probe.close();
+  // Read while the backend lives: closing the connection ends it.
   const postmaster = postmasterOf(backend!.pid);
+  await probe.close();
 
   console.log(`throughput: ${DURATION} s, ${CONNECTIONS} connections …`);
   const cpu0 = serviceCpu();
