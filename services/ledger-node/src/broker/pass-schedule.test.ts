@@ -2,7 +2,7 @@
 // look at the brokers at n evenly spaced moments rather than all at once.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nextPassAt } from './watcher.ts';
+import { nextPassAt } from './pass-schedule.ts';
 
 describe('nextPassAt', () => {
   it("is the first start of the node's slot at or after now", () => {
