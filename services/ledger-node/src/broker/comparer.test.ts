@@ -4,8 +4,7 @@
 // a change found on a broker judged before is reported as such (missed-change accounting); notified entities are
 // judged from what was read of both sides.
 import { describe, expect, it } from 'vitest';
-import type { ReadEntity } from './broker-reads.ts';
-import { noUnreadable } from './broker-reads.ts';
+import { noUnreadable, type ReadEntity } from './broker-reads.ts';
 import { Comparer, type LookContext, scopeOf } from './comparer.ts';
 import { DIGEST64_CHARS } from './digest.ts';
 import type { BrokerEndpoint } from './endpoint.ts';

@@ -4,8 +4,7 @@
 // (memory.ts's settled keys); a remembered page whose every entity is settled is skipped whole. No I/O: the sweep
 // (sweep.ts) and the judging of notified entities (notified-intake.ts) read the brokers and feed pages and
 // entities here, and hand the records over.
-import type { ReadEntity, Unreadable } from './broker-reads.ts';
-import { noteUnreadable } from './broker-reads.ts';
+import { noteUnreadable, type ReadEntity, type Unreadable } from './broker-reads.ts';
 import { ABSENT, DIGEST64_CHARS } from './digest.ts';
 import type { BrokerEndpoint, ListingQuery } from './endpoint.ts';
 import type { EntitySet } from './entities.ts';
@@ -14,8 +13,7 @@ import { isUnreadable, listedTwice, ownerQuery, type RawPage, type ScannedPage, 
 import type { ObservationMemory, ScopeMemory } from './memory.ts';
 import { recordsFor } from './notary.ts';
 import type { PendingEntity } from './notified-queue.ts';
-import type { ObservedEntity } from './observe.ts';
-import { entityKey, splitEntityKey } from './observe.ts';
+import { entityKey, type ObservedEntity, splitEntityKey } from './observe.ts';
 import { knownAt, type PageMemo, type PrimaryState, REPEATED, UNREADABLE } from './primary.ts';
 import type { ObservationRecord, ObservationScope } from './record.ts';
 import type { PassResult } from './status.ts';

@@ -6,10 +6,8 @@
 // where the buffer filled judges and hands over page by page. After a complete read: the entities gone since the
 // last, and the primary's entities the federated broker lacks. A broker whose read fails records nothing this
 // pass; each read's outcome goes to the brokers' status (status.ts).
-import type { ReadClocks, Unreadable } from './broker-reads.ts';
-import { clearUnreadable, noteUnreadable, noUnreadable } from './broker-reads.ts';
-import type { Comparer, LookContext } from './comparer.ts';
-import { scopeOf } from './comparer.ts';
+import { clearUnreadable, noteUnreadable, noUnreadable, type ReadClocks, type Unreadable } from './broker-reads.ts';
+import { type Comparer, type LookContext, scopeOf } from './comparer.ts';
 import type { WatcherConfig } from './config.ts';
 import { digestBytes } from './digest.ts';
 import type { BrokerEndpoint, ListingQuery } from './endpoint.ts';
