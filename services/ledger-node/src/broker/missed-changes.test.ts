@@ -76,4 +76,15 @@ describe('MissedChanges', () => {
     advance(5000);
     expect([missed.missed, missed.suspected]).toEqual([2, 0]);
   });
+
+  it('after a stop, a suspect found on the next start is counted missed (the timer is armed again)', () => {
+    const { missed, advance } = setup();
+    missed.found(A, 'Room', 'r1');
+    missed.stop();
+    advance(6000);
+    expect(missed.missed).toBe(0);
+    missed.found(A, 'Room', 'r2');
+    advance(5200);
+    expect(missed.missedOn(A)).toBe(2);
+  });
 });

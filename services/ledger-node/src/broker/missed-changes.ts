@@ -92,6 +92,8 @@ export class MissedChanges {
   /** Stops the grace timer. */
   stop(): void {
     if (this.timer) clearTimeout(this.timer);
+    // Forgotten too, or a start after a stop would never arm it again (`??=` in found()).
+    this.timer = undefined;
   }
 
   /** Counts as missed the suspects whose grace ended by `now` (and looks again later for the others). */
