@@ -21,6 +21,8 @@ export { ObservationMemory, observationDigest, type ScopeMemory } from './memory
 export { createWatcherMetrics, type WatcherMetrics } from './metrics.ts';
 export { recordsFor } from './notary.ts';
 export { entityKey, type ObservedEntity, observeEntity } from './observe.ts';
+export { nextPassAt } from './pass-schedule.ts';
+export type { WatcherPorts } from './ports.ts';
 export { BrokerReadError, type BrokerReadReason } from './read-error.ts';
 export {
   buildRecord,
@@ -30,6 +32,7 @@ export {
   type ObservationScope,
   recordId,
 } from './record.ts';
+export type { BrokerStatus, PassResult, WatcherStatus } from './status.ts';
 export {
   allOk,
   asPrimary,
@@ -39,12 +42,4 @@ export {
   type PrimaryEntity,
   type Verdict,
 } from './verdict.ts';
-export {
-  type BrokerStatus,
-  nextPassAt,
-  type PassResult,
-  Watcher,
-  type WatcherOptions,
-  type WatcherPorts,
-  type WatcherStatus,
-} from './watcher.ts';
+export { Watcher, type WatcherOptions } from './watcher.ts';
