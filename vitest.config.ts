@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 // the monitoring files in deploy/monitoring);
 // `integration` runs tests that start real processes, servers and PostgreSQL (test/**/*.test.ts);
 // `e2e` runs deploy/e2e on a real cluster (make e2e-local, make e2e-kind; not part of make test).
-const parts = '{packages/*,services/*,operator}';
+const parts = '{packages/*,services/*,operator,harness}';
 
 export default defineConfig({
   test: {

@@ -1,4 +1,4 @@
-// `make dev`: runs every service's dev entry point side by side (packages/harness/src/dev/<service>.ts: development
+// `make dev`: runs every service's dev entry point side by side (harness/src/dev/<service>.ts: development
 // tooling lives in the harness, never in a service's shipped src/), with prefixed output, and stops them all on Ctrl-C.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -7,11 +7,11 @@ import { join } from 'node:path';
 const services = ['translation', 'ledger-node'];
 const root = join(import.meta.dirname, '..');
 const entries = services
-  .map((name) => ({ name, entry: join(root, 'packages', 'harness', 'src', 'dev', `${name}.ts`) }))
+  .map((name) => ({ name, entry: join(root, 'harness', 'src', 'dev', `${name}.ts`) }))
   .filter((s) => existsSync(s.entry));
 
 if (entries.length === 0) {
-  console.error('make dev: no service has a dev entry point yet (packages/harness/src/dev/<service>.ts).');
+  console.error('make dev: no service has a dev entry point yet (harness/src/dev/<service>.ts).');
   process.exit(2);
 }
 

@@ -9,11 +9,11 @@
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@scriptorium/harness/ports';
 import { startTestControlPlane } from '@scriptorium/kube-testenv';
 import { buildCrds, Operator } from '@scriptorium/operator';
 import type { KubeObject } from '@scriptorium/operator/kube';
 import { KubeClient, RESOURCES, resourcePath } from '@scriptorium/operator/kube';
+import { freePort } from '@scriptorium/test-support/ports';
 import pino from 'pino';
 
 const N = Number(process.env.BENCH_LEDGER_CLUSTERS ?? 25);

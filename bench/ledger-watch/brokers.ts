@@ -11,7 +11,7 @@ export interface BrokerProcess {
   stop(): void;
 }
 
-/** Starts the test broker's `main.ts` (packages/harness/src/test-broker) on `port` and resolves once it listens. */
+/** Starts the test broker's `main.ts` (harness/src/test-broker) on `port` and resolves once it listens. */
 export function startBroker(port: number, entities: number, attrs: number): Promise<BrokerProcess> {
   const child = spawn(
     process.execPath,

@@ -9,11 +9,11 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '@scriptorium/harness/ports';
 import { startTestControlPlane } from '@scriptorium/kube-testenv';
 import { buildCrds } from '@scriptorium/operator';
 import type { KubeObject } from '@scriptorium/operator/kube';
 import { KubeClient, RESOURCES, resourcePath } from '@scriptorium/operator/kube';
+import { freePort } from '@scriptorium/test-support/ports';
 
 const N = Number(process.env.BENCH_OPERATOR_OBJECTS ?? 300);
 const RESYNC_SECONDS = 20;

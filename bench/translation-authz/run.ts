@@ -21,8 +21,8 @@ import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@scriptorium/harness/ports';
 import { createTestDatabase, startTestPostgres } from '@scriptorium/test-support';
+import { freePort } from '@scriptorium/test-support/ports';
 import type { Permission } from '@scriptorium/translation';
 import {
   authorize,

@@ -17,9 +17,9 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort } from '@scriptorium/harness/ports';
 import { FAKE_API_KEY, startFakeOpenAI } from '@scriptorium/harness/translation-fakes';
 import { createTestDatabase, startTestPostgres } from '@scriptorium/test-support';
+import { freePort } from '@scriptorium/test-support/ports';
 import { createOrganization, ensureUser, issueApiKey, migrate, openDatabase } from '@scriptorium/translation';
 import { type CpuProfile, connectProfiler, type Profiler, relativeUrls, summarize } from '../cpu-profile.ts';
 import { postgresCpuSeconds, postmasterOf, threadCpuSeconds } from '../proc-cpu.ts';

@@ -10,9 +10,9 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@scriptorium/harness/ports';
 import { createTestDatabase, startTestPostgres } from '@scriptorium/test-support';
 import { CHROMIUM, hasChromium, launchBrowser } from '@scriptorium/test-support/browser';
+import { freePort } from '@scriptorium/test-support/ports';
 import {
   createOrganization,
   createSession,

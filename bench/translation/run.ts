@@ -9,9 +9,9 @@ import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '@scriptorium/harness/ports';
 import { FAKE_API_KEY, startFakeOpenAI } from '@scriptorium/harness/translation-fakes';
 import { createTestDatabase, startTestPostgres } from '@scriptorium/test-support';
+import { freePort } from '@scriptorium/test-support/ports';
 import { createOrganization, ensureUser, issueApiKey, migrate, openDatabase } from '@scriptorium/translation';
 import { cpuSeconds, postgresCpuSeconds, postmasterOf } from '../proc-cpu.ts';
 

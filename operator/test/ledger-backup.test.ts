@@ -8,10 +8,10 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@scriptorium/harness/ports';
 import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
 import { S3Client } from '@scriptorium/ledger-node';
 import { type BackupManifest, type Block, blockHash } from '@scriptorium/ledger-protocol';
+import { freePort } from '@scriptorium/test-support/ports';
 import { createTestS3Tls, startTestS3, type TestS3 } from '@scriptorium/test-support/s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from '../src/kube/client.ts';

@@ -1,13 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '@scriptorium/harness/ports';
 import {
   kubeBinDir,
   serviceAccountKubeconfig,
   startTestControlPlane,
   type TestControlPlane,
 } from '@scriptorium/kube-testenv';
+import { freePort } from '@scriptorium/test-support/ports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { FINALIZER, STATEFUL_SET } from '../src/controllers/ledger-cluster/index.ts';

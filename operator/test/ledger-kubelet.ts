@@ -8,7 +8,7 @@ import './fixtures/svc-dns.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '@scriptorium/harness/ports';
+import { freePort } from '@scriptorium/test-support/ports';
 import { Agent, request } from 'undici';
 import { STATEFUL_SET } from '../src/controllers/ledger-cluster/index.ts';
 import type { KubeClient } from '../src/kube/client.ts';

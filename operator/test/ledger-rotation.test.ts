@@ -7,9 +7,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@scriptorium/harness/ports';
 import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
 import { type Block, type LightEvidence, verifyLightEvidence } from '@scriptorium/ledger-protocol';
+import { freePort } from '@scriptorium/test-support/ports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from '../src/kube/client.ts';
 import { RESOURCES, resourcePath } from '../src/kube/resources.ts';

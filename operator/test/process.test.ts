@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort } from '@scriptorium/harness/ports';
 import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
+import { freePort } from '@scriptorium/test-support/ports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from '../src/kube/client.ts';
 import { RESOURCES } from '../src/kube/resources.ts';

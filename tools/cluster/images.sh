@@ -307,6 +307,7 @@ inputs_hash() {
 			compgen -G 'packages/*/package.json' || true
 			compgen -G 'services/*/package.json' || true
 			compgen -G 'operator/package.json' || true
+			compgen -G 'harness/package.json' || true
 			find "$@" "${copied[@]}" -type f ! -name '*.test.ts' ! -path '*/node_modules/*' ! -path '*/dist/*'
 		} | LC_ALL=C sort -u | while read -r f; do [[ -f $f ]] && sha256sum "$f"; done
 	) | sha256sum | cut -c1-64
@@ -346,8 +347,8 @@ if [[ $mode == all ]]; then
 	image_step ledger-node "$out/ledger-node.stamp" project_image ledger-node services/ledger-node/Dockerfile \
 		services/ledger-node/src services/ledger-node/console packages/ledger-protocol/src packages/web-build/src
 	# the end-to-end suite's test broker: the harness's broker sources and undici (the lockfile's version)
-	image_step test-broker "$out/test-broker.stamp" project_image test-broker packages/harness/Dockerfile \
-		packages/harness/package.json packages/harness/src/test-broker
+	image_step test-broker "$out/test-broker.stamp" project_image test-broker harness/Dockerfile \
+		harness/package.json harness/src/test-broker
 	# A rebuilt image leaves its predecessor untagged (~400 MB each in the vfs store): remove those.
 	bah rmi --prune >/dev/null 2>&1 || true
 fi

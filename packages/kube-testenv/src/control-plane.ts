@@ -5,7 +5,7 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { freePort } from '@scriptorium/harness/ports';
+import { freePort } from '@scriptorium/test-support/ports';
 import { type KubeBinary, kubeBinary } from './binaries.ts';
 import { generatePki } from './certs.ts';
 import { renderKubeconfig } from './kubeconfig.ts';

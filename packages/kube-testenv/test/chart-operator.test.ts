@@ -4,7 +4,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@scriptorium/harness/ports';
+import { freePort } from '@scriptorium/test-support/ports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeBinDir, serviceAccountKubeconfig, startTestControlPlane, type TestControlPlane } from '../src/index.ts';
 

@@ -4,7 +4,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '@scriptorium/harness/ports';
+import { freePort } from '@scriptorium/test-support/ports';
 import pg from 'pg';
 
 const run = promisify(execFile);

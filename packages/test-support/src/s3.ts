@@ -17,7 +17,7 @@ import {
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@scriptorium/harness/ports';
+import { freePort } from '@scriptorium/test-support/ports';
 import { Agent, request } from 'undici';
 
 export interface TestS3 {

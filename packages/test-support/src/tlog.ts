@@ -7,7 +7,7 @@ import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@scriptorium/harness/ports';
+import { freePort } from '@scriptorium/test-support/ports';
 
 const BUILD = fileURLToPath(new URL('../../../tools/tlog/build.sh', import.meta.url));
 

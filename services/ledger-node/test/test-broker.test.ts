@@ -5,7 +5,6 @@
 // count header, tenants and context handling.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@scriptorium/harness/ports';
 import {
   ENTITY_TYPE,
   entityId,
@@ -14,6 +13,7 @@ import {
   startTestBroker,
   type TestBroker,
 } from '@scriptorium/harness/test-broker';
+import { freePort } from '@scriptorium/test-support/ports';
 import NGSI from 'ngsijs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrokerHttp, readBroker } from '../src/broker/index.ts';

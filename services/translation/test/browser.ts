@@ -2,13 +2,13 @@
 // screenshot folder (.test-results/web-screens/, git-ignored; every screen checked with axe-core first), and the
 // app's own harness, sign-in and browser contexts.
 import type { AddressInfo } from 'node:net';
-import { freePort } from '@scriptorium/harness/ports';
 import {
   accessibilityViolations,
   screenshotDir,
   screenshots as screenshotsIn,
   VIEWPORTS,
 } from '@scriptorium/test-support/browser';
+import { freePort } from '@scriptorium/test-support/ports';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildWeb } from '../src/web/build.ts';

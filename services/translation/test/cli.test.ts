@@ -5,8 +5,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { freePort } from '@scriptorium/harness/ports';
 import { createTestDatabase, type TestDatabase } from '@scriptorium/test-support';
+import { freePort } from '@scriptorium/test-support/ports';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { migrationsFolder } from '../src/db/index.ts';
 

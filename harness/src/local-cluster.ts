@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { NODE_RUNTIME_ENV, NODE_RUNTIME_FLAGS } from '@scriptorium/ledger-node';
 import { buildGenesis } from '@scriptorium/ledger-protocol';
 import { generateKeyPair, type KeyPair } from '@scriptorium/ledger-protocol/keys';
+import { freePort } from '@scriptorium/test-support/ports';
 import { Agent, request } from 'undici';
-import { freePort } from './ports.ts';
 
 /** The ledger node's command-line entry (its package's `./main` export), which every local process runs. */
 export const LEDGER_NODE_MAIN = fileURLToPath(import.meta.resolve('@scriptorium/ledger-node/main'));

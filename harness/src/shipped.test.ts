@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const root = join(import.meta.dirname, '..', '..', '..');
+const root = join(import.meta.dirname, '..', '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 /** The development and test packages: never in a product image, never a product's runtime dependency. */
@@ -37,6 +37,7 @@ function finalStageCopies(dockerfile: string): { from?: string; sources: string[
 const DEV_PATH = new RegExp(
   [
     ...DEV_PACKAGES.map((name) => `(^|/)packages/${name}(/|$)`),
+    '(^|/)harness(/|$)',
     '(^|/)test(/|$)',
     'test-broker',
     'test-receivers',
@@ -63,7 +64,7 @@ describe('the product images', () => {
     expect(lines.slice(last + 1)).toContain('RUN find node_modules/@scriptorium -xtype l -delete');
   });
 
-  it.each([...productDockerfiles, 'packages/harness/Dockerfile'])("%s's build context drops *.test.ts", (path) => {
+  it.each([...productDockerfiles, 'harness/Dockerfile'])("%s's build context drops *.test.ts", (path) => {
     // BuildKit reads <Dockerfile>.dockerignore beside the Dockerfile when there is one, else the root's.
     const own = `${path}.dockerignore`;
     const ignore = read(existsSync(join(root, own)) ? own : '.dockerignore');

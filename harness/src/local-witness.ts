@@ -5,8 +5,8 @@ import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { ALG_COSIGNATURE_V1, formatVerifierKey, logVerifierKey, type WitnessLog } from '@scriptorium/ledger-protocol';
 import { generateKeyPair, type KeyPair, keyFileContent } from '@scriptorium/ledger-protocol/keys';
+import { freePort } from '@scriptorium/test-support/ports';
 import { LEDGER_NODE_MAIN } from './local-cluster.ts';
-import { freePort } from './ports.ts';
 
 export interface LocalWitnessOptions {
   /** The witness's key name, e.g. witness.test/w1. */

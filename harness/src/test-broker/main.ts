@@ -1,5 +1,5 @@
 // The test broker as a process (a pod in the end-to-end suite, a terminal by hand):
-//   node packages/harness/src/test-broker/main.ts --api ngsi-v2 --port 1026 --entities 300 --attrs 10 \
+//   node harness/src/test-broker/main.ts --api ngsi-v2 --port 1026 --entities 300 --attrs 10 \
 //     [--host 0.0.0.0] [--tenant NAME] [--service-path /x] [--tls-cert FILE --tls-key FILE] [--tamper-every-ms 30000]
 // With --tamper-every-ms it restores its previous tamper and tampers the next entity's first
 // attribute on that period, printing one JSON line per change. SIGTERM/SIGINT close it.

@@ -19,7 +19,7 @@ import {
   startServer,
 } from '@scriptorium/translation';
 
-const root = join(import.meta.dirname, '..', '..', '..', '..');
+const root = join(import.meta.dirname, '..', '..', '..');
 const dataDir = process.env.TRANSLATION_DEV_DIR ?? join(root, '.dev', 'translation', 'pgdata');
 const workerSecret = randomBytes(24).toString('base64url');
 const port = process.env.PORT ?? '3000';

@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '@scriptorium/test-support/ports';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../src/ports.ts';
 
 let child: ChildProcess | null = null;
 const dir = mkdtempSync(join(tmpdir(), 'translation-dev-'));
