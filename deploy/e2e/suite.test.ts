@@ -890,13 +890,23 @@ describe('Scriptorium on a real cluster', () => {
         trustedCaSecretRef: { name: 'other-org-ca', key: 'ca.crt' },
       };
       const consensus = { emptyBlockIntervalMs: config.emptyBlockIntervalMs };
+      // Small requests: up to six more validators beside the sample cluster's four on a 2-core node (kind's static
+      // pods request most of a core; with the default 100m each, organization B's validators stayed Pending).
+      const resources = { requests: { cpu: '20m', memory: '96Mi' }, limits: { memory: '512Mi' } };
       const apply = (namespace: string, obj: object) =>
         k.kubectl(['-n', namespace, 'apply', '-f', '-'], { input: JSON.stringify(obj) });
       await apply(ns, {
         apiVersion: 'scriptorium.dev/v1alpha1',
         kind: 'LedgerCluster',
         metadata: { name: 'org-a' },
-        spec: { image: config.ledgerImage, validators: 2, genesis: { chainId: `${ns}.two-orgs` }, consensus, tls },
+        spec: {
+          image: config.ledgerImage,
+          validators: 2,
+          resources,
+          genesis: { chainId: `${ns}.two-orgs` },
+          consensus,
+          tls,
+        },
       });
       const lcReady = (namespace: string, name: string, active: number) =>
         waitFor(
@@ -941,6 +951,7 @@ describe('Scriptorium on a real cluster', () => {
         spec: {
           image: config.ledgerImage,
           validators: 2,
+          resources,
           genesis: { from: { configMapRef: { namespace: ns, name: 'org-a-genesis' }, hash: genesisHash } },
           clusterTokenSecretRef: { name: 'chain-token', key: 'token' },
           externalValidators: await Promise.all(

@@ -1,6 +1,6 @@
 import { HOST_PORT_PATTERN, ORIGIN_PATTERN } from '@scriptorium/ledger-protocol';
 import { z } from 'zod';
-import { conditions, type ObjectMeta, objectStore, quantity, secretKeyRef, secretRef } from './common.ts';
+import { conditions, type ObjectMeta, objectStore, quantity, resources, secretKeyRef, secretRef } from './common.ts';
 
 export const LC_KIND = 'LedgerCluster';
 export const LC_PLURAL = 'ledgerclusters';
@@ -72,6 +72,11 @@ export const ledgerClusterSpec = z
   .object({
     image: z.string().min(1).max(512).describe('Container image of the ledger node.'),
     validators: z.int().max(100).describe('Number of validators the operator runs (scale subresource).'),
+    resources: resources
+      .optional()
+      .describe(
+        "Compute resources of each validator's container, as in a Pod spec (default: requests 100m CPU and 128Mi, limit 512Mi of memory).",
+      ),
     retire: z
       .array(z.string().min(1).max(63))
       .max(100)

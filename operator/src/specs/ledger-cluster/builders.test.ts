@@ -206,6 +206,17 @@ describe('Ingress', () => {
 });
 
 describe('StatefulSet', () => {
+  it("the validator's container takes spec.resources, else the defaults", () => {
+    const container = (lc: ReturnType<typeof fixture>) =>
+      validatorStatefulSet(lc, parsedSpec(lc), 'ledger-v0').spec.template.spec.containers[0];
+    expect(container(fixture()).resources).toEqual({
+      requests: { cpu: '100m', memory: '128Mi' },
+      limits: { memory: '512Mi' },
+    });
+    const small = { requests: { cpu: '25m', memory: '96Mi' }, limits: { memory: '384Mi' } };
+    expect(container(fixture({ resources: small })).resources).toEqual(small);
+  });
+
   it('one replica, its own volume, the pod hardened', () => {
     const lc = fixture({ storage: { size: '5Gi', storageClassName: 'fast' } });
     const sts = validatorStatefulSet(lc, parsedSpec(lc), 'ledger-v1');

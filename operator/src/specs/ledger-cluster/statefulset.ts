@@ -157,7 +157,7 @@ export function validatorStatefulSet(
               args: ['start'],
               ports: [{ name: PORT_NAME, containerPort: NODE_PORT, protocol: 'TCP' }],
               env: validatorEnv(lc, spec, validator),
-              resources: DEFAULT_RESOURCES,
+              resources: spec.resources ?? DEFAULT_RESOURCES,
               startupProbe: {
                 httpGet: { path: '/health', port: PORT_NAME, scheme },
                 periodSeconds: 2,
