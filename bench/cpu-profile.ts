@@ -1,10 +1,10 @@
 // CPU profiles of another process, for the benchmarks that say where a service's time goes: the process is started
-// with `--inspect=127.0.0.1:PORT`, and the bench starts and stops the V8 sampling profiler around exactly the requests
+// with `--inspect=127.0.0.1:PORT`, and the bench starts and stops the engine's sampling profiler around exactly the requests
 // it wants to see (the DevTools protocol over the inspector's WebSocket), so start-up and other requests stay out.
 // The profiles are Chrome's `.cpuprofile` (open them in DevTools or speedscope); `summarize` folds them into the
 // self and total time of each function and of each place (this repository's folders, each npm package, node's own).
 
-/** The `.cpuprofile` document (V8's `Profiler.Profile`). */
+/** The `.cpuprofile` document (the DevTools protocol's `Profiler.Profile`). */
 export interface CpuProfile {
   nodes: {
     id: number;
@@ -78,7 +78,7 @@ export function relativeUrls(profile: CpuProfile, roots: [root: string, as: stri
   };
 }
 
-/** Where a function lives: this repository's folder, an npm package, node's own code, or V8 (GC, the program). */
+/** Where a function lives: this repository's folder, an npm package, node's own code, or the engine itself (GC, the program). */
 export function placeOf(url: string, functionName: string): string {
   if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
   if (url.startsWith('node:')) return 'node';

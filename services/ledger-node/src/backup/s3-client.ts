@@ -1,6 +1,6 @@
-// A small S3 client over undici: path-style URLs (`<endpoint>/<bucket>/<key>`, what S3-compatible stores all
-// serve), SigV4 headers (sigv4.ts), an optional CA for a private endpoint, bounded time per call. Errors name the
-// operation, the key and S3's own error code, never the credentials.
+// A small object-storage client over undici (the Simple Storage Service API): path-style URLs
+// (`<endpoint>/<bucket>/<key>`, what every compatible store serves), signature version 4 headers (sigv4.ts), an optional CA for a private endpoint, bounded time per call. Errors name the
+// operation, the key and the store's own error code, never the credentials.
 import { Agent, request } from 'undici';
 import { type Credentials, sha256Hex, signRequest, uriEncode } from './sigv4.ts';
 
@@ -27,7 +27,7 @@ export class S3Error extends Error {
   }
 }
 
-/** `<Code>` and `<Message>` of an S3 XML error body. */
+/** `<Code>` and `<Message>` of the store's XML error body. */
 function errorOf(body: string): { code: string; message: string } {
   const code = /<Code>([^<]{1,100})<\/Code>/.exec(body)?.[1] ?? '';
   const message = /<Message>([^<]{1,300})<\/Message>/.exec(body)?.[1] ?? '';
