@@ -23,6 +23,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, startTestPostgres } from '@scriptorium/test-support';
 import { freePort } from '@scriptorium/test-support/ports';
+import { seededRandom } from '@scriptorium/test-support/random';
 import type { Permission } from '@scriptorium/translation';
 import {
   authorize,
@@ -46,18 +47,7 @@ const DIRECT_FACTOR = 10;
 const ARMS = ['unknown', 'foreign', 'unknown-again'] as const;
 type Arm = (typeof ARMS)[number];
 
-/** A deterministic PRNG (mulberry32), so a run's seeding and order can be repeated. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = prng(Number(process.env.SEED ?? 20261124));
+const random = seededRandom(Number(process.env.SEED ?? 20261124));
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
 
 // --- statistics ---------------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { seededRandom } from '@scriptorium/test-support/random';
 import { Agent, request } from 'undici';
 
 export interface DroppedRequest {
@@ -29,18 +30,6 @@ export interface DroppingProxy {
   close(): Promise<void>;
 }
 
-/** A small seeded generator (mulberry32): the same seed drops the same requests. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const readAll = (req: IncomingMessage) =>
   new Promise<string>((resolve, reject) => {
     let body = '';
@@ -58,7 +47,7 @@ export async function startDroppingProxy(
   target: string,
   options: { dropRate: number; seed?: number; ca?: Buffer; by?: 'request' | 'change' } = { dropRate: 0.1 },
 ): Promise<DroppingProxy> {
-  const random = seeded(options.seed ?? 1);
+  const random = seededRandom(options.seed ?? 1);
   /** A number in [0, 1) from the notified entities (the same for every subscription's copy of one change). */
   const ofChange = (body: string) => {
     let data: unknown;
