@@ -1,7 +1,7 @@
 // Validator key rotation with REAL ledger nodes under a steady record load: each of the four validators in turn
 // (one `scriptorium.dev/rotate-key` request naming all four, served one at a time), the operator restarted in the
-// middle of a rotation. Checked from outside: the chain never goes longer than 2 round timeouts without a new height
-// (an idle chain makes an empty block every half second), every record a node accepted is final exactly once,
+// middle of a rotation. Checked from outside: no height is decided later than its second round, as its certificate says
+// (a silent old key costs its own turn to propose and nothing else), every record a node accepted is final exactly once,
 // evidence fetched before the rotation still verifies from the genesis file alone (`verifyLightEvidence`), and the
 // chain ends with four validators, none of them an old key.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,9 +20,8 @@ import { PlayedKubelet } from './ledger-pods.ts';
 
 const NAMES = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3'];
 // The round timeout (spec.consensus.roundTimeoutBaseMs; the product's default is 2000). A rotated validator's old
-// key, silent from its restart until its REMOVE is final, costs one round timeout whenever it would propose; the
-// bound of 2 round timeouts leaves the other for the shared machine's scheduling (at 2000 ms, 2 runs in 3 stayed
-// within it at load averages of 11–12 (2.2 s each); one at load 25 waited 4.3 s).
+// key, silent from its restart until its REMOVE is final, costs one round timeout whenever it would propose. 3 s
+// rather than 2 s so that a live proposer's round does not time out on a busy shared machine.
 const ROUND_TIMEOUT_MS = 3000;
 
 let plane: TestControlPlane;
@@ -232,14 +231,19 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
     const progress = await load.stop();
     const accepted = load.accepted;
     const seen = new Map<string, number>();
+    // The round each height was decided in (its seals' round), from the certificates themselves.
+    const decidedIn = new Map<number, number>();
     let scanned = 0;
     await eventually(
       'every accepted record final',
       async () => {
         // Each final block is read once (a node answers a burst of reads from one source with 429).
         const tip = (await chainOf('ledger-v0'))?.height ?? 0;
-        for (; scanned < tip; scanned++)
-          for (const r of (await block('ledger-v0', scanned + 1)).records) seen.set(r.id, (seen.get(r.id) ?? 0) + 1);
+        for (; scanned < tip; scanned++) {
+          const b = await block('ledger-v0', scanned + 1);
+          decidedIn.set(scanned + 1, Math.max(...b.commit_signatures.map((s) => s.round)));
+          for (const r of b.records) seen.set(r.id, (seen.get(r.id) ?? 0) + 1);
+        }
         return [...accepted].every((id) => seen.has(id));
       },
       120_000,
@@ -251,13 +255,14 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
     console.log(
       `rotation: an active key run by nobody for ${reduced.map((w) => `${w.toFixed(1)} s`).join(', ')} (restart to ` +
         `REMOVE final, as the test saw it), of which n + 1 active keys for ${progress.windows.map((w) => `${(w / 1000).toFixed(1)} s`).join(', ')}; ` +
-        `longest wait for a new height ${progress.longestGap} ms (${progress.gapAt})`,
+        `longest wait for a new height ${progress.longestGap} ms (${progress.gapAt}); heights decided in each ` +
+        `round: ${JSON.stringify(Object.fromEntries([...Map.groupBy(decidedIn.values(), (r) => r)].map(([r, hs]) => [r, hs.length])))}`,
     );
     expect(progress.windows).toHaveLength(NAMES.length);
-    // No height waited longer than 2 round timeouts.
-    expect(progress.longestGap, `longest wait for a new height: ${progress.gapAt}`).toBeLessThanOrEqual(
-      2 * ROUND_TIMEOUT_MS,
-    );
+    // No height lost more than one round: a silent old key costs its own turn to propose, nothing else. Read from
+    // the certificates, not the wall clock, which on a shared machine also measures everything else running.
+    const late = [...decidedIn].filter(([, r]) => r > 1).map(([h, r]) => `height ${h} in round ${r}`);
+    expect(late, `wall-clock gap ${progress.longestGap} ms at ${progress.gapAt}`).toEqual([]);
 
     // The chain's set is the four new keys; the old evidence still verifies, and so does new evidence of the same
     // record, which now proves across eight membership changes.
