@@ -40,9 +40,16 @@ export function attributeValue(i: number, j: number): unknown {
 /** Attribute j of entity i in the API's normalized representation. */
 export function attribute(api: BrokerApi, i: number, j: number, value = attributeValue(i, j)): Record<string, unknown> {
   if (api === 'ngsi-v2') return { value, type: v2Type(value) };
-  if (j === 9)
-    return { type: 'Relationship', object: `urn:ngsi-ld:Site:${typeof value === 'number' ? value : i % 50}` };
+  if (j === 9) return { type: 'Relationship', object: `urn:ngsi-ld:Site:${siteOf(i, value)}` };
   return { type: 'Property', value };
+}
+
+/** The site a Relationship points to: the seeded value's own, or one that changes whenever a given value does. */
+function siteOf(i: number, value: unknown): string {
+  if (typeof value === 'number') return String(value);
+  // A string (a tamper's marker) must move the object too, or the write changes nothing a watcher can see.
+  if (typeof value === 'string') return value.replace(/[^A-Za-z0-9-]/g, '-');
+  return String(i % 50);
 }
 
 function v2Type(value: unknown): string {
