@@ -1,12 +1,18 @@
-// Gives the memory of an allocation burst back to the OS.
+// Gives the memory of an allocation burst back to the OS, once the burst is over.
 //
 // Node 24's JavaScript engine keeps every heap page a garbage collection frees in a pool for later reuse, resident, and
 // releases the pool only on a "last resort" collection (or a memory-pressure notification, which Node does not
-// expose). A burst of allocation, such as a watcher's first pass over 100k entities (2M records built, gossiped
-// and applied), therefore leaves a node's RSS at its peak for good: measured at 20k entities, 65 MiB of heap
-// and 164 MiB of resident 256 KiB heap pages. The trimmer watches the gap between the RSS and what the JavaScript
-// heap and the Buffers account for, and when it has grown by more than `slackBytes` over the lowest gap seen, runs one
-// last-resort collection (a pause of 0.1–0.3 s on a 100 MiB heap), which unmaps the pooled pages.
+// expose). It also grows the young generation with the allocation rate (up to 64 MiB a semi-space, 128 MiB
+// committed) and keeps it. A burst of allocation, such as a watcher's first pass over 100k entities (2M records
+// built, gossiped and applied), therefore leaves a node's RSS at its peak for good: measured at 20k entities, 65 MiB of
+// heap and 164 MiB of resident 256 KiB heap pages. The trimmer watches what the process holds beyond its live heap
+// and its Buffers, and when that has grown by more than `slackBytes` over the lowest seen AND the event loop was idle
+// since the last check, runs one last-resort collection (a pause of 0.1–0.3 s on a 100 MiB heap), which unmaps the
+// pooled pages and shrinks the young generation back to 1 MiB.
+//
+// Why only when idle: under load the pooled pages and a large young generation are what keep the allocation fast (a
+// young generation capped at 8 MiB and a collection every few seconds cost the consensus path ~40 % of its
+// throughput); memory is given back when the burst is over, not taxed while it runs.
 //
 // The collection needs the `gc` function of --expose-gc (NODE_RUNTIME_FLAGS); without it (a node started inside
 // another process, as tests do) the trimmer does nothing.
@@ -16,7 +22,7 @@ type GcFunction = (options: { type: 'major'; execution: 'sync'; flavor: 'last-re
 
 export interface MemoryReading {
   rss: number;
-  heapTotal: number;
+  heapUsed: number;
   external: number;
 }
 
@@ -37,15 +43,35 @@ export interface MemoryTrimOptions {
   slackBytes?: number;
   /** How often start() checks (default 2 s). */
   intervalMs?: number;
+  /** The event loop's utilization (0–1) since the previous call (default: performance.eventLoopUtilization). */
+  busy?: () => number;
+  /** A collection runs only when the loop was busy less than this since the last check (default 0.1). */
+  idleBelow?: number;
   /** Called after each collection. */
   onTrim?: (trim: MemoryTrim) => void;
 }
 
 export const DEFAULT_TRIM_SLACK_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_TRIM_INTERVAL_MS = 2_000;
+export const DEFAULT_TRIM_IDLE_BELOW = 0.1;
 
-/** RSS beyond what the JavaScript heap and the Buffers hold: the binary, code, malloc, and the pooled pages. */
-export const unaccountedBytes = (m: MemoryReading): number => m.rss - m.heapTotal - m.external;
+/**
+ * RSS beyond the live JavaScript heap and the Buffers: the binary, code, malloc, the pooled pages and the committed
+ * but unused heap (a grown young generation among it).
+ */
+export const unaccountedBytes = (m: MemoryReading): number => m.rss - m.heapUsed - m.external;
+
+/** The event loop's utilization since the previous call, from the process's own accounting. */
+function loopUtilization(): () => number {
+  let last = performance.eventLoopUtilization();
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const since = performance.eventLoopUtilization(now, last);
+    last = now;
+    // Before the loop has run (no time counted yet) nothing says it is idle.
+    return Number.isFinite(since.utilization) ? since.utilization : 1;
+  };
+}
 
 export class MemoryTrimmer {
   private readonly gc: GcFunction | undefined;
@@ -53,6 +79,8 @@ export class MemoryTrimmer {
   private readonly slackBytes: number;
   private readonly intervalMs: number;
   private readonly onTrim: ((trim: MemoryTrim) => void) | undefined;
+  private readonly busy: () => number;
+  private readonly idleBelow: number;
   /** The lowest gap seen: what the process needs besides the heap when no pages are pooled. */
   private floor = Number.POSITIVE_INFINITY;
   private timer: NodeJS.Timeout | undefined;
@@ -63,6 +91,8 @@ export class MemoryTrimmer {
     this.slackBytes = options.slackBytes ?? DEFAULT_TRIM_SLACK_BYTES;
     this.intervalMs = options.intervalMs ?? DEFAULT_TRIM_INTERVAL_MS;
     this.onTrim = options.onTrim;
+    this.busy = options.busy ?? loopUtilization();
+    this.idleBelow = options.idleBelow ?? DEFAULT_TRIM_IDLE_BELOW;
   }
 
   /** Whether collections can run at all (--expose-gc). */
@@ -70,13 +100,17 @@ export class MemoryTrimmer {
     return this.gc !== undefined;
   }
 
-  /** Collects when the gap has grown by more than the slack; the trim, if one ran. */
+  /** Collects when the gap has grown by more than the slack and the loop was idle; the trim, if one ran. */
   check(): MemoryTrim | undefined {
     if (!this.gc) return undefined;
+    // Read every time, so that the window is always "since the last check".
+    const busy = this.busy();
     const before = this.read();
     const gap = unaccountedBytes(before);
     if (gap < this.floor) this.floor = gap;
     if (gap - this.floor <= this.slackBytes) return undefined;
+    // Still busy: the burst is not over, and a collection now would tax it. The next idle check collects.
+    if (busy >= this.idleBelow) return undefined;
     const t0 = performance.now();
     this.gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     const ms = performance.now() - t0;
