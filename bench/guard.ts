@@ -351,7 +351,7 @@ export function formatJudgment(j: PartJudgment): string[] {
       label,
       now,
       `${fmt(f.best as number)} ${f.figure.unit}`,
-      w <= 0 ? `${pct(-w)} better` : `${pct(w)} worse`,
+      w === 0 ? 'equal' : w < 0 ? `${pct(-w)} better` : `${pct(w)} worse`,
       toleranceText(f),
       runText(f.bestRun as HistoryEntry),
     ]);
