@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // Three projects: `unit` runs pure logic beside its code (src/**/*.test.ts, sim/**/*.test.ts, a browser app's
-// web/**/*.test.ts, and the check of
+// web/**/*.test.ts, the benchmarks' regression guard bench/*.test.ts, and the check of
 // the monitoring files in deploy/monitoring);
 // `integration` runs tests that start real processes, servers and PostgreSQL (test/**/*.test.ts);
 // `e2e` runs deploy/e2e on a real cluster (make e2e-local, make e2e-kind; not part of make test).
@@ -18,6 +18,7 @@ export default defineConfig({
             `${parts}/sim/**/*.test.ts`,
             'services/*/web/**/*.test.ts',
             'tools/**/*.test.ts',
+            'bench/*.test.ts',
             'deploy/monitoring/**/*.test.ts',
           ],
           testTimeout: 20_000,
