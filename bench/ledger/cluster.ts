@@ -18,10 +18,16 @@ export const LEDGER_BENCH_ENV = {
   NODE_CONSENSUS__EMPTY_BLOCK_INTERVAL_MS: '500',
 };
 
-/** Runs load.ts in its own process with `options` (LoadOptions and the cluster's token). */
-export function runLoad(options: Partial<LoadOptions> & Record<string, unknown>): Promise<LoadResult> {
+/**
+ * Runs load.ts in its own process with `options` (LoadOptions and the cluster's token); `script`: another load
+ * generator with the same input and output (bench/peers/comet-load.ts).
+ */
+export function runLoad(
+  options: Partial<LoadOptions> & Record<string, unknown>,
+  script = join(import.meta.dirname, 'load.ts'),
+): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(import.meta.dirname, 'load.ts'), JSON.stringify(options)], {
+    const child = spawn(process.execPath, [script, JSON.stringify(options)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
