@@ -128,7 +128,11 @@ interface ProxyFigures {
   /** CPU of the proxy's process per request in the throughput phase (ours: the service, and PostgreSQL apart). */
   cpuMsPerRequest: number;
   postgresCpuMsPerRequest?: number;
-  oneConnection: { proxy: Load['latencyMs']; upstream: Load['latencyMs']; addedMs: { p50: number; p99: number } };
+  oneConnection: {
+    proxy: Load['latencyMs'];
+    upstream: Load['latencyMs'];
+    addedMs: { p50: number; p99: number; mean: number };
+  };
 }
 
 type Request = { url: string; method: string; headers: Record<string, string>; body: string };
@@ -162,6 +166,8 @@ async function measureProxy(
       addedMs: {
         p50: round1(seq.latencyMs.p50 - direct.latencyMs.p50),
         p99: round1(seq.latencyMs.p99 - direct.latencyMs.p99),
+        // autocannon's percentiles are whole milliseconds; its mean is not, and tells sub-millisecond differences.
+        mean: Math.round((seq.latencyMs.mean - direct.latencyMs.mean) * 100) / 100,
       },
     },
   };
@@ -317,6 +323,7 @@ function rowsOf(round: Round): Row[] {
     proxy('64 connections', 'req/s', 'higher', (p) => p.requestsPerSecond);
     proxy('one connection: added p50', 'ms', 'lower', (p) => p.oneConnection.addedMs.p50);
     proxy('one connection: added p99', 'ms', 'lower', (p) => p.oneConnection.addedMs.p99);
+    proxy('one connection: added mean', 'ms', 'lower', (p) => p.oneConnection.addedMs.mean);
     proxy('CPU per request (process)', 'ms', 'lower', (p) => p.cpuMsPerRequest);
     proxy('CPU per request (+ PostgreSQL)', 'ms', 'lower', (p) => p.cpuMsPerRequest + (p.postgresCpuMsPerRequest ?? 0));
   }
