@@ -4,69 +4,31 @@
 // upstream), service CPU per request and where the machine's CPU went, and the service's RSS (summed over its
 // REPLICAS processes, default 2, sharing the port with REUSE_PORT). Writes bench/results/translation.json.
 //   BENCH=translation make bench          (DURATION=10 s per phase, RATE=1500 req/s for the latency phase, REPLICAS=2)
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { openSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { FAKE_API_KEY, startFakeOpenAI } from '@scriptorium/harness/translation-fakes';
 import { createTestDatabase, startTestPostgres } from '@scriptorium/test-support';
 import { freePort } from '@scriptorium/test-support/ports';
-import { createOrganization, ensureUser, issueApiKey, migrate, openDatabase } from '@scriptorium/translation';
-import { cpuSeconds, postgresCpuSeconds, postmasterOf } from '../proc-cpu.ts';
+import { cpuSeconds, postgresCpuSeconds } from '../proc-cpu.ts';
+import {
+  load,
+  machineCpuSeconds,
+  postmasterOfDatabase,
+  rssMiB,
+  seedBenchOrganization,
+  serviceEnv,
+  startReplicas,
+  TRANSLATE_BODY,
+} from './setup.ts';
 
-const run = promisify(execFile);
 const here = import.meta.dirname;
-const root = join(here, '..', '..');
 const DURATION = Math.max(3, Math.min(60, Number(process.env.DURATION ?? 10)));
 const RATE = Math.max(100, Number(process.env.RATE ?? 1500));
 const CONNECTIONS = 64;
 // Service processes sharing the port (REUSE_PORT): the spec'd deployment runs replicas; 2 = one per core here.
 const REPLICAS = Math.max(1, Math.min(8, Number(process.env.REPLICAS ?? 2)));
-
-interface Load {
-  requestsPerSecond: number;
-  total: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
-  cpuMs: number;
-}
-
-async function load(opts: Record<string, unknown>): Promise<Load> {
-  const { stdout } = await run(process.execPath, [join(here, 'load.ts'), JSON.stringify(opts)], {
-    maxBuffer: 1 << 20,
-    timeout: (DURATION + 60) * 1000,
-  });
-  return JSON.parse(stdout.trim().split('\n').pop()!) as Load;
-}
-
-/** Busy and total CPU seconds of the whole machine so far (all cores, from /proc/stat). */
-function machineCpuSeconds(): { busy: number; total: number } {
-  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
-  const t = ticks.map(Number);
-  const total = t.reduce((a, b) => a + b, 0);
-  const idle = (t[3] ?? 0) + (t[4] ?? 0); // idle + iowait
-  return { busy: (total - idle) / 100, total: total / 100 };
-}
-
-/** Listening TCP sockets on 127.0.0.1:`port` (IPv4, from /proc/net/tcp). */
-function listeners(port: number): number {
-  const local = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
-  return readFileSync('/proc/net/tcp', 'utf8')
-    .split('\n')
-    .filter((line) => {
-      const f = line.trim().split(/\s+/);
-      return f[1] === local && f[3] === '0A';
-    }).length;
-}
-
-function rssMiB(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { rss: Math.round(kib('VmRSS') / 1024), peak: Math.round(kib('VmHWM') / 1024) };
-}
 
 const pgServer = await startTestPostgres();
 const testDb = await createTestDatabase(pgServer.url, 'bench_translation');
@@ -75,72 +37,16 @@ const fake = await startFakeOpenAI({ latencyMs: 0, usage: { tokensIn: 700, token
 const services: ChildProcess[] = [];
 try {
   // Seed: one organization with room for the whole run.
-  const database = await openDatabase(testDb.url);
-  await migrate(database);
-  const userId = await ensureUser(database, 'bench@example.com');
-  const orgId = await createOrganization(database, { name: 'bench', planId: 'enterprise', ownerId: userId });
-  await database.query('UPDATE plans SET quota_tokens = 1e15 WHERE id = $1', ['enterprise']);
-  await database.query('UPDATE organizations SET daily_budget_micros = 1e15 WHERE id = $1', [orgId]);
-  const { apiKey } = await issueApiKey(database, { userId, orgId, defaultPlan: 'enterprise', actor: 'operator' });
-  await database.close();
+  const apiKey = await seedBenchOrganization(testDb.url);
 
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
-  const env = {
-    PATH: process.env.PATH ?? '',
-    DATABASE_URL: testDb.url,
-    DATABASE__POOL_MAX: '20',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    REUSE_PORT: 'true',
-    WORKER_SECRET: 'bench-worker-secret-0123456789abcdef',
-    PROVIDER__KIND: 'openai',
-    PROVIDER__BASE_URL: fake.url,
-    PROVIDER__API_KEY: FAKE_API_KEY,
-    RATE_LIMITS: JSON.stringify([{ route: '/api/v1/translate', requestsPerMinute: 100_000_000 }]),
-    LOG_LEVEL: 'info',
-    // Experiments: SERVICE_ENV='{"LOG_LEVEL":"warn"}' overrides any of the above.
-    ...(JSON.parse(process.env.SERVICE_ENV ?? '{}') as Record<string, string>),
-  };
-  for (let r = 0; r < REPLICAS; r++) {
-    const child = spawn(process.execPath, [...nodeArgs, join(root, 'services/translation/src/main.ts'), 'serve'], {
-      env,
-      // SERVICE_LOG=<file>: keep the replicas' log lines for a look after the run (else /dev/null, as in production
-      // a log shipper would read them outside the service).
-      stdio: ['ignore', process.env.SERVICE_LOG ? openSync(process.env.SERVICE_LOG, 'a') : 'ignore', 'inherit'],
-    });
-    services.push(child);
-    // A replica is up when the port has one more listening socket (each REUSE_PORT process has its own).
-    for (let i = 0; listeners(port) <= r; i++) {
-      if (i >= 300 || child.exitCode !== null) throw new Error(`replica ${r} did not listen within 60 s`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
+  const env = serviceEnv({ databaseUrl: testDb.url, port, upstreamUrl: fake.url });
+  services.push(...(await startReplicas({ env, port, replicas: REPLICAS, nodeArgs })));
   const pids = services.map((c) => c.pid!);
   const serviceCpu = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
-  for (let i = 0; i < 150; i++) {
-    if (
-      await fetch(`${base}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-
-  const body = JSON.stringify({
-    sourceLocale: 'en',
-    targetLocale: 'de',
-    tier: 'cheap',
-    items: Array.from({ length: 10 }, (_, i) => ({
-      id: `string-${i}`,
-      text: `Your changes to {project} were saved ${i} minutes ago. <b>Undo</b>`,
-    })),
-    style: { tone: 'friendly' },
-    glossary: [{ term: 'Scriptorium', target: null, neverTranslate: true }],
-  });
+  const body = TRANSLATE_BODY;
   const translate = {
     url: `${base}/api/v1/translate`,
     method: 'POST',
@@ -162,11 +68,7 @@ try {
   await load({ ...translate, connections: CONNECTIONS, duration: Math.min(5, DURATION) });
 
   // The PostgreSQL server's postmaster: the parent of any backend of this database.
-  const probe = await openDatabase(testDb.url);
-  const [backend] = await probe.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-  // Read while the backend lives: closing the connection ends it.
-  const postmaster = postmasterOf(backend!.pid);
-  await probe.close();
+  const postmaster = await postmasterOfDatabase(testDb.url);
 
   console.log(`throughput: ${DURATION} s, ${CONNECTIONS} connections …`);
   const cpu0 = serviceCpu();
