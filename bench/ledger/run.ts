@@ -2,55 +2,17 @@
 // Measures finalized records/s and submit-to-finality latency (p50/p99) for N = 4, 7, 10; the
 // catch-up speed of a fresh node (blocks/s); and Merkle proofs verified per second.
 // Then runs the core benchmark (bench/ledger/core.ts). Writes bench/results/ledger.json.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
+import type { LocalNode } from '@scriptorium/harness/local-cluster';
 import { type Block, nobleSha256, proofFor, verifyProof } from '@scriptorium/ledger-protocol';
+import { benchCluster, loadTarget, runLoad, startWarm } from '../validators.ts';
 
 const here = import.meta.dirname;
 const quick = process.env.BENCH_QUICK === '1';
 const sizes = (process.env.BENCH_LEDGER_SIZES ?? '4,7,10').split(',').map(Number);
-
-interface LoadResult {
-  mode: string;
-  submitted: number;
-  accepted: number;
-  finalized: number;
-  unfinalized: number;
-  records_per_second: number;
-  latency_ms: { p50: number; p99: number; max: number };
-}
-
-function runLoad(options: Record<string, unknown>): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(here, 'load.ts'), JSON.stringify(options)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve(JSON.parse(out.trim().split('\n').at(-1) as string))
-        : reject(new Error(`load exited ${code}`)),
-    );
-  });
-}
-
-const nodeEnv = {
-  LOG_LEVEL: 'warn',
-  NODE_RATE_LIMIT__RPS: '1000000',
-  NODE_RATE_LIMIT__BURST: '1000000',
-  NODE_MEMPOOL__MAX_RECORDS: '500000',
-  MAX_BODY_BYTES: String(32 * 1024 * 1024),
-  NODE_SYNC__INTERVAL_MS: '1000',
-  NODE_PEERS__ANNOUNCE_INTERVAL_MS: '5000',
-  // Idle heartbeat blocks every 500 ms, as before the empty-block interval existed (the warm-up counts them).
-  NODE_CONSENSUS__EMPTY_BLOCK_INTERVAL_MS: '500',
-};
 
 const results: Record<string, unknown> = {
   machine: {
@@ -67,25 +29,10 @@ let catchup: Record<string, number> | undefined;
 let sampleBlock: Block | undefined;
 
 for (const n of sizes) {
-  const cluster = await LocalCluster.create({ size: n, roundTimeoutMs: 2000, env: nodeEnv });
+  const cluster = await benchCluster({ size: n });
   try {
-    await cluster.startAll();
-    // Warm up: processes start at different times on two cores, so the first heights may need round
-    // changes (with growing timeouts). Measure once every node has seen a few heartbeat blocks.
-    const heights = await Promise.all(cluster.nodes.map((x) => cluster.height(x).catch(() => 0)));
-    const warm = Math.max(...heights) + 3;
-    await Promise.all(
-      cluster.nodes.map((x) =>
-        cluster.waitFor(
-          `${x.nodeId} warm`,
-          () => cluster.height(x),
-          (h) => h >= warm,
-          180_000,
-        ),
-      ),
-    );
-    const urls = cluster.nodes.map((x) => x.url);
-    const base = { urls, token: cluster.token, concurrency: 1, maxOutstanding: 0 };
+    await startWarm(cluster);
+    const base = { ...loadTarget(cluster), concurrency: 1, maxOutstanding: 0 };
     // The node's own view: mean time from a record entering node 0's mempool to its block being final there.
     const first = cluster.nodes[0] as LocalNode;
     const finality = async () => {
