@@ -8,9 +8,10 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
+import type { LocalNode } from '@scriptorium/harness/local-cluster';
 import { createTestS3Tls, startTestS3 } from '@scriptorium/test-support/s3';
 import { cpuSeconds } from '../proc-cpu.ts';
+import { benchCluster, loadTarget, runLoad } from '../validators.ts';
 
 const here = import.meta.dirname;
 const MAIN = join(here, '../../services/ledger-node/src/main.ts');
@@ -20,18 +21,7 @@ const BUCKET = 'bench-backups';
 const dir = mkdtempSync(join(tmpdir(), 'bench-ledger-backup-'));
 const tls = createTestS3Tls(dir);
 const s3 = await startTestS3({ tls, buckets: [BUCKET] });
-const cluster = await LocalCluster.create({
-  size: 4,
-  roundTimeoutMs: 2000,
-  env: {
-    LOG_LEVEL: 'warn',
-    NODE_RATE_LIMIT__RPS: '1000000',
-    NODE_RATE_LIMIT__BURST: '1000000',
-    NODE_MEMPOOL__MAX_RECORDS: '500000',
-    MAX_BODY_BYTES: String(32 * 1024 * 1024),
-    NODE_CONSENSUS__EMPTY_BLOCK_INTERVAL_MS: '500',
-  },
-});
+const cluster = await benchCluster({ size: 4 });
 const node0 = cluster.nodes[0] as LocalNode;
 
 interface CommandRun {
@@ -81,25 +71,6 @@ function command(name: string, prefix: string, env: Record<string, string> = {})
   });
 }
 
-function runLoad(
-  options: Record<string, unknown>,
-): Promise<{ finalized: number; latency_ms: { p50: number; p99: number; max: number }; records_per_second: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(here, '../ledger/load.ts'), JSON.stringify(options)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve(JSON.parse(out.trim().split('\n').at(-1) as string))
-        : reject(new Error(`load exited ${code}`)),
-    );
-  });
-}
-
 const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 const results: Record<string, unknown> = {
   at: new Date().toISOString(),
@@ -113,14 +84,13 @@ const results: Record<string, unknown> = {
 
 try {
   await cluster.startAll();
-  const urls = cluster.nodes.map((n) => n.url);
+  const target = loadTarget(cluster);
   // 1. The chain: RECORDS records through consensus (closed loop, as the ledger benchmark's throughput run).
   const fillStarted = performance.now();
   let filled = 0;
   while (filled < RECORDS) {
     const r = await runLoad({
-      urls,
-      token: cluster.token,
+      ...target,
       mode: 'throughput',
       durationMs: 60_000,
       batch: 500,
@@ -189,8 +159,7 @@ try {
     const started = performance.now();
     const backup = withBackup ? command('backup', `during-load-${Date.now()}`) : undefined;
     const load = await runLoad({
-      urls,
-      token: cluster.token,
+      ...target,
       mode: 'rate',
       durationMs: 30_000,
       batch: 100,

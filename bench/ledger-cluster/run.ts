@@ -10,27 +10,17 @@ import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startTestControlPlane } from '@scriptorium/kube-testenv';
-import { buildCrds, Operator } from '@scriptorium/operator';
+import { Operator } from '@scriptorium/operator';
 import type { KubeObject } from '@scriptorium/operator/kube';
 import { KubeClient, RESOURCES, resourcePath } from '@scriptorium/operator/kube';
 import { freePort } from '@scriptorium/test-support/ports';
 import pino from 'pino';
+import { createNamespace, installCrds, sleep, until } from '../control-plane.ts';
 
 const N = Number(process.env.BENCH_LEDGER_CLUSTERS ?? 25);
 const STEADY_MS = 20_000;
 const LIMIT_MS = 240_000;
 const repo = join(import.meta.dirname, '..', '..');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    await sleep(500);
-  }
-  throw new Error(`bench: timed out waiting for ${what}`);
-}
 
 const load = loadavg()[0] ?? 0;
 const plane = await startTestControlPlane({ controllerManagerArgs: ['--kube-api-qps=200', '--kube-api-burst=400'] });
@@ -38,27 +28,9 @@ const client = new KubeClient(plane.kubeConfig);
 const closedPort = await freePort();
 let operator: Operator | undefined;
 try {
-  for (const crd of Object.values(buildCrds())) {
-    const name = (crd.metadata as { name: string }).name;
-    await client.request('PATCH', resourcePath(RESOURCES.CustomResourceDefinition, undefined, name), {
-      body: crd,
-      contentType: 'application/apply-patch+yaml',
-      query: { fieldManager: 'bench', force: true },
-    });
-  }
-  await until(
-    'LedgerCluster served',
-    async () =>
-      client.request('GET', resourcePath(RESOURCES.LedgerCluster, 'default')).then(
-        () => true,
-        () => false,
-      ),
-    60_000,
-  );
+  await installCrds(client);
   const ns = 'bench-ledger';
-  await client.request('POST', resourcePath(RESOURCES.Namespace), {
-    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
-  });
+  await createNamespace(client, ns);
   const operatorClient = new KubeClient(plane.kubeConfig);
   operator = new Operator({
     client: operatorClient,
@@ -71,7 +43,7 @@ try {
     ledgerNodeUrl: () => `http://127.0.0.1:${closedPort}`,
   });
   await operator.start();
-  await until('operator ready', async () => operator?.ready, 60_000);
+  await until('operator ready', async () => operator?.ready, 60_000, 500);
 
   const cpu0 = process.cpuUsage();
   const t0 = Date.now();
@@ -92,6 +64,7 @@ try {
       return all.items.filter((lc) => lc.status?.members?.length === 4).length === N;
     },
     LIMIT_MS,
+    500,
   );
   const firstPassMs = Date.now() - t0;
   const cpu = process.cpuUsage(cpu0);

@@ -8,53 +8,18 @@
 // same way, so both carry the poller's requests). The load average is read at the start and
 // the end of every run. Targets (the issue): throughput and p99 within 5 % of the runs without witnesses; finality →
 // cosigned checkpoint p99 ≤ 2 s. Writes bench/results/ledger-witness.json.
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
+import type { LocalCluster, LocalNode } from '@scriptorium/harness/local-cluster';
 import { LocalWitness, witnessLogOf } from '@scriptorium/harness/local-witness';
 import { defaultOrigin, type WitnessStatusBody } from '@scriptorium/ledger-protocol';
+import { benchCluster, loadTarget, runLoad, startWarm } from '../validators.ts';
 
 const here = import.meta.dirname;
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 3);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000);
 const CHAIN = 'bench-witness';
-
-interface LoadResult {
-  finalized: number;
-  records_per_second: number;
-  latency_ms: { p50: number; p99: number; max: number };
-  unfinalized: number;
-}
-
-function runLoad(options: Record<string, unknown>): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(here, '..', 'ledger', 'load.ts'), JSON.stringify(options)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve(JSON.parse(out.trim().split('\n').at(-1) as string))
-        : reject(new Error(`load exited ${code}`)),
-    );
-  });
-}
-
-const nodeEnv = {
-  LOG_LEVEL: 'warn',
-  NODE_RATE_LIMIT__RPS: '1000000',
-  NODE_RATE_LIMIT__BURST: '1000000',
-  NODE_MEMPOOL__MAX_RECORDS: '500000',
-  MAX_BODY_BYTES: String(32 * 1024 * 1024),
-  NODE_SYNC__INTERVAL_MS: '1000',
-  NODE_PEERS__ANNOUNCE_INTERVAL_MS: '5000',
-  NODE_CONSENSUS__EMPTY_BLOCK_INTERVAL_MS: '500',
-};
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -104,7 +69,7 @@ function watchWitnessing(cluster: LocalCluster, node: LocalNode) {
 }
 
 async function oneRun(withWitnesses: boolean) {
-  const cluster = await LocalCluster.create({ size: 4, roundTimeoutMs: 2000, chainId: CHAIN, env: nodeEnv });
+  const cluster = await benchCluster({ size: 4, chainId: CHAIN });
   const witnesses: LocalWitness[] = [];
   const load = { start: loadavg()[0] as number, end: 0 };
   try {
@@ -130,25 +95,12 @@ async function oneRun(withWitnesses: boolean) {
         NODE_WITNESS__THRESHOLD: '2',
       };
     }
-    await cluster.startAll(env);
-    const heights = await Promise.all(cluster.nodes.map((x) => cluster.height(x).catch(() => 0)));
-    const warm = Math.max(...heights) + 3;
-    await Promise.all(
-      cluster.nodes.map((x) =>
-        cluster.waitFor(
-          `${x.nodeId} warm`,
-          () => cluster.height(x),
-          (h) => h >= warm,
-          180_000,
-        ),
-      ),
-    );
+    await startWarm(cluster, env);
     const first = cluster.nodes[0] as LocalNode;
     const from = (await cluster.height(first)) + 1;
     const watcher = watchWitnessing(cluster, first);
     const rate = await runLoad({
-      urls: cluster.nodes.map((x) => x.url),
-      token: cluster.token,
+      ...loadTarget(cluster),
       concurrency: 1,
       maxOutstanding: 0,
       mode: 'rate',

@@ -6,9 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import type { LocalCluster, LocalNode } from '@scriptorium/harness/local-cluster';
+import type { LocalNode } from '@scriptorium/harness/local-cluster';
 import { type Block, nobleSha256, proofFor, verifyProof } from '@scriptorium/ledger-protocol';
-import { runLoad, startWarmCluster } from './cluster.ts';
+import { benchCluster, loadTarget, runLoad, startWarm } from '../validators.ts';
 
 const here = import.meta.dirname;
 const quick = process.env.BENCH_QUICK === '1';
@@ -29,12 +29,10 @@ let catchup: Record<string, number> | undefined;
 let sampleBlock: Block | undefined;
 
 for (const n of sizes) {
-  let started: LocalCluster | undefined;
+  const cluster = await benchCluster({ size: n });
   try {
-    const cluster = await startWarmCluster(n);
-    started = cluster;
-    const urls = cluster.nodes.map((x) => x.url);
-    const base = { urls, token: cluster.token, concurrency: 1, maxOutstanding: 0 };
+    await startWarm(cluster);
+    const base = { ...loadTarget(cluster), concurrency: 1, maxOutstanding: 0 };
     // The node's own view: mean time from a record entering node 0's mempool to its block being final there.
     const first = cluster.nodes[0] as LocalNode;
     const finality = async () => {
@@ -121,7 +119,7 @@ for (const n of sizes) {
     (results.clusters as unknown[]).push({ validators: n, error: (err as Error).message });
     console.log(`N=${n}: failed: ${(err as Error).message}`);
   } finally {
-    await started?.stopAll();
+    await cluster.stopAll();
   }
 }
 results.catch_up = catchup;

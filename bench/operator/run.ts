@@ -10,27 +10,16 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestControlPlane } from '@scriptorium/kube-testenv';
-import { buildCrds } from '@scriptorium/operator';
 import type { KubeObject } from '@scriptorium/operator/kube';
 import { KubeClient, RESOURCES, resourcePath } from '@scriptorium/operator/kube';
 import { freePort } from '@scriptorium/test-support/ports';
+import { createNamespace, installCrds, sleep, until } from '../control-plane.ts';
 
 const N = Number(process.env.BENCH_OPERATOR_OBJECTS ?? 300);
 const RESYNC_SECONDS = 20;
 const LIMIT_MS = 240_000;
 const repo = join(import.meta.dirname, '..', '..');
 const started = Date.now();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    await sleep(1000);
-  }
-  throw new Error(`bench: timed out waiting for ${what}`);
-}
 
 async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>) {
   let next = 0;
@@ -52,30 +41,9 @@ const client = new KubeClient(plane.kubeConfig);
 let operator: ReturnType<typeof spawn> | undefined;
 let kubeletRunning = true;
 try {
-  for (const crd of Object.values(buildCrds())) {
-    const name = (crd.metadata as { name: string }).name;
-    await client.request('PATCH', resourcePath(RESOURCES.CustomResourceDefinition, undefined, name), {
-      body: crd,
-      contentType: 'application/apply-patch+yaml',
-      query: { fieldManager: 'bench', force: true },
-    });
-  }
-  await until(
-    'CRDs served',
-    async () => {
-      try {
-        await client.request('GET', resourcePath(RESOURCES.TranslationService, 'default'));
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    30_000,
-  );
+  await installCrds(client);
   const ns = 'bench';
-  await client.request('POST', resourcePath(RESOURCES.Namespace), {
-    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
-  });
+  await createNamespace(client, ns);
   await client.request('POST', resourcePath(RESOURCES.Secret, ns), {
     body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db-app' }, stringData: { uri: 'postgres://bench' } },
   });

@@ -17,7 +17,6 @@ import { FAKE_API_KEY, startFakeOpenAI } from '@scriptorium/harness/translation-
 import { createTestDatabase, startTestPostgres } from '@scriptorium/test-support';
 import { freePort } from '@scriptorium/test-support/ports';
 import { connectProfiler, relativeUrls, summarize } from '../cpu-profile.ts';
-import { LEDGER_BENCH_ENV, runLoad, startWarmCluster } from '../ledger/cluster.ts';
 import type { LoadResult } from '../ledger/load-driver.ts';
 import { cpuSeconds, postgresCpuSeconds } from '../proc-cpu.ts';
 import {
@@ -29,6 +28,7 @@ import {
   startReplicas,
   TRANSLATE_BODY,
 } from '../translation/setup.ts';
+import { BENCH_NODE_ENV, benchCluster, runLoad, startWarm } from '../validators.ts';
 import { COMET_SETTINGS, type CometSetting, startCometLocalnet } from './cometbft.ts';
 import { portkeyRequest, portkeyVersion, startPortkey } from './portkey.ts';
 import { printRound, printSummary, type Row } from './table.ts';
@@ -91,8 +91,20 @@ async function measureChain(urls: string[], pids: number[], loadScript?: string,
   return { idleCpuPercentOfCore: round1(idle), offered1000, offered5000, saturation } satisfies ChainFigures;
 }
 
+/** 4 validators as bench/ledger runs them, warmed up (`env(i)`: what node i adds); the caller stops them. */
+async function ourValidators(env: (index: number) => Record<string, string> = () => ({})) {
+  const cluster = await benchCluster({ size: 4 });
+  try {
+    await startWarm(cluster, env);
+  } catch (err) {
+    await cluster.stopAll();
+    throw err;
+  }
+  return cluster;
+}
+
 async function ledgerOurs(): Promise<ChainFigures> {
-  const cluster = await startWarmCluster(4);
+  const cluster = await ourValidators();
   try {
     return await measureChain(
       cluster.nodes.map((n) => n.url),
@@ -377,7 +389,7 @@ try {
       console.log('\nprofile: validator 0 under the closed-loop saturation …');
       const port = await freePort();
       const inspect: Record<string, string> = { NODE_OPTIONS: `--inspect=127.0.0.1:${port}` };
-      const cluster = await startWarmCluster(4, (i) => (i === 0 ? inspect : {}));
+      const cluster = await ourValidators((i) => (i === 0 ? inspect : {}));
       try {
         const profiler = await connectProfiler(port, 500);
         await profiler.start();
@@ -444,7 +456,7 @@ writeFileSync(
       settings: {
         durations: T,
         ledger: {
-          ours: { validators: 4, env: LEDGER_BENCH_ENV, roundTimeoutMs: 2000 },
+          ours: { validators: 4, env: BENCH_NODE_ENV, roundTimeoutMs: 2000 },
           cometbft: Object.fromEntries(
             Object.entries(COMET_SETTINGS).map(([name, changes]) => [
               name,

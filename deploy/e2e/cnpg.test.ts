@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { keysCreateArgs } from '@scriptorium/operator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, repoRoot } from './config.ts';
+import { applyCrds, createNamespace, installOperator } from './install.ts';
 import { condition, http, type KubeObject, kube, type PortForward, portForward, waitFor } from './kube.ts';
 
 const enabled = process.env.E2E_CNPG === '1';
@@ -56,26 +57,9 @@ describe.skipIf(!enabled)('a TranslationService on CloudNativePG (spec.database.
         timeoutMs: 320_000,
       },
     );
-    await k.kubectl(['apply', '--server-side', '--force-conflicts', '-f', join(repoRoot, 'crds')]);
-    await k.kubectl(['create', 'namespace', ns]);
-    await k.helm([
-      'install',
-      release,
-      join(repoRoot, 'charts/scriptorium-operator'),
-      '-n',
-      ns,
-      '--set',
-      `image.repository=${config.operatorImage.repository}`,
-      '--set',
-      `image.tag=${config.operatorImage.tag}`,
-      '--set',
-      `image.pullPolicy=${config.pullPolicy}`,
-      '--set',
-      `operator.watchNamespace=${ns}`,
-      '--wait',
-      '--timeout',
-      `${config.waitMs / 1000}s`,
-    ]);
+    await applyCrds(k);
+    await createNamespace(k, ns);
+    await installOperator(k, config, ns, release);
   }, 900_000);
 
   afterAll(async () => {

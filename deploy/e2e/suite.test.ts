@@ -14,6 +14,7 @@ import { createClusterCa } from '@scriptorium/operator/ledger';
 import { hasChromium, launchBrowser } from '@scriptorium/test-support/browser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, repoRoot } from './config.ts';
+import { applyCrds, createNamespace, installOperator } from './install.ts';
 import {
   condition,
   http,
@@ -93,8 +94,7 @@ beforeAll(async () => {
       );
     }
   }
-  await k.kubectl(['create', 'namespace', ns]);
-  await k.kubectl(['label', 'namespace', ns, 'app.kubernetes.io/part-of=scriptorium-e2e']);
+  await createNamespace(k, ns);
 }, 120_000);
 
 afterEach(async (ctx) => {
@@ -136,38 +136,8 @@ async function diagnose(): Promise<void> {
 describe('Scriptorium on a real cluster', () => {
   it('installs the CRDs and the operator chart with helm; the operator holds its Lease', () =>
     journey('operator', async () => {
-      // The checkout's CRDs (helm installs a chart's crds/ only when they are missing, and never removes them).
-      await k.kubectl(['apply', '--server-side', '--force-conflicts', '-f', join(repoRoot, 'crds')]);
-      // Polled rather than `kubectl wait`, which fails at once on a CRD created a moment ago (no status.conditions yet).
-      await waitFor(
-        'the CRDs to be Established',
-        async () => {
-          for (const crd of ['translationservices.scriptorium.dev', 'ledgerclusters.scriptorium.dev']) {
-            const obj = await k.getJson(['crd', crd]);
-            if (condition(obj, 'Established')?.status !== 'True') return undefined;
-          }
-          return true;
-        },
-        { timeoutMs: 60_000, intervalMs: 1000 },
-      );
-      await k.helm([
-        'install',
-        release,
-        join(repoRoot, 'charts/scriptorium-operator'),
-        '-n',
-        ns,
-        '--set',
-        `image.repository=${config.operatorImage.repository}`,
-        '--set',
-        `image.tag=${config.operatorImage.tag}`,
-        '--set',
-        `image.pullPolicy=${config.pullPolicy}`,
-        '--set',
-        `operator.watchNamespace=${ns}`,
-        '--wait',
-        '--timeout',
-        `${config.waitMs / 1000}s`,
-      ]);
+      await applyCrds(k);
+      await installOperator(k, config, ns, release);
       await k.kubectl([
         '-n',
         ns,
@@ -830,26 +800,8 @@ describe('Scriptorium on a real cluster', () => {
     if (!(await ledgerAvailable())) ctx.skip();
     await ledger('organizations', async () => {
       // Organization B: its own namespace and its own operator (watching only that namespace).
-      await k.kubectl(['create', 'namespace', nsB]);
-      await k.kubectl(['label', 'namespace', nsB, 'app.kubernetes.io/part-of=scriptorium-e2e']);
-      await k.helm([
-        'install',
-        nsB,
-        join(repoRoot, 'charts/scriptorium-operator'),
-        '-n',
-        nsB,
-        '--set',
-        `image.repository=${config.operatorImage.repository}`,
-        '--set',
-        `image.tag=${config.operatorImage.tag}`,
-        '--set',
-        `image.pullPolicy=${config.pullPolicy}`,
-        '--set',
-        `operator.watchNamespace=${nsB}`,
-        '--wait',
-        '--timeout',
-        `${config.waitMs / 1000}s`,
-      ]);
+      await createNamespace(k, nsB);
+      await installOperator(k, config, nsB);
       // Each organization has its own CA; each trusts the other's (a bundle of the other's certificate).
       const now = new Date();
       const cas = {

@@ -30,7 +30,7 @@ import {
   list,
   startOperator,
 } from './helpers.ts';
-import { PlayedKubelet } from './ledger-pods.ts';
+import { LedgerKubelet } from './ledger-kubelet.ts';
 
 const NAMES = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3'];
 const BUCKET = 'ledger-backups';
@@ -45,7 +45,7 @@ let dir: string;
 let s3: TestS3;
 let bucket: S3Client;
 let caPem: string;
-const kubelets: PlayedKubelet[] = [];
+let kubelet: LedgerKubelet;
 const ports = new Map<string, number>();
 const url = (v: string) => `http://127.0.0.1:${ports.get(v)}`;
 const nodeUrl = (_lc: unknown, _spec: unknown, v: string) => url(v);
@@ -101,23 +101,20 @@ function ledgerCluster(ns: string, spec: Record<string, unknown>): KubeObject {
 }
 
 /** Starts each validator's pod as a kubelet would (init containers first), until the cluster is Ready. */
-async function startCluster(ns: string): Promise<PlayedKubelet> {
-  const pods = new PlayedKubelet(client, ns, join(dir, ns), ports);
-  kubelets.push(pods);
+async function startCluster(ns: string): Promise<void> {
   for (const name of NAMES) {
     await eventually(`pod of ${name}`, () => get(client, RESOURCES.Pod, ns, `${name}-0`), 60_000);
-    expect(await pods.runInitContainers(name)).toBe(true);
-    await pods.start(name);
+    expect(await kubelet.runInitContainers(ns, name)).toBe(true);
+    await kubelet.start(ns, name);
   }
   await eventually(
     'Ready',
     async () => {
-      await pods.play(NAMES);
+      await kubelet.play(ns);
       return condition(await get(client, RESOURCES.LedgerCluster, ns, 'ledger'), 'Ready')?.status === 'True';
     },
     180_000,
   );
-  return pods;
 }
 
 async function tokenOf(ns: string): Promise<string> {
@@ -152,7 +149,7 @@ async function submitFinal(ns: string, tag: string, count: number): Promise<void
 }
 
 /** Starts a Job from one of the cluster's CronJobs (as `kubectl create job --from=cronjob/…`), runs its pod. */
-async function runJob(pods: PlayedKubelet, ns: string, cronJob: string, job: string): Promise<void> {
+async function runJob(ns: string, cronJob: string, job: string): Promise<void> {
   const cj = await get(client, RESOURCES.CronJob, ns, cronJob);
   expect(cj, `CronJob ${cronJob}`).toBeDefined();
   await create(client, {
@@ -168,7 +165,7 @@ async function runJob(pods: PlayedKubelet, ns: string, cronJob: string, job: str
     },
     spec: cj?.spec.jobTemplate.spec,
   });
-  await eventually(`${job}: its pod ran`, async () => (await pods.runJobPods()) > 0, 60_000);
+  await eventually(`${job}: its pod ran`, async () => (await kubelet.runJobPods(ns)) > 0, 60_000);
 }
 
 async function clusterStatus(ns: string, what: string, check: (lc: KubeObject) => boolean): Promise<KubeObject> {
@@ -208,10 +205,11 @@ beforeAll(async () => {
   client = new KubeClient(plane.kubeConfig);
   await installCrds(client);
   operator = await startOperator(plane, 'ledger-backup', { concurrency: 2, ledgerNodeUrl: nodeUrl });
+  kubelet = new LedgerKubelet(client, dir, { ports });
 }, 180_000);
 
 afterAll(async () => {
-  for (const pods of kubelets) for (const name of [...pods.nodes.keys()]) pods.stop(name);
+  await kubelet?.stopAll();
   await operator?.stop().catch(() => {});
   client?.close();
   await plane?.stop();
@@ -222,7 +220,6 @@ afterAll(async () => {
 
 describe('backups, restore and drills of a LedgerCluster', { timeout: 600_000 }, () => {
   let restoredNs: string;
-  let restoredPods: PlayedKubelet;
 
   it('backup → the namespace deleted → a new LedgerCluster from the bucket: the same chain, then new blocks', async () => {
     const ns = await createNamespace(client, 'backup');
@@ -234,11 +231,11 @@ describe('backups, restore and drills of a LedgerCluster', { timeout: 600_000 },
         backup: { ...store('bucket'), schedule: NEVER, verify: { schedule: NEVER } },
       }),
     );
-    const pods = await startCluster(ns);
+    await startCluster(ns);
     await submitFinal(ns, 'before', 300);
 
     // The backup Job: every finalized block up to the node's tip, in segments, and a manifest naming the chain.
-    await runJob(pods, ns, 'ledger-backup', 'backup-1');
+    await runJob(ns, 'ledger-backup', 'backup-1');
     const backedUp = await clusterStatus(
       ns,
       'status.backup after the first backup',
@@ -255,7 +252,7 @@ describe('backups, restore and drills of a LedgerCluster', { timeout: 600_000 },
 
     // Incremental: the second backup uploads only what is new since the first.
     await submitFinal(ns, 'between', 100);
-    await runJob(pods, ns, 'ledger-backup', 'backup-2');
+    await runJob(ns, 'ledger-backup', 'backup-2');
     await clusterStatus(ns, 'status.backup after the second backup', (lc) => lc.status?.backup?.lastJob === 'backup-2');
     const second = await manifest();
     expect(second.height).toBeGreaterThan(first.height);
@@ -270,7 +267,7 @@ describe('backups, restore and drills of a LedgerCluster', { timeout: 600_000 },
     const identity = await exportIdentity(client, ns, 'ledger');
     const tipHash = second.tip_hash;
     await client.request('DELETE', resourcePath(RESOURCES.Namespace, undefined, ns));
-    for (const name of NAMES) pods.stop(name);
+    for (const name of NAMES) await kubelet.stop(ns, name);
     rmSync(join(dir, ns), { recursive: true, force: true });
     await eventually('the namespace gone', async () => !(await get(client, RESOURCES.Namespace, '', ns)), 120_000);
 
@@ -288,7 +285,7 @@ describe('backups, restore and drills of a LedgerCluster', { timeout: 600_000 },
         backup: { ...store('bucket'), schedule: NEVER, verify: { schedule: NEVER } },
       }),
     );
-    restoredPods = await startCluster(restoredNs);
+    await startCluster(restoredNs);
     for (const name of NAMES) {
       const pod = await get(client, RESOURCES.Pod, restoredNs, `${name}-0`);
       expect(pod?.status.initContainerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 0 });
@@ -302,11 +299,10 @@ describe('backups, restore and drills of a LedgerCluster', { timeout: 600_000 },
 
   it('a drill sets BackupVerified=True; after one byte of a segment changes in the bucket, False with the reason', async () => {
     const ns = restoredNs;
-    const pods = restoredPods;
     // The restored cluster backs up to the same prefix: the same chain, so it carries on incrementally.
-    await runJob(pods, ns, 'ledger-backup', 'backup-3');
+    await runJob(ns, 'ledger-backup', 'backup-3');
     await clusterStatus(ns, 'status.backup after backup-3', (lc) => lc.status?.backup?.lastJob === 'backup-3');
-    await runJob(pods, ns, 'ledger-backup-verify', 'drill-1');
+    await runJob(ns, 'ledger-backup-verify', 'drill-1');
     const verified = await clusterStatus(
       ns,
       'BackupVerified=True',
@@ -326,7 +322,7 @@ describe('backups, restore and drills of a LedgerCluster', { timeout: 600_000 },
     const at = Math.floor(bytes.length / 2);
     bytes[at] = (bytes[at] as number) ^ 0x01;
     await bucket.put(`${PREFIX}/${segment.key}`, bytes);
-    await runJob(pods, ns, 'ledger-backup-verify', 'drill-2');
+    await runJob(ns, 'ledger-backup-verify', 'drill-2');
     const failed = await clusterStatus(
       ns,
       'BackupVerified=False',
@@ -355,11 +351,9 @@ describe('backups, restore and drills of a LedgerCluster', { timeout: 600_000 },
         bootstrap: { fromBackup: { ...store('bucket'), identitySecretRef: { name: 'ledger-identity' } } },
       }),
     );
-    const pods = new PlayedKubelet(client, ns, join(dir, ns), ports);
-    kubelets.push(pods);
     await eventually('pod of ledger-v0', () => get(client, RESOURCES.Pod, ns, 'ledger-v0-0'), 60_000);
-    expect(await pods.runInitContainers('ledger-v0')).toBe(false);
-    expect(pods.nodes.size).toBe(0);
+    expect(await kubelet.runInitContainers(ns, 'ledger-v0')).toBe(false);
+    expect(NAMES.filter((name) => kubelet.running(ns, name))).toEqual([]);
     const refused = await clusterStatus(
       ns,
       'Degraded: BackupRefused',

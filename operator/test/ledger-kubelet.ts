@@ -1,12 +1,16 @@
-// The kubelet's part for LedgerCluster validators on a test control plane (which has no kubelet): for each validator
-// StatefulSet the operator made, start `ledger-node start` as its pod would run it — the pod's own environment, its
-// Secret and ConfigMap volumes written to files (only the listed keys where a volume lists them), Service names kept
-// (fixtures/svc-dns.ts resolves them to loopback) with each validator on a port of its own — and report the pod Ready
-// exactly as a kubelet would from the pod's readiness probe. Several namespaces (organizations) at once.
-// This process resolves the Service names too (its probes, and an operator in this process calling the nodes).
+// The kubelet's part for LedgerCluster validators on a test control plane (which has no kubelet), played with REAL
+// ledger node processes: for each validator StatefulSet the operator made, `ledger-node start` as its pod would run
+// it — the pod's own environment, its volumes as folders (Secrets and ConfigMaps written as files, only the listed
+// keys where a volume lists them; the volume claim as a data folder that outlives the process), Service names kept
+// (fixtures/svc-dns.ts resolves them to loopback) with each validator on a port of its own — and the pod reported
+// Ready exactly as a kubelet would from the pod's readiness probe. A pod's init containers (the restore of
+// spec.bootstrap.fromBackup) run to their end before its node starts, and the backup and drill Jobs' pods run their
+// command (`runJobPods`); each finished container's termination message goes into the pod's status. Several
+// namespaces (organizations) at once. This process resolves the Service names too (its probes, and an operator in
+// this process calling the nodes).
 import './fixtures/svc-dns.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '@scriptorium/test-support/ports';
 import { Agent, request } from 'undici';
@@ -23,10 +27,35 @@ export const SVC_DNS = join(import.meta.dirname, 'fixtures/svc-dns.ts');
 const PROBE_DEFAULTS = { periodSeconds: 10, timeoutSeconds: 1, failureThreshold: 3 };
 type Probe = typeof PROBE_DEFAULTS;
 
+/** A finished container, as the kubelet reports it. */
+export interface Terminated {
+  exitCode: number;
+  message: string;
+  startedAt: string;
+  finishedAt: string;
+}
+
+const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+type Items = Array<{ key: string; path: string }>;
 interface Volume {
   name: string;
-  secret?: { secretName: string; items?: Array<{ key: string; path: string }> };
-  configMap?: { name: string; items?: Array<{ key: string; path: string }> };
+  secret?: { secretName: string; items?: Items };
+  configMap?: { name: string; items?: Items };
+  projected?: { sources: Array<{ secret?: { name: string; items?: Items } }> };
+}
+interface Container {
+  name: string;
+  image?: string;
+  args: string[];
+  env?: Array<{ name: string; value?: string; valueFrom?: { configMapKeyRef?: { name: string; key: string } } }>;
+  volumeMounts?: Array<{ name: string; mountPath: string }>;
+  readinessProbe?: Partial<Probe> & { httpGet?: { scheme?: string } };
+}
+interface PodSpec {
+  volumes?: Volume[];
+  initContainers?: Container[];
+  containers: Container[];
 }
 
 const decode = (data: string) => Buffer.from(data, 'base64').toString('utf8');
@@ -35,37 +64,54 @@ export class LedgerKubelet {
   private readonly client: KubeClient;
   private readonly dir: string;
   private readonly env: Record<string, string>;
+  private readonly fixedPorts?: ReadonlyMap<string, number>;
   private readonly ports = new Map<string, number>();
   private readonly nodes = new Map<string, ChildProcess>();
   /** The pod each running node stands for (a new pod, after a rollout, restarts it). */
-  private readonly podOf = new Map<string, string>();
+  private readonly podOf = new Map<string, string | undefined>();
+  /** Validators the test stopped: they stay down until it starts them again. */
+  private readonly held = new Set<string>();
+  /**
+   * The kubelet's view of each validator's container: its readiness probe (from the pod spec the operator wrote),
+   * whether it is Ready, and the probe failures in a row. A kubelet marks a running container unready only after
+   * `failureThreshold` failed probes, `periodSeconds` apart, each allowed `timeoutSeconds`; one slow answer on a
+   * loaded machine does not flip it (nor does it here: an unready validator may be updated out of turn, so a
+   * harsher kubelet than the real one changes what the operator does).
+   */
   private readonly probes = new Map<
     string,
     { probe: Probe; ready: boolean; failures: number; failingSince?: number; scheme: string }
   >();
   private readonly agent: Agent;
 
-  /** `ca`: every CA a node's certificate may come from (the probes verify them); `env`: added to every node. */
-  constructor(client: KubeClient, dir: string, options: { ca?: string; env?: Record<string, string> } = {}) {
+  /**
+   * `ca`: every CA a node's certificate may come from (the probes verify them); `env`: added to every node;
+   * `ports`: a fixed port per validator name (one cluster at a time), instead of a free port per namespace and name.
+   */
+  constructor(
+    client: KubeClient,
+    dir: string,
+    options: { ca?: string; env?: Record<string, string>; ports?: ReadonlyMap<string, number> } = {},
+  ) {
     this.client = client;
     this.dir = dir;
     this.env = options.env ?? {};
+    this.fixedPorts = options.ports;
     this.agent = new Agent({ connect: options.ca ? { ca: options.ca } : {} });
   }
 
   private async portOf(ns: string, name: string): Promise<number> {
     const key = `${ns}/${name}`;
-    let port = this.ports.get(key);
-    if (port === undefined) {
-      port = await freePort();
-      this.ports.set(key, port);
-    }
+    let port = this.ports.get(key) ?? this.fixedPorts?.get(name);
+    if (port === undefined) port = await freePort();
+    this.ports.set(key, port);
     return port;
   }
 
   /** The URL a validator answers at, once it has a port (else one nothing listens on): what the operator calls. */
   knownUrl(ns: string, name: string, tls: boolean): string {
-    return `${tls ? 'https' : 'http'}://${name}.${ns}.svc:${this.ports.get(`${ns}/${name}`) ?? 1}`;
+    const port = this.ports.get(`${ns}/${name}`) ?? this.fixedPorts?.get(name) ?? 1;
+    return `${tls ? 'https' : 'http'}://${name}.${ns}.svc:${port}`;
   }
 
   /** The URL a validator answers at (its Service name, its own port). */
@@ -83,61 +129,90 @@ export class LedgerKubelet {
     );
   }
 
-  /** Starts the validator's node from what the operator created, as its pod would run. */
-  async start(ns: string, name: string): Promise<void> {
-    const sts = await get(this.client, STATEFUL_SET, ns, name);
-    if (!sts) throw new Error(`no StatefulSet ${ns}/${name}`);
-    const pod = sts.spec.template.spec;
-    const container = pod.containers[0];
-    const home = join(this.dir, ns, name);
-    mkdirSync(home, { recursive: true });
-    const mountOf = new Map(
-      (container.volumeMounts as Array<{ name: string; mountPath: string }>).map((m) => [m.name, m.mountPath]),
-    );
-    const paths = new Map<string, string>();
-    // The volume claim templates (the node's data): a folder of its own that outlives the process, as a PVC does.
-    for (const claim of (sts.spec.volumeClaimTemplates ?? []) as Array<{ metadata: { name: string } }>) {
-      const mount = mountOf.get(claim.metadata.name);
-      if (!mount) continue;
-      const folder = join(home, claim.metadata.name);
-      mkdirSync(folder, { recursive: true });
-      paths.set(mount, folder);
-    }
-    for (const v of pod.volumes as Volume[]) {
-      const mount = mountOf.get(v.name);
-      if (!mount) continue;
-      const folder = join(home, v.name);
-      mkdirSync(folder, { recursive: true });
-      paths.set(mount, folder);
-      if (!v.secret && !v.configMap) continue;
-      const source = v.secret
-        ? await get(this.client, RESOURCES.Secret, ns, v.secret.secretName)
-        : await get(this.client, RESOURCES.ConfigMap, ns, v.configMap?.name ?? '');
-      const data: Record<string, string> = {};
-      for (const [k, value] of Object.entries((source?.data ?? {}) as Record<string, string>))
-        data[k] = v.secret ? decode(value) : value;
-      const items = (v.secret ?? v.configMap)?.items ?? Object.keys(data).map((k) => ({ key: k, path: k }));
-      for (const item of items) writeFileSync(join(folder, item.path), data[item.key] ?? '', { mode: 0o600 });
-    }
-    const file = (value: string) => {
-      for (const [mount, folder] of paths)
-        if (value.startsWith(`${mount}/`) || value === mount) return folder + value.slice(mount.length);
-      // A path under no mount would be this machine's own: refuse rather than write there.
-      if (value.startsWith('/etc/') || value.startsWith('/var/'))
-        throw new Error(`${ns}/${name}: ${value} is under no volume`);
-      return value;
+  /**
+   * A pod's volumes as folders under `home` (Secrets and ConfigMaps with their listed items or every key, projected
+   * Secrets, the rest empty; `claims`, the StatefulSet's volume claim templates, too), and a function from a path in
+   * `container` to the local one (`/dev/termination-log` included). A path under no mount in /etc or /var would be
+   * this machine's own: refused rather than written there.
+   */
+  private async mountVolumes(
+    ns: string,
+    pod: PodSpec,
+    container: Container,
+    home: string,
+    claims: string[],
+  ): Promise<(path: string) => string> {
+    const folderOf = new Map<string, string>();
+    const write = (folder: string, data: Record<string, string>, items?: Items) => {
+      for (const item of items ?? Object.keys(data).map((key) => ({ key, path: key })))
+        writeFileSync(join(folder, item.path), data[item.key] ?? '', { mode: 0o600 });
     };
+    const secretData = async (name: string) => {
+      const secret = await get(this.client, RESOURCES.Secret, ns, name);
+      const data = (secret?.data ?? {}) as Record<string, string>;
+      return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, decode(v)]));
+    };
+    for (const claim of claims) folderOf.set(claim, join(home, claim));
+    for (const v of pod.volumes ?? []) {
+      const folder = join(home, v.name);
+      folderOf.set(v.name, folder);
+      mkdirSync(folder, { recursive: true });
+      if (v.secret) write(folder, await secretData(v.secret.secretName), v.secret.items);
+      else if (v.configMap)
+        write(
+          folder,
+          (await get(this.client, RESOURCES.ConfigMap, ns, v.configMap.name))?.data ?? {},
+          v.configMap.items,
+        );
+      else if (v.projected)
+        for (const source of v.projected.sources)
+          if (source.secret) write(folder, await secretData(source.secret.name), source.secret.items);
+    }
+    const mounts = (container.volumeMounts ?? [])
+      .filter((m) => folderOf.has(m.name))
+      .map((m) => ({ path: m.mountPath, local: folderOf.get(m.name) as string }))
+      .sort((a, b) => b.path.length - a.path.length);
+    for (const m of mounts) mkdirSync(m.local, { recursive: true });
+    const termination = join(home, `termination-log-${container.name}`);
+    return (path: string) => {
+      if (path === '/dev/termination-log') return termination;
+      const m = mounts.find((x) => path === x.path || path.startsWith(`${x.path}/`));
+      if (m) return m.local + path.slice(m.path.length);
+      if (path.startsWith('/etc/') || path.startsWith('/var/')) throw new Error(`${ns}: ${path} is under no volume`);
+      return path;
+    };
+  }
+
+  /** A container's environment: its values (paths into its volumes made local, Service names on their ports). */
+  private async envOf(ns: string, container: Container, local: (path: string) => string) {
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' };
-    for (const e of container.env as Array<{
-      name: string;
-      value?: string;
-      valueFrom?: { configMapKeyRef?: { name: string; key: string } };
-    }>) {
+    for (const e of container.env ?? []) {
       if (e.valueFrom?.configMapKeyRef) {
         const cm = await get(this.client, RESOURCES.ConfigMap, ns, e.valueFrom.configMapKeyRef.name);
         env[e.name] = await this.localize(cm?.data?.[e.valueFrom.configMapKeyRef.key] ?? '');
-      } else if (e.value !== undefined) env[e.name] = await this.localize(file(e.value));
+      } else if (e.value !== undefined) env[e.name] = await this.localize(local(e.value));
     }
+    return env;
+  }
+
+  private async validatorPod(ns: string, name: string) {
+    const sts = await get(this.client, STATEFUL_SET, ns, name);
+    if (!sts) throw new Error(`no StatefulSet ${ns}/${name}`);
+    const claims = ((sts.spec.volumeClaimTemplates ?? []) as Array<{ metadata: { name: string } }>).map(
+      (c) => c.metadata.name,
+    );
+    return { pod: sts.spec.template.spec as PodSpec, claims, home: join(this.dir, ns, name) };
+  }
+
+  /** Starts the validator's node from what the operator created, as its pod would run (a held one again, too). */
+  async start(ns: string, name: string): Promise<void> {
+    const key = `${ns}/${name}`;
+    this.held.delete(key);
+    this.podOf.set(key, (await get(this.client, RESOURCES.Pod, ns, `${name}-0`))?.metadata.uid);
+    const { pod, claims, home } = await this.validatorPod(ns, name);
+    const container = pod.containers[0] as Container;
+    mkdirSync(home, { recursive: true });
+    const env = await this.envOf(ns, container, await this.mountVolumes(ns, pod, container, home, claims));
     env.NODE_CONSENSUS__BIND_HOST = '127.0.0.1';
     env.NODE_CONSENSUS__BIND_PORT = String(await this.portOf(ns, name));
     env.NODE_PEERS__ANNOUNCE_INTERVAL_MS = '1000';
@@ -153,10 +228,10 @@ export class LedgerKubelet {
     const reap = () => child.kill('SIGKILL');
     process.once('exit', reap);
     child.once('exit', () => process.off('exit', reap));
-    this.nodes.set(`${ns}/${name}`, child);
+    this.nodes.set(key, child);
     // A started container is not Ready until its readiness probe (the pod spec's) first succeeds.
     const scheme = (container.readinessProbe?.httpGet?.scheme ?? 'HTTP').toLowerCase();
-    this.probes.set(`${ns}/${name}`, {
+    this.probes.set(key, {
       probe: { ...PROBE_DEFAULTS, ...container.readinessProbe },
       ready: false,
       failures: 0,
@@ -165,7 +240,7 @@ export class LedgerKubelet {
   }
 
   /** The container exits (SIGKILL: a crash); it is unready at once. Resolves once the process is gone. */
-  async stop(ns: string, name: string): Promise<void> {
+  private async kill(ns: string, name: string): Promise<void> {
     const key = `${ns}/${name}`;
     const child = this.nodes.get(key);
     this.nodes.delete(key);
@@ -176,6 +251,12 @@ export class LedgerKubelet {
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGKILL');
     await exited;
+  }
+
+  /** Stops a validator's node (SIGKILL), which stays down, unready, until `start` (as a machine that went away). */
+  async stop(ns: string, name: string): Promise<void> {
+    this.held.add(`${ns}/${name}`);
+    await this.kill(ns, name);
   }
 
   running(ns: string, name: string): boolean {
@@ -246,7 +327,7 @@ export class LedgerKubelet {
       }
       ready = state.ready;
     }
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = rfc3339(new Date());
     const status = ready ? 'True' : 'False';
     await this.client
       .request('PATCH', resourcePath(RESOURCES.Pod, ns, `${name}-0`, 'status'), {
@@ -267,10 +348,12 @@ export class LedgerKubelet {
 
   /**
    * One turn of the kubelet over a namespace: a pod being deleted goes (and a validator whose StatefulSet is gone is
-   * stopped), a new pod (a first start, or a rollout's replacement) starts its node anew from the current pod spec,
-   * and every running one reports its readiness.
+   * stopped); a new pod (a first start, or a rollout's replacement) runs its init containers, then starts its node
+   * anew from the current pod spec, unless the test holds it stopped or an init container failed; every pod reports
+   * its readiness. A pod that is not bound to a node (none is, on the test control plane) is deleted at once,
+   * without a deletionTimestamp ever being seen: its replacement is recognised by its new uid.
    */
-  async play(ns: string, cluster: string): Promise<void> {
+  async play(ns: string, cluster = 'ledger'): Promise<void> {
     const pods = await list(this.client, RESOURCES.Pod, ns, `scriptorium.dev/ledger-cluster=${cluster}`);
     for (const pod of pods) {
       if (!pod.metadata.deletionTimestamp) continue;
@@ -285,17 +368,118 @@ export class LedgerKubelet {
     );
     for (const key of [...this.nodes.keys()]) {
       const [n, name] = key.split('/') as [string, string];
-      if (n === ns && !sets.includes(name)) await this.stop(ns, name);
+      if (n === ns && !sets.includes(name)) await this.kill(ns, name);
     }
+    const present: string[] = [];
     for (const name of sets) {
       const pod = pods.find((p) => p.metadata.name === `${name}-0` && !p.metadata.deletionTimestamp);
       if (!pod) continue;
+      present.push(name);
       const key = `${ns}/${name}`;
-      if (this.running(ns, name) && this.podOf.get(key) === pod.metadata.uid) continue;
-      await this.stop(ns, name);
-      await this.start(ns, name);
-      this.podOf.set(key, pod.metadata.uid as string);
+      if (this.held.has(key) || this.podOf.get(key) === pod.metadata.uid) continue;
+      await this.kill(ns, name);
+      if (await this.runInitContainers(ns, name)) await this.start(ns, name);
+      else this.podOf.set(key, pod.metadata.uid);
     }
-    await Promise.all(sets.filter((s) => this.running(ns, s)).map((s) => this.syncReady(ns, s)));
+    await Promise.all(present.map((s) => this.syncReady(ns, s)));
   }
+
+  /**
+   * Runs one container of a pod to its end, as `ledger-node <args>` with the container's environment and files;
+   * its exit code and termination message.
+   */
+  async runContainer(ns: string, pod: PodSpec, container: Container, home: string, claims: string[] = []) {
+    mkdirSync(home, { recursive: true });
+    const local = await this.mountVolumes(ns, pod, container, home, claims);
+    const env = await this.envOf(ns, container, local);
+    const startedAt = rfc3339(new Date());
+    const exitCode = await new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, ['--import', SVC_DNS, MAIN, ...container.args], { env, stdio: 'ignore' });
+      child.on('exit', (code) => resolve(code ?? 1));
+    });
+    const file = local('/dev/termination-log');
+    const message = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    return { exitCode, message, startedAt, finishedAt: rfc3339(new Date()) } satisfies Terminated;
+  }
+
+  /**
+   * A validator pod's init containers (the restore of spec.bootstrap.fromBackup), run to their end before its node
+   * starts; each one's result goes into the pod's `initContainerStatuses`. False when one failed: the node is not
+   * started (a kubelet would retry the init container with a back-off; the test looks at the first failure).
+   */
+  async runInitContainers(ns: string, name: string): Promise<boolean> {
+    const { pod, claims, home } = await this.validatorPod(ns, name);
+    const statuses: object[] = [];
+    let ok = true;
+    for (const init of pod.initContainers ?? []) {
+      const t = await this.runContainer(ns, pod, init, home, claims);
+      statuses.push(containerStatus(init, t));
+      if (t.exitCode !== 0) {
+        ok = false;
+        break;
+      }
+    }
+    if (statuses.length > 0)
+      await this.client.request('PATCH', resourcePath(RESOURCES.Pod, ns, `${name}-0`, 'status'), {
+        contentType: 'application/merge-patch+json',
+        body: { status: { phase: ok ? 'Running' : 'Pending', initContainerStatuses: statuses } },
+      });
+    return ok;
+  }
+
+  /**
+   * The backup and restore-drill pods of the cluster not run yet: each runs its command, and ends Succeeded or
+   * Failed with the container's termination message, as the kubelet reports a finished container (the Job
+   * controller then completes the Job, or makes another pod within its backoffLimit). Returns how many ran.
+   */
+  async runJobPods(ns: string, cluster = 'ledger'): Promise<number> {
+    let ran = 0;
+    for (const kind of ['backup', 'backup-verify']) {
+      const pods = await list(
+        this.client,
+        RESOURCES.Pod,
+        ns,
+        `scriptorium.dev/ledger-cluster=${cluster},app.kubernetes.io/component=${kind}`,
+      );
+      for (const pod of pods) {
+        if (pod.metadata.deletionTimestamp || pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed')
+          continue;
+        const container = pod.spec.containers[0] as Container;
+        const home = join(this.dir, ns, 'jobs', pod.metadata.name ?? kind);
+        const t = await this.runContainer(ns, pod.spec as PodSpec, container, home);
+        await this.client.request('PATCH', resourcePath(RESOURCES.Pod, ns, pod.metadata.name, 'status'), {
+          contentType: 'application/merge-patch+json',
+          body: {
+            status: {
+              phase: t.exitCode === 0 ? 'Succeeded' : 'Failed',
+              startTime: t.startedAt,
+              containerStatuses: [containerStatus(container, t)],
+            },
+          },
+        });
+        ran++;
+      }
+    }
+    return ran;
+  }
+}
+
+function containerStatus(container: Container, t: Terminated): object {
+  return {
+    name: container.name,
+    image: container.image,
+    imageID: '',
+    ready: false,
+    restartCount: 0,
+    started: false,
+    state: {
+      terminated: {
+        exitCode: t.exitCode,
+        reason: t.exitCode === 0 ? 'Completed' : 'Error',
+        message: t.message,
+        startedAt: t.startedAt,
+        finishedAt: t.finishedAt,
+      },
+    },
+  };
 }

@@ -11,7 +11,7 @@ import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
 import type { KubeObject } from '../src/kube/types.ts';
 import type { Operator } from '../src/operator.ts';
 import { condition, create, createNamespace, eventually, get, installCrds, list, startOperator } from './helpers.ts';
-import { PlayedKubelet } from './ledger-pods.ts';
+import { LedgerKubelet } from './ledger-kubelet.ts';
 
 /** `eventually` with room for a loaded machine (node hops and the reconcile cadence). */
 function slowly<T>(what: string, check: () => Promise<T | undefined | false>): Promise<T> {
@@ -34,7 +34,7 @@ let operator: Operator;
 let ns: string;
 let dir: string;
 const ports = new Map<string, number>();
-let pods: PlayedKubelet;
+let kubelet: LedgerKubelet;
 
 /**
  * How a rollout went, from every state the API server gave the namespace's StatefulSets (a watch from the current
@@ -106,7 +106,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const name of [...(pods?.nodes.keys() ?? [])]) pods.stop(name);
+  await kubelet?.stopAll();
   await operator?.stop().catch(() => {});
   client?.close();
   await plane?.stop();
@@ -117,7 +117,8 @@ afterAll(async () => {
 describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }, () => {
   it('runs the genesis validators from the operator-made keys and genesis: status from the nodes, Ready', async () => {
     ns = await createNamespace(client, 'lcm');
-    pods = new PlayedKubelet(client, ns, dir, ports);
+    // The debug API's POST /admin/submit is how the stall test puts load on the chain.
+    kubelet = new LedgerKubelet(client, dir, { ports, env: { NODE_DEBUG_API: 'true' } });
     await create(client, {
       apiVersion: 'scriptorium.dev/v1alpha1',
       kind: 'LedgerCluster',
@@ -133,12 +134,12 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
     });
     for (const name of NAMES.slice(0, 4)) {
       await eventually(`pod of ${name}`, () => get(client, RESOURCES.Pod, ns, `${name}-0`));
-      await pods.start(name);
+      await kubelet.start(ns, name);
     }
     await eventually(
       'all four nodes ready',
       async () => {
-        const ready = await Promise.all(NAMES.slice(0, 4).map((n: string) => pods.syncPodReadiness(n)));
+        const ready = await Promise.all(NAMES.slice(0, 4).map((n: string) => kubelet.syncReady(ns, n)));
         return ready.every(Boolean);
       },
       120_000,
@@ -162,19 +163,19 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
       body: { spec: { retire: ['ledger-v1'] } },
     });
     await eventually('pod of ledger-v4', () => get(client, RESOURCES.Pod, ns, 'ledger-v4-0'));
-    await pods.start('ledger-v4');
+    await kubelet.start(ns, 'ledger-v4');
     // Play the kubelet until the operator has deleted ledger-v1's StatefulSet.
     await eventually(
       'ledger-v1 retired',
       async () => {
         await Promise.all(
-          ['ledger-v0', 'ledger-v2', 'ledger-v3', 'ledger-v4'].map((n: string) => pods.syncPodReadiness(n)),
+          ['ledger-v0', 'ledger-v2', 'ledger-v3', 'ledger-v4'].map((n: string) => kubelet.syncReady(ns, n)),
         );
         return (await get(client, STATEFUL_SET, ns, 'ledger-v1')) === undefined;
       },
       90_000,
     );
-    pods.stop('ledger-v1'); // the kubelet would stop the pod now
+    await kubelet.stop(ns, 'ledger-v1'); // the kubelet would stop the pod now
 
     const lc = await slowly('status settles on the new set', async () => {
       const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
@@ -236,14 +237,14 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
     await eventually(
       'every validator on the new image and Ready',
       async () => {
-        await pods.play(live);
+        await kubelet.play(ns);
         return rollout.rolled.size === live.length;
       },
       90_000,
     );
     expect(await rollout.finish()).toBe(1);
     await slowly('Ready again', async () => {
-      await pods.play(live); // a kubelet keeps reporting after the rollout, too
+      await kubelet.play(ns); // a kubelet keeps reporting after the rollout, too
       const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
       if (condition(got, 'Ready')?.status === 'True') return true;
       // On a timeout, say which condition held it back.
@@ -315,7 +316,7 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
     await eventually(
       'every validator with the broker settings and Ready',
       async () => {
-        await pods.play(live);
+        await kubelet.play(ns);
         return rollout.rolled.size === live.length;
       },
       90_000,
@@ -341,19 +342,18 @@ describe('LedgerCluster membership with real ledger nodes', { timeout: 240_000 }
     }
     // The kubelet starts each new pod: every node takes the settings, files as mounted, and is Ready again.
     for (const name of live) {
-      pods.stop(name);
-      await pods.start(name);
+      await kubelet.stop(ns, name);
+      await kubelet.start(ns, name);
     }
     await slowly('the restarted validators Ready', async () => {
-      await pods.play(live);
-      return (await Promise.all(live.map((n) => pods.nodeReady(n)))).every(Boolean);
+      await kubelet.play(ns);
+      return (await Promise.all(live.map((n) => kubelet.nodeReady(ns, n)))).every(Boolean);
     });
   });
 });
 
 describe('LedgerCluster stall and round-change storm with real ledger nodes', { timeout: 300_000 }, () => {
   it('two of four validators stopped under load: Progressing=False/Stalled and RoundChangeStorm appear, then clear', async () => {
-    const live = ['ledger-v0', 'ledger-v2', 'ledger-v3', 'ledger-v4'];
     const stopped = ['ledger-v3', 'ledger-v4'];
     await client.request('PATCH', resourcePath(RESOURCES.LedgerCluster, ns, 'ledger'), {
       contentType: 'application/merge-patch+json',
@@ -379,9 +379,9 @@ describe('LedgerCluster stall and round-change storm with real ledger nodes', { 
         .map((c: { type: string; status: string; reason: string }) => `${c.type}=${c.status}/${c.reason}`)
         .join(' ');
     try {
-      for (const name of stopped) pods.stop(name);
+      for (const name of stopped) await kubelet.stop(ns, name);
       const stalled = await slowly('Progressing=False/Stalled and RoundChangeStorm=True', async () => {
-        await pods.play(live);
+        await kubelet.play(ns);
         const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
         const progressing = condition(got, 'Progressing');
         if (
@@ -406,9 +406,9 @@ describe('LedgerCluster stall and round-change storm with real ledger nodes', { 
         );
       });
 
-      for (const name of stopped) await pods.start(name);
+      for (const name of stopped) await kubelet.start(ns, name);
       const cleared = await slowly('the stall and the storm end', async () => {
-        await pods.play(live);
+        await kubelet.play(ns);
         const got = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
         if (
           condition(got, 'Progressing')?.reason !== 'Stalled' &&

@@ -16,7 +16,7 @@ import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
 import type { KubeObject } from '../src/kube/types.ts';
 import type { Operator } from '../src/operator.ts';
 import { condition, create, createNamespace, eventually, get, installCrds, list, startOperator } from './helpers.ts';
-import { PlayedKubelet } from './ledger-pods.ts';
+import { LedgerKubelet } from './ledger-kubelet.ts';
 
 const NAMES = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3'];
 // The round timeout (spec.consensus.roundTimeoutBaseMs; the product's default is 2000). A rotated validator's old
@@ -29,7 +29,7 @@ let client: KubeClient;
 let operator: Operator;
 let ns: string;
 let dir: string;
-let pods: PlayedKubelet;
+let kubelet: LedgerKubelet;
 const ports = new Map<string, number>();
 const url = (v: string) => `http://127.0.0.1:${ports.get(v)}`;
 const nodeUrl = (_lc: unknown, _spec: unknown, v: string) => url(v);
@@ -124,7 +124,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const name of [...(pods?.nodes.keys() ?? [])]) pods.stop(name);
+  await kubelet?.stopAll();
   await operator?.stop().catch(() => {});
   client?.close();
   await plane?.stop();
@@ -134,7 +134,7 @@ afterAll(async () => {
 describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, () => {
   it('rotates each of 4 validators in turn under load: progress, every record final once, old evidence verifies', async () => {
     ns = await createNamespace(client, 'rot');
-    pods = new PlayedKubelet(client, ns, dir, ports, { restartPods: true });
+    kubelet = new LedgerKubelet(client, dir, { ports });
     await create(client, {
       apiVersion: 'scriptorium.dev/v1alpha1',
       kind: 'LedgerCluster',
@@ -149,12 +149,12 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
     });
     for (const name of NAMES) {
       await eventually(`pod of ${name}`, () => get(client, RESOURCES.Pod, ns, `${name}-0`));
-      await pods.start(name);
+      await kubelet.start(ns, name);
     }
     await eventually(
       'Ready',
       async () => {
-        await pods.play(NAMES);
+        await kubelet.play(ns);
         return condition(await get(client, RESOURCES.LedgerCluster, ns, 'ledger'), 'Ready')?.status === 'True';
       },
       180_000,
@@ -198,7 +198,7 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
     const done = await eventually(
       'every key rotated',
       async () => {
-        await pods.play(NAMES);
+        await kubelet.play(ns);
         const lc = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
         lastSeen = lc;
         const r = lc?.status?.keyRotation;

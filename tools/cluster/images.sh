@@ -80,8 +80,8 @@ export_image() {
 
 # A stamp records what an output was built from (its cache key: inputs and recipe); a changed input rebuilds it.
 fresh() { [[ -f $1 && $(<"$1") == "$2" ]]; }
-# recipe FUNCTION: the recipe part of an image's key: its function and the two every image goes through.
-recipe() { echo "recipe $(recipe_key "$1" image_from_rootfs export_image)"; }
+# recipe FUNCTION...: the recipe part of an image's key: its functions and the two every image goes through.
+recipe() { echo "recipe $(recipe_key "$@" image_from_rootfs export_image)"; }
 
 # image_step NAME STAMP_FILE FUNCTION [ARGS...]: runs the image's function; a `built` step row when it wrote a new
 # stamp, else `cached`.
@@ -160,15 +160,12 @@ pause_image() {
 	echo "$stamp" >"$out/pause.stamp"
 }
 
-postgres_image() {
-	local tag=localhost/scriptorium/postgres:15-bookworm root="$work/rootfs/postgres"
-	local stamp
-	stamp="$(sha256sum <"$here/postgres/entrypoint.sh" | cut -d' ' -f1) $(<"$work/rootfs/bookworm-minbase.stamp") $(recipe postgres_image)"
-	if fresh "$out/postgres.stamp" "$stamp" && [[ -f $out/postgres.oci.tar ]]; then return; fi
-	log "installing Debian's postgresql into a copy of the base rootfs"
+# postgres_rootfs ROOT: a copy of the base rootfs with Debian's postgresql-15, what both PostgreSQL images start from.
+# No service starts inside the chroot, and no default cluster (the entrypoint or the instance manager runs initdb).
+postgres_rootfs() {
+	local root=$1
 	rm -rf "$root" && cp -a "$work/rootfs/bookworm-minbase" "$root"
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
-	# No service starts inside the chroot, and no default cluster: the entrypoint runs initdb.
 	printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d" && chmod 0755 "$root/usr/sbin/policy-rc.d"
 	mkdir -p "$root/etc/postgresql-common"
 	echo "create_main_cluster = false" >"$root/etc/postgresql-common/createcluster.conf"
@@ -177,6 +174,15 @@ postgres_image() {
 	chroot "$root" apt-get clean
 	rm -rf "$root"/var/lib/apt/lists/* "$root/usr/sbin/policy-rc.d"
 	: >"$root/etc/resolv.conf"
+}
+
+postgres_image() {
+	local tag=localhost/scriptorium/postgres:15-bookworm root="$work/rootfs/postgres"
+	local stamp
+	stamp="$(sha256sum <"$here/postgres/entrypoint.sh" | cut -d' ' -f1) $(<"$work/rootfs/bookworm-minbase.stamp") $(recipe postgres_image postgres_rootfs)"
+	if fresh "$out/postgres.stamp" "$stamp" && [[ -f $out/postgres.oci.tar ]]; then return; fi
+	log "installing Debian's postgresql into a copy of the base rootfs"
+	postgres_rootfs "$root"
 	# The uid/gid deploy/postgres.yaml runs as (70, as in the alpine image), so initdb finds its user.
 	chroot "$root" groupmod -g 70 postgres
 	chroot "$root" usermod -u 70 -g 70 postgres
@@ -262,18 +268,9 @@ cnpg_image() {
 # reads the major version from the tag.
 cnpg_postgres_image() {
 	local tag=localhost/scriptorium/cnpg-postgres:15 root="$work/rootfs/cnpg-postgres" stamp
-	stamp="$(<"$work/rootfs/bookworm-minbase.stamp") $(recipe cnpg_postgres_image)"
+	stamp="$(<"$work/rootfs/bookworm-minbase.stamp") $(recipe cnpg_postgres_image postgres_rootfs)"
 	if fresh "$out/cnpg-postgres.stamp" "$stamp" && [[ -f $out/cnpg-postgres.oci.tar ]]; then return; fi
-	rm -rf "$root" && cp -a "$work/rootfs/bookworm-minbase" "$root"
-	cp /etc/resolv.conf "$root/etc/resolv.conf"
-	printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d" && chmod 0755 "$root/usr/sbin/policy-rc.d"
-	mkdir -p "$root/etc/postgresql-common"
-	echo "create_main_cluster = false" >"$root/etc/postgresql-common/createcluster.conf"
-	chroot "$root" apt-get update -q >&2
-	DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y --no-install-recommends postgresql-15 >&2
-	chroot "$root" apt-get clean
-	rm -rf "$root"/var/lib/apt/lists/* "$root/usr/sbin/policy-rc.d"
-	: >"$root/etc/resolv.conf"
+	postgres_rootfs "$root"
 	# Debian gives gid 26 to the `tape` group, which no image user needs.
 	if chroot "$root" getent group tape >/dev/null; then chroot "$root" groupdel tape; fi
 	chroot "$root" groupmod -g 26 postgres

@@ -21,16 +21,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root_dir=$(cd "$here/../.." && pwd)
-# shellcheck source=tools/kube/versions.env
-source "$root_dir/tools/kube/versions.env"
 # shellcheck source=tools/kind/lib.sh
 source "$here/lib.sh"
-# shellcheck source=tools/build/lib.sh
-source "$root_dir/tools/build/lib.sh"
-# One build of this image at a time (CI may already be building it in the background): a second run waits, then
-# finds the tag.
-exec 8>"$WORK/.base-image.lock"
-flock 8
+image_lock base-image
 started=$SECONDS
 
 files="$KIND_SRC/images/base/files"
@@ -41,11 +34,7 @@ stamp_input=$(
 	find "$files" -type f -print0 | sort -z | xargs -0 sha256sum
 )
 tag="$BASE_REPO:$KIND_VERSION-$(sha256sum <<<"$stamp_input" | cut -c1-12)"
-if docker image inspect "$tag" >/dev/null 2>&1; then
-	step_artifact "image/kind-base" 0 cached
-	echo "$tag"
-	exit 0
-fi
+image_cached "$tag" image/kind-base
 
 minbase="$CACHE/cluster/rootfs/bookworm-minbase"
 [[ -f $minbase.stamp ]] || bash "$root_dir/tools/cluster/images.sh" --base >&2
@@ -132,5 +121,4 @@ tar --numeric-owner -C "$rootfs" -c . | docker import \
 printf 'FROM %s\nSTOPSIGNAL SIGRTMIN+3\n' "$tag-rootfs" | docker build -q -t "$tag" - >&2
 docker rmi "$tag-rootfs" >/dev/null
 rm -rf "$rootfs"
-step_artifact "image/kind-base" $((SECONDS - started)) built
-echo "$tag"
+image_built "$tag" image/kind-base "$started"

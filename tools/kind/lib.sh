@@ -1,5 +1,10 @@
-# Shared settings of tools/kind/*.sh (sourced, not run).
+# Shared settings of tools/kind/*.sh (sourced, not run), with tools/kube/versions.env and tools/build/lib.sh.
 # shellcheck shell=bash
+kind_lib_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=tools/kube/versions.env
+source "$kind_lib_root/tools/kube/versions.env"
+# shellcheck source=tools/build/lib.sh
+source "$kind_lib_root/tools/build/lib.sh"
 CACHE=${SCRIPTORIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scriptorium}
 WORK="$CACHE/kind"
 KUBE_BIN="$CACHE/kube/$KUBE_VERSION/bin"
@@ -31,4 +36,23 @@ umount_chroot() {
 	local m
 	for m in dev/pts dev sys proc; do mountpoint -q "$1/$m" && umount -l "$1/$m"; done
 	return 0
+}
+
+# image_lock NAME: one build of an image at a time (CI may already be building it in the background): a second run
+# waits, then finds the tag.
+image_lock() {
+	exec 8>"$WORK/.$1.lock"
+	flock 8
+}
+# image_cached TAG ARTIFACT: when the engine has TAG already, its step row and the tag are printed and the script ends.
+image_cached() {
+	docker image inspect "$1" >/dev/null 2>&1 || return 0
+	step_artifact "$2" 0 cached
+	echo "$1"
+	exit 0
+}
+# image_built TAG ARTIFACT STARTED: the step row of a built image (timed from STARTED, a $SECONDS), and the tag.
+image_built() {
+	step_artifact "$2" $((SECONDS - $3)) built
+	echo "$1"
 }

@@ -25,16 +25,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root_dir=$(cd "$here/../.." && pwd)
-# shellcheck source=tools/kube/versions.env
-source "$root_dir/tools/kube/versions.env"
 # shellcheck source=tools/kind/lib.sh
 source "$here/lib.sh"
-# shellcheck source=tools/build/lib.sh
-source "$root_dir/tools/build/lib.sh"
-# One build of this image at a time (CI may already be building it in the background): a second run waits, then
-# finds the tag.
-exec 8>"$WORK/.node-image.lock"
-flock 8
+image_lock node-image
 
 LOCAL_PATH_VERSION=v0.0.30
 POD_SUBNET=10.244.0.0/16
@@ -54,11 +47,7 @@ stamp_input=$(
 	cat "$cluster_images/coredns.stamp" "$cluster_images/pause.stamp"
 )
 tag="$NODE_REPO:$KUBE_VERSION-$(sha256sum <<<"$stamp_input" | cut -c1-12)"
-if docker image inspect "$tag" >/dev/null 2>&1; then
-	step_artifact "image/kind-node" 0 cached
-	echo "$tag"
-	exit 0
-fi
+image_cached "$tag" image/kind-node
 
 ctx="$WORK/node-ctx"
 rm -rf "$ctx" && mkdir -p "$ctx/archives"
@@ -162,5 +151,4 @@ docker commit \
 	"$id" "$tag" >/dev/null
 klog "node image: $tag"
 rm -rf "$ctx"
-step_artifact "image/kind-node" $((SECONDS - started)) built
-echo "$tag"
+image_built "$tag" image/kind-node "$started"

@@ -1,0 +1,52 @@
+// What each end-to-end file sets up first: the checkout's CRDs, a namespace of its own, and the operator chart
+// as a Helm release in that namespace, watching only it.
+import { join } from 'node:path';
+import { type E2eConfig, repoRoot } from './config.ts';
+import { condition, type Kube, waitFor } from './kube.ts';
+
+/**
+ * Applies the checkout's CRDs (helm installs a chart's crds/ only when they are missing, and never removes them) and
+ * waits until both are Established: polled, since `kubectl wait` fails at once on a CRD created a moment ago.
+ */
+export async function applyCrds(k: Kube): Promise<void> {
+  await k.kubectl(['apply', '--server-side', '--force-conflicts', '-f', join(repoRoot, 'crds')]);
+  await waitFor(
+    'the CRDs to be Established',
+    async () => {
+      for (const crd of ['translationservices.scriptorium.dev', 'ledgerclusters.scriptorium.dev']) {
+        const obj = await k.getJson(['crd', crd]);
+        if (condition(obj, 'Established')?.status !== 'True') return undefined;
+      }
+      return true;
+    },
+    { timeoutMs: 60_000, intervalMs: 1000 },
+  );
+}
+
+/** A new namespace, labelled as the suite's. */
+export async function createNamespace(k: Kube, namespace: string): Promise<void> {
+  await k.kubectl(['create', 'namespace', namespace]);
+  await k.kubectl(['label', 'namespace', namespace, 'app.kubernetes.io/part-of=scriptorium-e2e']);
+}
+
+/** The operator chart as the Helm release `release` in `namespace`, its operator watching only that namespace. */
+export async function installOperator(k: Kube, config: E2eConfig, namespace: string, release = namespace) {
+  await k.helm([
+    'install',
+    release,
+    join(repoRoot, 'charts/scriptorium-operator'),
+    '-n',
+    namespace,
+    '--set',
+    `image.repository=${config.operatorImage.repository}`,
+    '--set',
+    `image.tag=${config.operatorImage.tag}`,
+    '--set',
+    `image.pullPolicy=${config.pullPolicy}`,
+    '--set',
+    `operator.watchNamespace=${namespace}`,
+    '--wait',
+    '--timeout',
+    `${config.waitMs / 1000}s`,
+  ]);
+}
