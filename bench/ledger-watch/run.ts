@@ -8,9 +8,9 @@
 //   2. the watcher alone at 1,000,000 entities (watcher-alone.ts, with the node's V8 flags): RSS of its state, and
 //      the time from a notified change to its record;
 //   3. the same tamper measurement against FIWARE Scorpio 5.0.3 (three brokers, NGSI-LD) at 10,000 entities.
-// Writes bench/results/ledger-watch.json. BENCH_WATCH_ENTITIES scales part 1 (default 100000),
-// BENCH_WATCH_PARTS picks parts (default "0,1,2,3"); the parts not run keep what the file holds of them, and each
-// part carries its own time (`at`), so parts measured apart make one file.
+// Writes bench/results/ledger-watch.json. BENCH_WATCH_ENTITIES scales part 1 (default 100000), BENCH_WATCH_MODES
+// picks its modes (default "poll,subscribe"), BENCH_WATCH_PARTS picks parts (default "0,1,2,3"); the parts not run
+// keep what the file holds of them, and each part carries its own time (`at`), so parts measured apart make one file.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -25,6 +25,8 @@ import { type BrokerProcess, startBroker } from './brokers.ts';
 const here = import.meta.dirname;
 const ENTITIES = Number(process.env.BENCH_WATCH_ENTITIES ?? 100_000);
 const PARTS = new Set((process.env.BENCH_WATCH_PARTS ?? '0,1,2,3').split(','));
+// Part 1's modes (default both, side by side); one alone measures only its own figures.
+const MODES = (process.env.BENCH_WATCH_MODES ?? 'poll,subscribe').split(',') as Array<'poll' | 'subscribe'>;
 const ATTRS = 10;
 const POLL_MS = 10_000;
 const TAMPER_FRACTION = 0.01;
@@ -318,7 +320,7 @@ async function measure(
 // ---- 1. poll and subscribe side by side, the test brokers at ENTITIES ------------------------------------------
 if (PARTS.has('1')) {
   const sideBySide: Record<string, unknown> = {};
-  for (const mode of ['poll', 'subscribe'] as const) {
+  for (const mode of MODES) {
     const brokers = await testBrokers(ENTITIES);
     try {
       sideBySide[mode] = await measure(mode, brokers, ENTITIES);
@@ -328,7 +330,8 @@ if (PARTS.has('1')) {
   }
   const rate = (m: string) =>
     (sideBySide[m] as { idle: { broker_requests_per_second: number } }).idle.broker_requests_per_second;
-  sideBySide.idle_requests_fewer_by = Math.round(rate('poll') / Math.max(rate('subscribe'), 0.001));
+  if (MODES.length === 2)
+    sideBySide.idle_requests_fewer_by = Math.round(rate('poll') / Math.max(rate('subscribe'), 0.001));
   results.test_brokers = { at: now(), ...sideBySide };
 }
 
