@@ -1,26 +1,23 @@
-import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeApiError } from '../src/errors.ts';
-import { KubeClient } from '../src/kube/client.ts';
+import type { KubeClient } from '../src/kube/client.ts';
 import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
 import type { KubeObject } from '../src/kube/types.ts';
-import { create, createNamespace, installCrds, translationService } from './helpers.ts';
+import { create, createNamespace, startTestbed, type Testbed, translationService } from './helpers.ts';
 
 // The CRDs' own validation (OpenAPI schema and CEL rules) on a real kube-apiserver, without the operator.
-let plane: TestControlPlane;
+let bed: Testbed;
 let client: KubeClient;
 let ns: string;
 
 beforeAll(async () => {
-  plane = await startTestControlPlane({ withControllerManager: false });
-  client = new KubeClient(plane.kubeConfig);
-  await installCrds(client);
+  bed = await startTestbed({ withControllerManager: false });
+  client = bed.client;
   ns = await createNamespace(client, 'crd');
 });
 
 afterAll(async () => {
-  client?.close();
-  await plane?.stop();
+  await bed?.stop();
 });
 
 async function refusal(obj: KubeObject): Promise<string> {

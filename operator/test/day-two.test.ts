@@ -3,20 +3,13 @@
 // status, as the other tests play the kubelet), and the `scriptorium.dev/reconcile: paused` annotation on both kinds.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  kubeBinDir,
-  parseVersions,
-  startTestControlPlane,
-  type TestControlPlane,
-  VERSIONS_FILE,
-} from '@scriptorium/kube-testenv';
+import { kubeBinDir, parseVersions, VERSIONS_FILE } from '@scriptorium/kube-testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { STATEFUL_SET } from '../src/controllers/ledger-cluster/index.ts';
-import { KubeClient } from '../src/kube/client.ts';
+import type { KubeClient } from '../src/kube/client.ts';
 import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
 import type { KubeObject } from '../src/kube/types.ts';
-import type { Operator } from '../src/operator.ts';
 import {
   completeMigration,
   condition,
@@ -25,15 +18,14 @@ import {
   createSecret,
   eventually,
   get,
-  installCrds,
   list,
-  startOperator,
+  startTestbed,
+  type Testbed,
   translationService,
 } from './helpers.ts';
 
-let plane: TestControlPlane;
+let bed: Testbed;
 let client: KubeClient;
-let operator: Operator;
 
 const patch = (
   type: (typeof RESOURCES)[keyof typeof RESOURCES],
@@ -67,16 +59,13 @@ async function installCnpgCrd(): Promise<void> {
 }
 
 beforeAll(async () => {
-  plane = await startTestControlPlane();
-  client = new KubeClient(plane.kubeConfig);
-  await installCrds(client);
-  operator = await startOperator(plane, 'day-two', { concurrency: 2 });
+  bed = await startTestbed();
+  client = bed.client;
+  await bed.startOperator({ identity: 'day-two', concurrency: 2 });
 });
 
 afterAll(async () => {
-  await operator?.stop().catch(() => {});
-  client?.close();
-  await plane?.stop();
+  await bed?.stop();
 });
 
 describe('spec.database.cnpg', { timeout: 120_000 }, () => {

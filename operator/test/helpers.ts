@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { startTestControlPlane, type TestControlPlane, type TestControlPlaneOptions } from '@scriptorium/kube-testenv';
 import pino from 'pino';
 import { buildCrds } from '../src/crd/index.ts';
 import { KubeApiError } from '../src/errors.ts';
@@ -156,22 +157,69 @@ export async function create(client: KubeClient, obj: KubeObject): Promise<KubeO
   return client.request<KubeObject>('POST', resourcePath(type, obj.metadata.namespace), { body: obj });
 }
 
-/** An operator on a test control plane, without leader election or resync, started and ready. */
-export async function startOperator(
-  plane: { kubeConfig: ConstructorParameters<typeof KubeClient>[0] },
-  identity: string,
-  options: Partial<OperatorOptions> = {},
-): Promise<Operator> {
-  const operator = new Operator({
-    client: new KubeClient(plane.kubeConfig),
-    log: quietLog,
-    identity,
-    leaseNamespace: 'default',
-    leaderElection: false,
-    resyncMs: 0,
-    ...options,
-  });
-  await operator.start();
-  await eventually('operator ready', () => operator.ready);
-  return operator;
+/** An operator of a testbed: its identity and what differs from the testbed's defaults (see `newOperator`). */
+export type TestOperatorOptions = Partial<OperatorOptions> & { identity: string };
+
+/** Leader election with short test timings: a standby leads within seconds of a released Lease. */
+export const QUICK_ELECTION = {
+  leaderElection: true,
+  leaseDurationMs: 8000,
+  renewDeadlineMs: 6000,
+  retryPeriodMs: 250,
+} as const satisfies Partial<OperatorOptions>;
+
+/** A test control plane with both CRDs served, the test's client, and the operators a test runs on it. */
+export interface Testbed {
+  plane: TestControlPlane;
+  client: KubeClient;
+  /**
+   * An operator on the plane, not started: its own client, quiet log, Lease in `default`, without leader election
+   * or resync unless `options` say otherwise. stop() stops it.
+   */
+  newOperator(options: TestOperatorOptions): Operator;
+  /** newOperator, started and ready. */
+  startOperator(options: TestOperatorOptions): Promise<Operator>;
+  /** Stops every operator it made (in that order, errors ignored), closes the client, stops the plane. */
+  stop(): Promise<void>;
+}
+
+/** Starts a test control plane (with kube-controller-manager unless `plane` says otherwise) and installs the CRDs. */
+export async function startTestbed(plane: TestControlPlaneOptions = {}): Promise<Testbed> {
+  const started = await startTestControlPlane(plane);
+  const client = new KubeClient(started.kubeConfig);
+  const operators: Operator[] = [];
+  const bed: Testbed = {
+    plane: started,
+    client,
+    newOperator(options) {
+      const operator = new Operator({
+        client: new KubeClient(started.kubeConfig),
+        log: quietLog,
+        leaseNamespace: 'default',
+        leaderElection: false,
+        resyncMs: 0,
+        ...options,
+      });
+      operators.push(operator);
+      return operator;
+    },
+    async startOperator(options) {
+      const operator = bed.newOperator(options);
+      await operator.start();
+      await eventually('operator ready', () => operator.ready);
+      return operator;
+    },
+    async stop() {
+      for (const operator of operators) await operator.stop().catch(() => {});
+      client.close();
+      await started.stop();
+    },
+  };
+  try {
+    await installCrds(client);
+  } catch (err) {
+    await bed.stop();
+    throw err;
+  }
+  return bed;
 }

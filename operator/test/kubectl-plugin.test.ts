@@ -5,15 +5,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { LocalCluster } from '@scriptorium/harness/local-cluster';
 import { type HostileNode, startHostileNode } from '@scriptorium/harness/test-receivers';
-import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
+import type { TestControlPlane } from '@scriptorium/kube-testenv';
 import { type Block, blockHash } from '@scriptorium/ledger-protocol';
 import { generateKeyPair } from '@scriptorium/ledger-protocol/keys';
 import vectors from '@scriptorium/ledger-protocol/test-vectors' with { type: 'json' };
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeClient } from '../src/kube/client.ts';
+import type { KubeClient } from '../src/kube/client.ts';
 import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
 import type { Operator } from '../src/operator.ts';
-import { condition, create, createNamespace, eventually, get, installCrds, startOperator } from './helpers.ts';
+import { condition, create, createNamespace, eventually, get, startTestbed, type Testbed } from './helpers.ts';
 
 // `kubectl scriptorium`, run as a process the way kubectl runs a plugin, against a real control plane (status,
 // retire), real ledger nodes on loopback and a node that serves every forged evidence of the shared vectors
@@ -31,23 +31,21 @@ async function plugin(args: string[]): Promise<{ code: number; stdout: string; s
   }
 }
 
+let bed: Testbed;
 let plane: TestControlPlane;
 let client: KubeClient;
 let operator: Operator;
 let ns: string;
 
 beforeAll(async () => {
-  plane = await startTestControlPlane();
-  client = new KubeClient(plane.kubeConfig);
-  await installCrds(client);
-  operator = await startOperator(plane, 'kubectl-plugin');
+  bed = await startTestbed();
+  ({ plane, client } = bed);
+  operator = await bed.startOperator({ identity: 'kubectl-plugin' });
   ns = await createNamespace(client, 'plugin');
 });
 
 afterAll(async () => {
-  await operator?.stop().catch(() => {});
-  client?.close();
-  await plane?.stop();
+  await bed?.stop();
 });
 
 describe('kubectl scriptorium on a real control plane', { timeout: 240_000 }, () => {

@@ -8,13 +8,12 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
 import { S3Client } from '@scriptorium/ledger-node';
 import { type BackupManifest, type Block, blockHash } from '@scriptorium/ledger-protocol';
 import { freePort } from '@scriptorium/test-support/ports';
 import { createTestS3Tls, startTestS3, type TestS3 } from '@scriptorium/test-support/s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeClient } from '../src/kube/client.ts';
+import type { KubeClient } from '../src/kube/client.ts';
 import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
 import type { KubeObject } from '../src/kube/types.ts';
 import type { Operator } from '../src/operator.ts';
@@ -26,9 +25,9 @@ import {
   createSecret,
   eventually,
   get,
-  installCrds,
   list,
-  startOperator,
+  startTestbed,
+  type Testbed,
 } from './helpers.ts';
 import { LedgerKubelet } from './ledger-kubelet.ts';
 
@@ -38,7 +37,7 @@ const PREFIX = 'prod/ledger';
 // Never due during the test: the test starts each Job from its CronJob, as `kubectl create job --from` does.
 const NEVER = '0 0 1 1 *';
 
-let plane: TestControlPlane;
+let bed: Testbed;
 let client: KubeClient;
 let operator: Operator;
 let dir: string;
@@ -201,18 +200,15 @@ beforeAll(async () => {
     credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
     ca: tls.ca,
   });
-  plane = await startTestControlPlane();
-  client = new KubeClient(plane.kubeConfig);
-  await installCrds(client);
-  operator = await startOperator(plane, 'ledger-backup', { concurrency: 2, ledgerNodeUrl: nodeUrl });
+  bed = await startTestbed();
+  client = bed.client;
+  operator = await bed.startOperator({ identity: 'ledger-backup', concurrency: 2, ledgerNodeUrl: nodeUrl });
   kubelet = new LedgerKubelet(client, dir, { ports });
 }, 180_000);
 
 afterAll(async () => {
   await kubelet?.stopAll();
-  await operator?.stop().catch(() => {});
-  client?.close();
-  await plane?.stop();
+  await bed?.stop();
   await bucket?.close();
   await s3?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });

@@ -1,12 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  kubeBinDir,
-  serviceAccountKubeconfig,
-  startTestControlPlane,
-  type TestControlPlane,
-} from '@scriptorium/kube-testenv';
+import { kubeBinDir, serviceAccountKubeconfig, type TestControlPlane } from '@scriptorium/kube-testenv';
 import { freePort } from '@scriptorium/test-support/ports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -15,39 +10,41 @@ import { KubeClient } from '../src/kube/client.ts';
 import { loadStatic } from '../src/kube/kubeconfig.ts';
 import { RESOURCES, type ResourceType, resourcePath } from '../src/kube/resources.ts';
 import type { KubeObject } from '../src/kube/types.ts';
-import { Operator } from '../src/operator.ts';
-import { condition, create, createNamespace, eventually, get, installCrds, list, quietLog } from './helpers.ts';
+import type { Operator } from '../src/operator.ts';
+import {
+  condition,
+  create,
+  createNamespace,
+  eventually,
+  get,
+  list,
+  QUICK_ELECTION,
+  startTestbed,
+  type Testbed,
+} from './helpers.ts';
 
 // The LedgerCluster reconciler against a real kube-apiserver + kube-controller-manager (StatefulSet controller,
 // garbage collector). No kubelet and no ledger nodes run here: the validators' pods stay Pending and the operator's
 // node client points at a closed loopback port, so these tests cover the objects, their stability and the
 // controller's decisions; real nodes are driven in operator/test/ledger-node-client.test.ts.
+let bed: Testbed;
 let plane: TestControlPlane;
 let client: KubeClient;
 let operator: Operator;
 let closedPort: number;
-const operators: Operator[] = [];
 
 const SAMPLE = join(import.meta.dirname, '../../deploy/samples/ledger-cluster.yaml');
 const CHART = join(import.meta.dirname, '../../charts/scriptorium-operator');
 
 function startOperator(identity: string, ledgerNow?: () => Date): Operator {
-  const op = new Operator({
-    client: new KubeClient(plane.kubeConfig),
-    log: quietLog,
+  return bed.newOperator({
     identity,
-    leaseNamespace: 'default',
+    ...QUICK_ELECTION,
     leaseName: 'scriptorium-operator-ledger-test',
-    leaseDurationMs: 8000,
-    renewDeadlineMs: 6000,
-    retryPeriodMs: 250,
     concurrency: 2,
-    resyncMs: 0,
     ledgerNodeUrl: () => `http://127.0.0.1:${closedPort}`,
     ...(ledgerNow ? { ledgerNow } : {}),
   });
-  operators.push(op);
-  return op;
 }
 
 function sample(namespace: string): KubeObject {
@@ -68,18 +65,15 @@ async function snapshot(ns: string) {
 
 beforeAll(async () => {
   closedPort = await freePort();
-  plane = await startTestControlPlane();
-  client = new KubeClient(plane.kubeConfig);
-  await installCrds(client);
+  bed = await startTestbed();
+  ({ plane, client } = bed);
   operator = startOperator('ledger-operator-a');
   await operator.start();
   await eventually('operator leads', () => operator.isLeader && operator.ready);
 });
 
 afterAll(async () => {
-  for (const op of operators) await op.stop().catch(() => {});
-  client?.close();
-  await plane?.stop();
+  await bed?.stop();
 });
 
 describe('LedgerCluster reconciler', { timeout: 180_000 }, () => {
@@ -342,17 +336,13 @@ describe('LedgerCluster reconciler', { timeout: 180_000 }, () => {
     const path = await serviceAccountKubeconfig(plane, { namespace: system, name: 'scriptorium-scriptorium-operator' });
     const access = loadStatic(path);
     if (!access) throw new Error('the ServiceAccount kubeconfig did not load');
-    const asChart = new Operator({
-      client: new KubeClient(access),
-      log: quietLog,
+    const asChart = bed.newOperator({
       identity: 'ledger-operator-sa',
+      client: new KubeClient(access),
       leaseNamespace: system,
-      leaderElection: false,
       concurrency: 2,
-      resyncMs: 0,
       ledgerNodeUrl: () => `http://127.0.0.1:${closedPort}`,
     });
-    operators.push(asChart);
     await asChart.start();
     operator = asChart;
     // Every informer listed and watched: a refused list would never sync.

@@ -2,15 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
 import { freePort } from '@scriptorium/test-support/ports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATEFUL_SET } from '../src/controllers/ledger-cluster/index.ts';
-import { KubeClient } from '../src/kube/client.ts';
+import type { KubeClient } from '../src/kube/client.ts';
 import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
 import type { KubeObject } from '../src/kube/types.ts';
 import type { Operator } from '../src/operator.ts';
-import { condition, create, createNamespace, eventually, get, installCrds, list, startOperator } from './helpers.ts';
+import { condition, create, createNamespace, eventually, get, list, startTestbed, type Testbed } from './helpers.ts';
 import { LedgerKubelet } from './ledger-kubelet.ts';
 
 /** `eventually` with room for a loaded machine (node hops and the reconcile cadence). */
@@ -28,7 +27,7 @@ function slowly<T>(what: string, check: () => Promise<T | undefined | false>): P
 // and the round-change storm (conditions, Events, metrics), then their end when the two come back.
 const NAMES = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3', 'ledger-v4'];
 
-let plane: TestControlPlane;
+let bed: Testbed;
 let client: KubeClient;
 let operator: Operator;
 let ns: string;
@@ -96,10 +95,10 @@ async function watchRollout(changed: (sts: KubeObject) => boolean) {
 beforeAll(async () => {
   for (const name of NAMES) ports.set(name, await freePort());
   dir = mkdtempSync(join(tmpdir(), 'scriptorium-ledger-op-'));
-  plane = await startTestControlPlane();
-  client = new KubeClient(plane.kubeConfig);
-  await installCrds(client);
-  operator = await startOperator(plane, 'ledger-membership', {
+  bed = await startTestbed();
+  client = bed.client;
+  operator = await bed.startOperator({
+    identity: 'ledger-membership',
     concurrency: 2,
     ledgerNodeUrl: (_lc, _spec, validator) => `http://127.0.0.1:${ports.get(validator)}`,
   });
@@ -107,9 +106,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await kubelet?.stopAll();
-  await operator?.stop().catch(() => {});
-  client?.close();
-  await plane?.stop();
+  await bed?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

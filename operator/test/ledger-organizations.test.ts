@@ -9,19 +9,18 @@ import './fixtures/svc-dns.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
 import { type Block, blockHash } from '@scriptorium/ledger-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeClient } from '../src/kube/client.ts';
+import type { KubeClient } from '../src/kube/client.ts';
 import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
 import type { KubeObject } from '../src/kube/types.ts';
 import { createClusterCa } from '../src/ledger/index.ts';
 import type { Operator } from '../src/operator.ts';
-import { condition, create, createNamespace, eventually, get, installCrds, startOperator } from './helpers.ts';
+import { condition, create, createNamespace, eventually, get, startTestbed, type Testbed } from './helpers.ts';
 import { LedgerKubelet } from './ledger-kubelet.ts';
 
 const CHAIN = 'two-organizations';
-let plane: TestControlPlane;
+let bed: Testbed;
 let client: KubeClient;
 let dir: string;
 let kubelet: LedgerKubelet;
@@ -40,7 +39,8 @@ const secret = (namespace: string, name: string, data: Record<string, string>, t
 });
 
 async function startOrgOperator(ns: string): Promise<Operator> {
-  const op = await startOperator(plane, `org-${ns}`, {
+  const op = await bed.startOperator({
+    identity: `org-${ns}`,
     watchNamespace: ns,
     concurrency: 2,
     ledgerNodeUrl: (lc, _spec, validator) => kubelet.knownUrl(lc.metadata.namespace ?? '', validator, true),
@@ -98,9 +98,8 @@ const chainOf = (ns: string, validator: string) =>
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-orgs-'));
-  plane = await startTestControlPlane();
-  client = new KubeClient(plane.kubeConfig);
-  await installCrds(client);
+  bed = await startTestbed();
+  client = bed.client;
   nsA = await createNamespace(client, 'org-a');
   nsB = await createNamespace(client, 'org-b');
   caA = await createClusterCa({ commonName: 'organization A ledger CA', now: new Date() });
@@ -113,9 +112,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await kubelet?.stopAll();
-  for (const op of operators.values()) await op.stop().catch(() => {});
-  client?.close();
-  await plane?.stop();
+  await bed?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

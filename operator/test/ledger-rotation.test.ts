@@ -7,15 +7,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
 import { type Block, type LightEvidence, verifyLightEvidence } from '@scriptorium/ledger-protocol';
 import { freePort } from '@scriptorium/test-support/ports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeClient } from '../src/kube/client.ts';
+import type { KubeClient } from '../src/kube/client.ts';
 import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
 import type { KubeObject } from '../src/kube/types.ts';
 import type { Operator } from '../src/operator.ts';
-import { condition, create, createNamespace, eventually, get, installCrds, list, startOperator } from './helpers.ts';
+import { condition, create, createNamespace, eventually, get, list, startTestbed, type Testbed } from './helpers.ts';
 import { LedgerKubelet } from './ledger-kubelet.ts';
 
 const NAMES = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3'];
@@ -24,7 +23,7 @@ const NAMES = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3'];
 // rather than 2 s so that a live proposer's round does not time out on a busy shared machine.
 const ROUND_TIMEOUT_MS = 3000;
 
-let plane: TestControlPlane;
+let bed: Testbed;
 let client: KubeClient;
 let operator: Operator;
 let ns: string;
@@ -117,17 +116,14 @@ function startLoad(token: string) {
 beforeAll(async () => {
   for (const name of NAMES) ports.set(name, await freePort());
   dir = mkdtempSync(join(tmpdir(), 'scriptorium-rotation-'));
-  plane = await startTestControlPlane();
-  client = new KubeClient(plane.kubeConfig);
-  await installCrds(client);
-  operator = await startOperator(plane, 'ledger-rotation', { concurrency: 2, ledgerNodeUrl: nodeUrl });
+  bed = await startTestbed();
+  client = bed.client;
+  operator = await bed.startOperator({ identity: 'ledger-rotation', concurrency: 2, ledgerNodeUrl: nodeUrl });
 });
 
 afterAll(async () => {
   await kubelet?.stopAll();
-  await operator?.stop().catch(() => {});
-  client?.close();
-  await plane?.stop();
+  await bed?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -210,7 +206,7 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
         if (!restarted && r?.validator === 'ledger-v1' && (r.step === 'Add' || r.step === 'Restart')) {
           restarted = true;
           await operator.stop();
-          operator = await startOperator(plane, 'ledger-rotation-2', { concurrency: 2, ledgerNodeUrl: nodeUrl });
+          operator = await bed.startOperator({ identity: 'ledger-rotation-2', concurrency: 2, ledgerNodeUrl: nodeUrl });
         }
         return r?.step === 'Done' && r.completed?.length === 4 ? lc : undefined;
       },

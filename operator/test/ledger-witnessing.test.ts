@@ -8,19 +8,18 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalWitness, witnessLogOf } from '@scriptorium/harness/local-witness';
-import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
 import { ALG_COSIGNATURE_V1, defaultOrigin, formatVerifierKey } from '@scriptorium/ledger-protocol';
 import { generateKeyPair, keyFileContent } from '@scriptorium/ledger-protocol/keys';
 import { freePort } from '@scriptorium/test-support/ports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeClient } from '../src/kube/client.ts';
+import type { KubeClient } from '../src/kube/client.ts';
 import { RESOURCES } from '../src/kube/resources.ts';
 import type { Operator } from '../src/operator.ts';
-import { condition, create, createNamespace, eventually, get, installCrds, list, startOperator } from './helpers.ts';
+import { condition, create, createNamespace, eventually, get, list, startTestbed, type Testbed } from './helpers.ts';
 import { LedgerKubelet } from './ledger-kubelet.ts';
 
 const CHAIN = 'witnessed';
-let plane: TestControlPlane;
+let bed: Testbed;
 let client: KubeClient;
 let operator: Operator;
 let kubelet: LedgerKubelet;
@@ -53,11 +52,11 @@ const gauge = async (line: string) => (await operator.metrics.registry.metrics()
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-witnessed-'));
-  plane = await startTestControlPlane();
-  client = new KubeClient(plane.kubeConfig);
-  await installCrds(client);
+  bed = await startTestbed();
+  client = bed.client;
   kubelet = new LedgerKubelet(client, join(dir, 'nodes'));
-  operator = await startOperator(plane, 'ledger-witnessing', {
+  operator = await bed.startOperator({
+    identity: 'ledger-witnessing',
     concurrency: 2,
     ledgerNodeUrl: (l, _spec, validator) => kubelet.knownUrl(l.metadata.namespace ?? '', validator, false),
   });
@@ -67,9 +66,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await kubelet?.stopAll();
   await witness?.stop();
-  await operator?.stop().catch(() => {});
-  client?.close();
-  await plane?.stop();
+  await bed?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -1,27 +1,24 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
 import { freePort } from '@scriptorium/test-support/ports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeClient } from '../src/kube/client.ts';
+import type { KubeClient } from '../src/kube/client.ts';
 import { RESOURCES } from '../src/kube/resources.ts';
-import { eventually, get, installCrds } from './helpers.ts';
+import { eventually, get, startTestbed, type Testbed } from './helpers.ts';
 
 // The operator as its own process (as in the image): probes, metrics, the Lease, and a clean SIGTERM.
-let plane: TestControlPlane;
+let bed: Testbed;
 let client: KubeClient;
 let child: ChildProcess | undefined;
 
 beforeAll(async () => {
-  plane = await startTestControlPlane({ withControllerManager: false });
-  client = new KubeClient(plane.kubeConfig);
-  await installCrds(client);
+  bed = await startTestbed({ withControllerManager: false });
+  client = bed.client;
 });
 
 afterAll(async () => {
   if (child && child.exitCode === null) child.kill('SIGKILL');
-  client?.close();
-  await plane?.stop();
+  await bed?.stop();
 });
 
 describe('operator process', () => {
@@ -31,7 +28,7 @@ describe('operator process', () => {
     child = spawn(process.execPath, [join(import.meta.dirname, '..', 'src', 'main.ts')], {
       env: {
         PATH: process.env.PATH,
-        KUBECONFIG: plane.kubeconfigPath,
+        KUBECONFIG: bed.plane.kubeconfigPath,
         POD_NAMESPACE: 'default',
         POD_NAME: 'process-test',
         HTTP__PORT: String(port),

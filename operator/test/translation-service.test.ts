@@ -1,10 +1,9 @@
-import { startTestControlPlane, type TestControlPlane } from '@scriptorium/kube-testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FINALIZER } from '../src/controllers/translation-service/index.ts';
-import { KubeClient } from '../src/kube/client.ts';
+import type { KubeClient } from '../src/kube/client.ts';
 import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
 import type { KubeObject } from '../src/kube/types.ts';
-import { Operator } from '../src/operator.ts';
+import type { Operator } from '../src/operator.ts';
 import {
   completeMigration,
   condition,
@@ -13,36 +12,23 @@ import {
   createSecret,
   eventually,
   get,
-  installCrds,
   list,
   makePodsReady,
-  quietLog,
+  QUICK_ELECTION,
+  startTestbed,
+  type Testbed,
   translationService,
 } from './helpers.ts';
 
 // The operator against a real kube-apiserver + kube-controller-manager (garbage collector, Deployment,
 // ReplicaSet and Job controllers). There is no kubelet: the tests mark pods Succeeded/Ready themselves.
-let plane: TestControlPlane;
+let bed: Testbed;
 let client: KubeClient;
 let operator: Operator;
-const operators: Operator[] = [];
 const LEASE = 'scriptorium-operator-test';
 
 function startOperator(identity: string): Operator {
-  const op = new Operator({
-    client: new KubeClient(plane.kubeConfig),
-    log: quietLog,
-    identity,
-    leaseNamespace: 'default',
-    leaseName: LEASE,
-    leaseDurationMs: 8000,
-    renewDeadlineMs: 6000,
-    retryPeriodMs: 250,
-    concurrency: 4,
-    resyncMs: 0,
-  });
-  operators.push(op);
-  return op;
+  return bed.newOperator({ identity, ...QUICK_ELECTION, leaseName: LEASE, concurrency: 4 });
 }
 
 async function status(ns: string, name: string) {
@@ -50,18 +36,15 @@ async function status(ns: string, name: string) {
 }
 
 beforeAll(async () => {
-  plane = await startTestControlPlane();
-  client = new KubeClient(plane.kubeConfig);
-  await installCrds(client);
+  bed = await startTestbed();
+  client = bed.client;
   operator = startOperator('operator-a');
   await operator.start();
   await eventually('operator-a leads', () => operator.isLeader && operator.controller.synced);
 });
 
 afterAll(async () => {
-  for (const op of operators) await op.stop().catch(() => {});
-  client?.close();
-  await plane?.stop();
+  await bed?.stop();
 });
 
 describe('TranslationService reconciler', () => {

@@ -198,43 +198,42 @@ postgres_image() {
 	echo "$stamp" >"$out/postgres.stamp"
 }
 
-# CoreDNS from the binary tools/kube/build.sh --node built (the image holds nothing else).
-coredns_image() {
-	local version tag bin root="$work/rootfs/coredns"
-	version=$(sed -n 's/^COREDNS_VERSION=//p' "$here/../kube/versions.env")
-	tag=localhost/scriptorium/coredns:$version
-	bin="$cache/kube/$(sed -n 's/^KUBE_VERSION=//p' "$here/../kube/versions.env")/bin/coredns"
+# binary_image NAME REPOSITORY BINARY LAYOUT [CONTAINERFILE_LINES...]: an image of one binary that tools/kube/build.sh
+# --node built (its bin/BINARY), tagged localhost/scriptorium/REPOSITORY:VERSION (VERSION: NAME_VERSION, upper case,
+# of tools/kube/versions.env), written as $out/NAME.oci.tar. `LAYOUT ROOT BIN` puts the binary into the empty ROOT,
+# the image's only contents. Its key: the binary's own stamp (version and recipe: a rebuilt binary makes a new image)
+# and the recipe of this function, LAYOUT and the image's function that called it (which holds the lines).
+binary_image() {
+	local name=$1 repository=$2 binary=$3 layout=$4 version tag bin stamp root="$work/rootfs/$1"
+	shift 4
+	version=$(sed -n "s/^${name^^}_VERSION=//p" "$here/../kube/versions.env")
+	tag=localhost/scriptorium/$repository:$version
+	bin="$cache/kube/$(sed -n 's/^KUBE_VERSION=//p' "$here/../kube/versions.env")/bin/$binary"
 	[[ -x $bin ]] || { log "no $bin: run 'bash tools/kube/build.sh --node' first"; exit 1; }
-	# The binary's own stamp (version and recipe): a rebuilt binary makes a new image.
-	local stamp
-	stamp="$(cat "$(dirname "$bin")/.coredns.version" 2>/dev/null || echo "$version") $(recipe coredns_image)"
-	if fresh "$out/coredns.stamp" "$stamp" && [[ -f $out/coredns.oci.tar ]]; then return; fi
+	stamp="$(cat "$(dirname "$bin")/.$binary.version" 2>/dev/null || echo "$version") $(recipe "${FUNCNAME[1]}" "$layout" binary_image)"
+	if fresh "$out/$name.stamp" "$stamp" && [[ -f $out/$name.oci.tar ]]; then return; fi
 	rm -rf "$root" && mkdir -p "$root"
-	install -m 0755 "$bin" "$root/coredns"
-	image_from_rootfs "$tag" "$root" 'EXPOSE 53 53/udp' 'ENTRYPOINT ["/coredns"]'
+	"$layout" "$root" "$bin"
+	image_from_rootfs "$tag" "$root" "$@"
 	rm -rf "$root"
-	export_image "$tag" coredns.oci.tar
-	echo "$stamp" >"$out/coredns.stamp"
+	export_image "$tag" "$name.oci.tar"
+	echo "$stamp" >"$out/$name.stamp"
 }
+
+# CoreDNS: the binary alone, as /coredns.
+coredns_image() { binary_image coredns coredns coredns coredns_layout 'EXPOSE 53 53/udp' 'ENTRYPOINT ["/coredns"]'; }
+coredns_layout() { install -m 0755 "$2" "$1/coredns"; }
 
 # The ingress controller: the Traefik binary alone, as /usr/local/bin/traefik (upstream's image has it there too, so
 # deploy/traefik.yaml gives only args and runs on either).
 traefik_image() {
-	local version tag bin stamp root="$work/rootfs/traefik"
-	version=$(sed -n 's/^TRAEFIK_VERSION=//p' "$here/../kube/versions.env")
-	tag=localhost/scriptorium/traefik:$version
-	bin="$cache/kube/$(sed -n 's/^KUBE_VERSION=//p' "$here/../kube/versions.env")/bin/traefik"
-	[[ -x $bin ]] || { log "no $bin: run 'bash tools/kube/build.sh --node' first"; exit 1; }
-	# The binary's own stamp (version and recipe): a rebuilt binary makes a new image.
-	stamp="$(cat "$(dirname "$bin")/.traefik.version" 2>/dev/null || echo "$version") $(recipe traefik_image)"
-	if fresh "$out/traefik.stamp" "$stamp" && [[ -f $out/traefik.oci.tar ]]; then return; fi
-	rm -rf "$root" && mkdir -p "$root/usr/local/bin" "$root/tmp"
-	chmod 1777 "$root/tmp"
-	install -m 0755 "$bin" "$root/usr/local/bin/traefik"
-	image_from_rootfs "$tag" "$root" 'EXPOSE 8000 8443' 'USER 65532:65532' 'ENTRYPOINT ["/usr/local/bin/traefik"]'
-	rm -rf "$root"
-	export_image "$tag" traefik.oci.tar
-	echo "$stamp" >"$out/traefik.stamp"
+	binary_image traefik traefik traefik traefik_layout \
+		'EXPOSE 8000 8443' 'USER 65532:65532' 'ENTRYPOINT ["/usr/local/bin/traefik"]'
+}
+traefik_layout() {
+	mkdir -p "$1/usr/local/bin" "$1/tmp"
+	chmod 1777 "$1/tmp"
+	install -m 0755 "$2" "$1/usr/local/bin/traefik"
 }
 
 # CloudNativePG (unless E2E_CNPG=0: the local end-to-end suite's managed database, deploy/e2e/cnpg.test.ts). Its operator:
@@ -244,22 +243,15 @@ traefik_image() {
 # a link to this machine's (its Deployment runs `/manager controller`, and its init container copies the binary into
 # every PostgreSQL pod as the instance manager); user 65532 as upstream's.
 cnpg_image() {
-	local version tag bin stamp root="$work/rootfs/cnpg"
-	version=$(sed -n 's/^CNPG_VERSION=//p' "$here/../kube/versions.env")
-	tag=localhost/scriptorium/cloudnative-pg:$version
-	bin="$cache/kube/$(sed -n 's/^KUBE_VERSION=//p' "$here/../kube/versions.env")/bin/cnpg-manager"
-	[[ -x $bin ]] || { log "no $bin: run 'bash tools/kube/build.sh --node' first"; exit 1; }
-	stamp="$(cat "$(dirname "$bin")/.cnpg-manager.version" 2>/dev/null || echo "$version") $(recipe cnpg_image)"
-	if fresh "$out/cnpg.stamp" "$stamp" && [[ -f $out/cnpg.oci.tar ]]; then return; fi
-	rm -rf "$root" && mkdir -p "$root/tmp"
-	chmod 1777 "$root/tmp"
-	mkdir -p "$root/operator"
-	install -m 0755 "$bin" "$root/operator/manager_$(go env GOARCH 2>/dev/null || echo amd64)"
-	ln -s "operator/manager_$(go env GOARCH 2>/dev/null || echo amd64)" "$root/manager"
-	image_from_rootfs "$tag" "$root" 'WORKDIR /' 'USER 65532:65532' 'ENTRYPOINT ["/manager"]'
-	rm -rf "$root"
-	export_image "$tag" cnpg.oci.tar
-	echo "$stamp" >"$out/cnpg.stamp"
+	binary_image cnpg cloudnative-pg cnpg-manager cnpg_layout 'WORKDIR /' 'USER 65532:65532' 'ENTRYPOINT ["/manager"]'
+}
+cnpg_layout() {
+	local arch
+	arch=$(go env GOARCH 2>/dev/null || echo amd64)
+	mkdir -p "$1/tmp" "$1/operator"
+	chmod 1777 "$1/tmp"
+	install -m 0755 "$2" "$1/operator/manager_$arch"
+	ln -s "operator/manager_$arch" "$1/manager"
 }
 
 # CloudNativePG's PostgreSQL operand: Debian's postgresql-15 on the base rootfs, its binaries on PATH, and the
