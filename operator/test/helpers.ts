@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { startTestControlPlane, type TestControlPlane, type TestControlPlaneOptions } from '@scriptorium/kube-testenv';
+import type { Block, ChainStatus } from '@scriptorium/ledger-protocol';
 import pino from 'pino';
 import { buildCrds } from '../src/crd/index.ts';
 import { KubeApiError } from '../src/errors.ts';
@@ -222,4 +223,21 @@ export async function startTestbed(plane: TestControlPlaneOptions = {}): Promise
     throw err;
   }
   return bed;
+}
+
+/** GET /chain of the ledger node at `base`; undefined while it does not answer 200 within `timeoutMs`. */
+export async function chainStatus(base: string, timeoutMs = 2000): Promise<ChainStatus | undefined> {
+  try {
+    const res = await fetch(`${base}/chain`, { signal: AbortSignal.timeout(timeoutMs) });
+    return res.status === 200 ? ((await res.json()) as ChainStatus) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** GET /blocks/:height of the ledger node at `base`. */
+export async function fetchBlock(base: string, height: number): Promise<Block> {
+  const res = await fetch(`${base}/blocks/${height}`);
+  if (res.status !== 200) throw new Error(`GET /blocks/${height} from ${base}: ${res.status}`);
+  return (await res.json()) as Block;
 }

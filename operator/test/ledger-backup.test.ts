@@ -19,11 +19,13 @@ import type { KubeObject } from '../src/kube/types.ts';
 import type { Operator } from '../src/operator.ts';
 import { exportIdentity } from '../src/plugin/rotate-key.ts';
 import {
+  chainStatus,
   condition,
   create,
   createNamespace,
   createSecret,
   eventually,
+  fetchBlock,
   get,
   list,
   startTestbed,
@@ -49,18 +51,8 @@ const ports = new Map<string, number>();
 const url = (v: string) => `http://127.0.0.1:${ports.get(v)}`;
 const nodeUrl = (_lc: unknown, _spec: unknown, v: string) => url(v);
 
-async function chainOf(v: string): Promise<{ height: number } | undefined> {
-  try {
-    const res = await fetch(`${url(v)}/chain`, { signal: AbortSignal.timeout(2000) });
-    return res.status === 200 ? ((await res.json()) as { height: number }) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function block(v: string, h: number): Promise<Block> {
-  return (await (await fetch(`${url(v)}/blocks/${h}`)).json()) as Block;
-}
+const chainOf = (v: string) => chainStatus(url(v));
+const block = (v: string, h: number) => fetchBlock(url(v), h);
 
 function store(credentials: string) {
   return {

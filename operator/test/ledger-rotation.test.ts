@@ -14,7 +14,18 @@ import type { KubeClient } from '../src/kube/client.ts';
 import { RESOURCES, resourcePath } from '../src/kube/resources.ts';
 import type { KubeObject } from '../src/kube/types.ts';
 import type { Operator } from '../src/operator.ts';
-import { condition, create, createNamespace, eventually, get, list, startTestbed, type Testbed } from './helpers.ts';
+import {
+  chainStatus,
+  condition,
+  create,
+  createNamespace,
+  eventually,
+  fetchBlock,
+  get,
+  list,
+  startTestbed,
+  type Testbed,
+} from './helpers.ts';
 import { LedgerKubelet } from './ledger-kubelet.ts';
 
 const NAMES = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3'];
@@ -33,20 +44,8 @@ const ports = new Map<string, number>();
 const url = (v: string) => `http://127.0.0.1:${ports.get(v)}`;
 const nodeUrl = (_lc: unknown, _spec: unknown, v: string) => url(v);
 
-async function chainOf(v: string): Promise<{ height: number; validator_keys: string[] } | undefined> {
-  try {
-    const res = await fetch(`${url(v)}/chain`, { signal: AbortSignal.timeout(1000) });
-    return res.status === 200 ? ((await res.json()) as { height: number; validator_keys: string[] }) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function block(v: string, h: number): Promise<Block> {
-  const res = await fetch(`${url(v)}/blocks/${h}`);
-  if (res.status !== 200) throw new Error(`GET /blocks/${h} from ${v}: ${res.status}`);
-  return (await res.json()) as Block;
-}
+const chainOf = (v: string) => chainStatus(url(v), 1000);
+const block = (v: string, h: number) => fetchBlock(url(v), h);
 
 /** A steady load of records, and a watch on the height: what was accepted, and the longest wait for a new height. */
 function startLoad(token: string) {
