@@ -3,7 +3,7 @@
 //
 // Every metered call goes through `meter.meteredCall(subject, {estimate, price, run, usage})`: translate, its retry,
 // the judge and the playground. The counters' arithmetic lives in ONE place, the SQL function `meter` (migration
-// 0000_init.sql, where it is documented); this module prices the calls (`costMicros`), picks the
+// 0000_init.sql, where it is documented; its current text 0002_meter_one_side.sql); this module prices the calls (`costMicros`), picks the
 // quota period and the budget day, and sends the calls to `meter` as named JSON objects (`Admission`, `Settlement`:
 // their field names are the function's column names). Concurrent calls share one statement (group commit, see
 // `createMeter`), each decided exactly as if the calls had come one after the other.
