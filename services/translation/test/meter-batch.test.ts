@@ -124,6 +124,60 @@ describe('metering batches (group commit)', () => {
     });
   }
 
+  it('a lone call is sent alone at once, one side of the statement: its hit, reservation and usage event all written', async () => {
+    const r = await replica();
+    try {
+      const subject = await org('lone', 1_000, 1_000);
+      const decisions: number[] = [];
+      const bucket = `lone:${subject.orgId}`;
+      const gate: RateLimitGate = {
+        bucket,
+        limit: 5,
+        windowMs: 60_000,
+        onDecision: (d) => void decisions.push(d.remaining),
+      };
+      const held = await r.meter.reserve(subject, 100, 300, now, gate);
+      expect(r.batches).toEqual([{ kind: 'admit', size: 1 }]);
+      expect(decisions).toEqual([4]);
+      expect(await counters(subject)).toMatchObject({
+        quota: { used: 0, reserved: 100 },
+        budget: { spent: 0, reserved: 300 },
+      });
+      // Without a gate an admission touches no rate-limit window.
+      const ungated = await r.meter.reserve(subject, 10, 10, now);
+      const windows = await setup.query<{ bucket: string; count: number }>(
+        'SELECT bucket, count FROM rate_limit_windows WHERE bucket LIKE $1',
+        [`%${subject.orgId}`],
+      );
+      expect(windows).toEqual([{ bucket, count: 1 }]);
+      const charged = await r.meter.settle(
+        held,
+        { tokens: 80, costMicros: 250 },
+        { ...usage, tokensIn: 50, tokensOut: 30 },
+      );
+      await r.meter.settle(
+        ungated,
+        { tokens: 0, costMicros: 0 },
+        { ...usage, tokensIn: 0, tokensOut: 0, outcome: 'upstream_error' },
+      );
+      expect(charged).toBe(250);
+      expect(r.batches).toEqual([
+        { kind: 'admit', size: 1 },
+        { kind: 'admit', size: 1 },
+        { kind: 'settle', size: 1 },
+        { kind: 'settle', size: 1 },
+      ]);
+      expect(r.fallbacks).toEqual([]);
+      expect(await counters(subject)).toEqual({
+        quota: { used: 80, reserved: 0 },
+        budget: { spent: 250, reserved: 0 },
+        events: { n: 2, sum: 250 },
+      });
+    } finally {
+      await r.database.close();
+    }
+  });
+
   it('settles a batch: every reservation released, the charge capped, one usage event per request', async () => {
     const r = await replica();
     try {

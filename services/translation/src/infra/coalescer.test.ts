@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Coalescer } from './coalescer.ts';
 
 function recorder(opts: { failBatch?: (args: number[]) => boolean; maxInFlight?: number; maxBatch?: number } = {}) {
@@ -27,10 +27,63 @@ function recorder(opts: { failBatch?: (args: number[]) => boolean; maxInFlight?:
 }
 
 describe('Coalescer', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('sends a lone call through the single path', async () => {
     const { c, log } = recorder();
     expect(await c.submit(4)).toBe(40);
     expect(log).toEqual(['single 4']);
+  });
+
+  it('sends a lone call on the next turn of the event loop: no timer delays it', async () => {
+    // Every timer frozen (setTimeout, setInterval, Date): a call that waited for one would never be sent.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval', 'Date'] });
+    const sent: number[] = [];
+    const c = new Coalescer<number, number>({
+      batch: async (args) => args,
+      single: async (a) => {
+        sent.push(a);
+        return a;
+      },
+      maxInFlight: 1,
+      maxBatch: 100,
+    });
+    const result = c.submit(7);
+    expect(sent).toEqual([]);
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([7]);
+    expect(await result).toBe(7);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('batches only what arrives while a statement is in flight: the first call never waits for company', async () => {
+    const log: string[] = [];
+    let release: () => void = () => {};
+    const c = new Coalescer<number, number>({
+      batch: async (args) => {
+        log.push(`batch ${args.join(',')}`);
+        return args;
+      },
+      single: async (a) => {
+        log.push(`single ${a}`);
+        if (a === 1) await new Promise<void>((r) => (release = r));
+        return a;
+      },
+      maxInFlight: 1,
+      maxBatch: 100,
+    });
+    const first = c.submit(1);
+    await new Promise((r) => setImmediate(r));
+    // The first call went out alone at once; the next three arrive while it is in flight and wait for it.
+    expect(log).toEqual(['single 1']);
+    const rest = [2, 3, 4].map((a) => c.submit(a));
+    await new Promise((r) => setImmediate(r));
+    expect(c.queued).toBe(3);
+    release();
+    expect(await Promise.all([first, ...rest])).toEqual([1, 2, 3, 4]);
+    expect(log).toEqual(['single 1', 'batch 2,3,4']);
   });
 
   it('coalesces calls made in the same turn, and calls made while a batch is in flight into the next', async () => {

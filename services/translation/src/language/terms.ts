@@ -1,7 +1,7 @@
 // Glossary terms in text: where a term occurs, and the human-readable part of a string where terms count.
 import { TYPE } from '@formatjs/icu-messageformat-parser';
 import { type ParseOutcome, parseIcu, walkIcu } from './icu.ts';
-import { scanProtected } from './patterns.ts';
+import { type ProtectedToken, scanProtected } from './patterns.ts';
 
 const BOUNDED_SCRIPT =
   /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Georgian}\p{N}]/u;
@@ -37,10 +37,10 @@ export function findTerm(text: string, term: string): { start: number; end: numb
   return [...text.matchAll(re)].map((m) => ({ start: m.index, end: m.index + m[0].length, text: m[0] }));
 }
 
-function blankProtected(text: string, icu: boolean): string {
+function blankProtected(text: string, icu: boolean, tokens?: ProtectedToken[]): string {
   let out = '';
   let pos = 0;
-  for (const t of scanProtected(text, { icu })) {
+  for (const t of tokens ?? scanProtected(text, { icu })) {
     out += `${text.slice(pos, t.start)} `;
     pos = t.end;
   }
@@ -52,7 +52,13 @@ function blankProtected(text: string, icu: boolean): string {
  * placeholders, URLs) are blanked, and for ICU only the literal text of the message is kept (not argument names,
  * keywords or select keys). An ICU string that does not parse is treated as plain text.
  */
-export function translatableText(text: string, icu: boolean, alreadyParsed?: ParseOutcome): string {
+export function translatableText(
+  text: string,
+  icu: boolean,
+  alreadyParsed?: ParseOutcome,
+  /** `scanProtected(text, { icu: false })`, when the caller has it (plain strings only). */
+  plainTokens?: ProtectedToken[],
+): string {
   if (icu) {
     const parsed = alreadyParsed ?? parseIcu(text);
     if (parsed.ok) {
@@ -63,5 +69,5 @@ export function translatableText(text: string, icu: boolean, alreadyParsed?: Par
       return blankProtected(parts.join(' '), true);
     }
   }
-  return blankProtected(text, false);
+  return blankProtected(text, false, plainTokens);
 }

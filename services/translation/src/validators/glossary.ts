@@ -2,6 +2,7 @@ import {
   findTerm,
   type GlossaryEntry,
   type ParseOutcome,
+  type ProtectedToken,
   translatableText,
   type ValidationIssue,
 } from '../language/index.ts';
@@ -16,12 +17,19 @@ export function validateGlossary(
   sourceText: string,
   targetText: string,
   glossary: GlossaryEntry[],
-  opts: { icu: boolean; parsedSource?: ParseOutcome; parsedTarget?: ParseOutcome } = { icu: false },
+  opts: {
+    icu: boolean;
+    parsedSource?: ParseOutcome;
+    parsedTarget?: ParseOutcome;
+    /** Plain strings: `scanProtected(…, { icu: false })` of source and target, when the caller has them. */
+    scanned?: { source: ProtectedToken[]; target: ProtectedToken[] };
+  } = { icu: false },
 ): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   if (glossary.length === 0) return issues;
-  const source = translatableText(sourceText, opts.icu, opts.parsedSource);
-  const target = translatableText(targetText, opts.icu, opts.parsedTarget);
+  const plain = opts.icu ? undefined : opts.scanned;
+  const source = translatableText(sourceText, opts.icu, opts.parsedSource, plain?.source);
+  const target = translatableText(targetText, opts.icu, opts.parsedTarget, plain?.target);
   const lowerTarget = target.toLowerCase();
   for (const entry of glossary) {
     const found = findTerm(source, entry.term);

@@ -1,4 +1,10 @@
-import { parseTag, scanProtected, type TokenKind, type ValidationIssue } from '../language/index.ts';
+import {
+  type ProtectedToken,
+  parseTag,
+  scanProtected,
+  type TokenKind,
+  type ValidationIssue,
+} from '../language/index.ts';
 
 const PLACEHOLDER_KINDS = new Set<TokenKind>(['printf', 'mustache', 'dollar', 'brace']);
 
@@ -44,10 +50,16 @@ function times(n: number): string {
  * - `tag_missing` / `tag_extra`: the multiset of tags (by name and kind; attributes may be translated) differs;
  * - `tag_unbalanced`: the target's tags do not nest (`<b><i></b></i>`, unclosed `<b>`, stray `</b>`).
  */
-export function validatePlaceholders(source: string, target: string, opts: { icu: boolean }): ValidationIssue[] {
+export function validatePlaceholders(
+  source: string,
+  target: string,
+  opts: { icu: boolean },
+  /** `scanProtected` of source and target with the same `icu`, when the caller has them. */
+  scanned?: { source: ProtectedToken[]; target: ProtectedToken[] },
+): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const src = scanProtected(source, opts);
-  const tgt = scanProtected(target, opts);
+  const src = scanned?.source ?? scanProtected(source, opts);
+  const tgt = scanned?.target ?? scanProtected(target, opts);
 
   const ph = (ts: typeof src) =>
     ts.filter((t) => PLACEHOLDER_KINDS.has(t.kind) && t.text !== '%%').map((t) => normalize(t.kind, t.text));

@@ -1,4 +1,10 @@
-import { type GlossaryEntry, parseIcu, sourceForLocale, type ValidationIssue } from '../language/index.ts';
+import {
+  type GlossaryEntry,
+  parseIcu,
+  scanProtected,
+  sourceForLocale,
+  type ValidationIssue,
+} from '../language/index.ts';
 import { validateGlossary } from './glossary.ts';
 import { validateIcu } from './icu.ts';
 import { validatePlaceholders } from './placeholders.ts';
@@ -36,10 +42,15 @@ export function validateTranslation(input: ValidateInput): ValidationIssue[] {
     // the source without the plural cases the target locale drops (their tags and placeholders go with them).
     const syntaxBroken = issues.some((i) => i.code === 'icu_syntax_source' || i.code === 'icu_syntax_target');
     const kept = parsed?.source.ok === true ? sourceForLocale(source, parsed.source.ast, input.targetLocale) : source;
-    if (!syntaxBroken) issues.push(...validatePlaceholders(kept, target, { icu: input.isIcu }));
+    // Plain strings: each side scanned for protected tokens once, for the placeholder and the glossary checks.
+    const scanned = input.isIcu
+      ? undefined
+      : { source: scanProtected(kept, { icu: false }), target: scanProtected(target, { icu: false }) };
+    if (!syntaxBroken) issues.push(...validatePlaceholders(kept, target, { icu: input.isIcu }, scanned));
     issues.push(
       ...validateGlossary(kept, target, input.glossary, {
         icu: input.isIcu,
+        ...(scanned ? { scanned } : {}),
         // The source's tree holds only when nothing was dropped from it (a dropped case re-parses).
         ...(parsed ? { parsedTarget: parsed.target, ...(kept === source ? { parsedSource: parsed.source } : {}) } : {}),
       }),

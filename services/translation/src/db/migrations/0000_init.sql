@@ -289,19 +289,21 @@ DECLARE
   bk integer;
   v_tokens bigint;
   v_charged bigint[] := '{}';
-  a_bucket text[]; a_window_start bigint[]; a_window_ms integer[]; a_limit integer[];
-  a_org text[]; a_period date[]; a_tokens bigint[]; a_quota bigint[];
-  a_scope text[]; a_day date[]; a_cost bigint[]; a_cap bigint[];
-  s_org text[]; s_period date[]; s_reserved_tokens bigint[]; s_tokens bigint[]; s_quota bigint[];
-  s_scope text[]; s_day date[]; s_reserved_cost bigint[]; s_cost bigint[]; s_cap bigint[];
-  s_api_key text[]; s_kind text[]; s_model text[]; s_items integer[]; s_tokens_in integer[]; s_tokens_out integer[];
-  s_outcome text[];
+  a_bucket text[] := '{}'; a_window_start bigint[] := '{}'; a_window_ms integer[] := '{}'; a_limit integer[] := '{}';
+  a_org text[] := '{}'; a_period date[] := '{}'; a_tokens bigint[] := '{}'; a_quota bigint[] := '{}';
+  a_scope text[] := '{}'; a_day date[] := '{}'; a_cost bigint[] := '{}'; a_cap bigint[] := '{}';
+  s_org text[] := '{}'; s_period date[] := '{}'; s_reserved_tokens bigint[] := '{}'; s_tokens bigint[] := '{}';
+  s_quota bigint[] := '{}'; s_scope text[] := '{}'; s_day date[] := '{}'; s_reserved_cost bigint[] := '{}';
+  s_cost bigint[] := '{}'; s_cap bigint[] := '{}'; s_api_key text[] := '{}'; s_kind text[] := '{}';
+  s_model text[] := '{}'; s_items integer[] := '{}'; s_tokens_in integer[] := '{}'; s_tokens_out integer[] := '{}';
+  s_outcome text[] := '{}';
   r_bucket text[]; r_start bigint[]; r_count integer[];
   q_org text[]; q_period date[]; q_used bigint[]; q_reserved bigint[]; q_created boolean[]; q_touched boolean[];
   b_scope text[]; b_day date[]; b_spent bigint[]; b_reserved bigint[]; b_created boolean[]; b_touched boolean[];
 BEGIN
   -- The calls arrive as JSON arrays of objects whose keys are the metering module's field names (services/meter.ts):
-  -- one array per field below, in call order.
+  -- one array per field below, in call order. A side with no calls is not parsed (a call alone is one side).
+  IF json_array_length(p_admissions) > 0 THEN
   SELECT coalesce(array_agg(x."bucket" ORDER BY n), '{}'), coalesce(array_agg(x."windowStart" ORDER BY n), '{}'),
       coalesce(array_agg(x."windowMs" ORDER BY n), '{}'), coalesce(array_agg(x."limit" ORDER BY n), '{}'),
       coalesce(array_agg(x."orgId" ORDER BY n), '{}'), coalesce(array_agg(x."period" ORDER BY n), '{}'),
@@ -314,6 +316,8 @@ BEGIN
       "tokens" bigint, "quotaTokens" bigint, "scope" text, "day" date, "costMicros" bigint, "capMicros" bigint))
       WITH ORDINALITY AS x("bucket", "windowStart", "windowMs", "limit", "orgId", "period", "tokens", "quotaTokens",
         "scope", "day", "costMicros", "capMicros", n);
+  END IF;
+  IF json_array_length(p_settlements) > 0 THEN
   SELECT coalesce(array_agg(x."orgId" ORDER BY n), '{}'), coalesce(array_agg(x."period" ORDER BY n), '{}'),
       coalesce(array_agg(x."reservedTokens" ORDER BY n), '{}'), coalesce(array_agg(x."tokens" ORDER BY n), '{}'),
       coalesce(array_agg(x."quotaTokens" ORDER BY n), '{}'), coalesce(array_agg(x."scope" ORDER BY n), '{}'),
@@ -332,6 +336,9 @@ BEGIN
       WITH ORDINALITY AS x("orgId", "period", "reservedTokens", "tokens", "quotaTokens", "scope", "day",
         "reservedCostMicros", "costMicros", "capMicros", "apiKeyId", "kind", "model", "items", "tokensIn", "tokensOut",
         "outcome", n);
+  END IF;
+  -- Rate-limit windows only when an admission counts a hit (a settlement alone has none).
+  IF cardinality(array_remove(a_bucket, NULL)) > 0 THEN
   WITH up AS (
     INSERT INTO rate_limit_windows AS w (bucket, window_start, window_ms, count)
       SELECT DISTINCT ON (b, ws) b, ws, wm, 0 FROM unnest(a_bucket, a_window_start, a_window_ms) AS u(b, ws, wm)
@@ -339,6 +346,7 @@ BEGIN
       ON CONFLICT (bucket, window_start) DO UPDATE SET count = w.count
       RETURNING w.bucket, w.window_start, w.count)
   SELECT array_agg(up.bucket), array_agg(up.window_start), array_agg(up.count) INTO r_bucket, r_start, r_count FROM up;
+  END IF;
   WITH up AS (
     INSERT INTO quota_usage AS q (org_id, period_start)
       SELECT DISTINCT o, p FROM (
@@ -450,9 +458,11 @@ BEGIN
   END LOOP;
 
   -- Write each row once (reserved_at stamped where a reservation was added: see meter_release_orphans).
+  IF r_bucket IS NOT NULL THEN
   UPDATE rate_limit_windows w SET count = u.c
     FROM unnest(r_bucket, r_start, r_count) AS u(b, ws, c)
     WHERE w.bucket = u.b AND w.window_start = u.ws;
+  END IF;
   UPDATE quota_usage q SET used_tokens = u.used, reserved_tokens = u.r,
       reserved_at = CASE WHEN u.t THEN now() ELSE q.reserved_at END
     FROM unnest(q_org, q_period, q_used, q_reserved, q_touched) AS u(o, p, used, r, t)
@@ -461,8 +471,10 @@ BEGIN
       reserved_at = CASE WHEN u.t THEN now() ELSE b.reserved_at END
     FROM unnest(b_scope, b_day, b_spent, b_reserved, b_touched) AS u(s, d, spent, r, t)
     WHERE b.scope = u.s AND b.day = u.d;
+  IF cardinality(s_scope) > 0 THEN
   INSERT INTO usage_events (org_id, api_key_id, kind, model, items, tokens_in, tokens_out, cost_micros, outcome)
     SELECT * FROM unnest(s_org, s_api_key, s_kind, s_model, s_items, s_tokens_in, s_tokens_out, v_charged, s_outcome);
+  END IF;
 END
 $$;
 --> statement-breakpoint
