@@ -19,9 +19,7 @@ bin="$root/bin"
 jobs=${SCRIPTORIUM_KUBE_JOBS:-2}
 log() { echo "peers-bins: $*" >&2; }
 
-export GOPATH="$cache/go/path" GOMODCACHE="$cache/go/mod" GOCACHE="$cache/go/build"
-export CGO_ENABLED=0 GOTOOLCHAIN=${GOTOOLCHAIN:-auto} GOFLAGS="-mod=mod -buildvcs=false"
-export GOPROXY=${GOPROXY:-https://proxy.golang.org,direct}
+go_env "$cache"
 mkdir -p "$bin"
 exec 9>"$root/.build.lock"
 flock 9

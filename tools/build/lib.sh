@@ -50,3 +50,19 @@ recipe_key() {
 		for f in "$@"; do find "$f" -type f -print0 | LC_ALL=C sort -z | xargs -0 cat; done
 	} | sha256sum | cut -c1-12
 }
+
+# go_env CACHE: the environment of every Go build (sourced scripts call it once). Everything Go writes (GOPATH,
+# GOMODCACHE, GOCACHE) stays under CACHE, shared by every build script, never in the repository; binaries are static
+# (CGO off). GOTOOLCHAIN=auto (Go's default): an older local Go fetches the toolchain a module needs (etcd v3.5.35
+# wants go >= 1.26) from the same module proxy, instead of failing.
+go_env() {
+	export GOPATH="$1/go/path" GOMODCACHE="$1/go/mod" GOCACHE="$1/go/build"
+	export CGO_ENABLED=0 GOTOOLCHAIN=${GOTOOLCHAIN:-auto} GOFLAGS="-mod=mod -buildvcs=false"
+	export GOPROXY=${GOPROXY:-https://proxy.golang.org,direct}
+	mkdir -p "$GOPATH" "$GOMODCACHE" "$GOCACHE"
+}
+
+# need_go WHAT: only a build needs Go (reusing cached binaries does not); without it, says what it was for and exits.
+need_go() {
+	command -v go >/dev/null || { echo "no 'go' on PATH; install Go >= 1.24 (https://go.dev/dl/) to build $1" >&2; exit 1; }
+}

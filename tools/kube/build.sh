@@ -38,15 +38,8 @@ jobs=${SCRIPTORIUM_KUBE_JOBS:-2}
 
 log() { echo "kube-bins: $*" >&2; }
 
-# Only a build needs Go; reusing cached binaries does not.
-need_go() { command -v go >/dev/null || { log "no 'go' on PATH; install Go >= 1.24 (https://go.dev/dl/) to build $1"; exit 1; }; }
-
-export GOPATH="$cache/go/path" GOMODCACHE="$cache/go/mod" GOCACHE="$cache/go/build"
-# GOTOOLCHAIN=auto (Go's default): an older local Go fetches the toolchain a module needs (etcd v3.5.35
-# wants go >= 1.26) from the same module proxy, instead of failing.
-export CGO_ENABLED=0 GOTOOLCHAIN=${GOTOOLCHAIN:-auto} GOFLAGS="-mod=mod -buildvcs=false"
-export GOPROXY=${GOPROXY:-https://proxy.golang.org,direct}
-mkdir -p "$bin" "$GOPATH" "$GOMODCACHE" "$GOCACHE"
+go_env "$cache"
+mkdir -p "$bin"
 
 # Two `make` runs at once must not build into the same place.
 exec 9>"$cache/kube/.build.lock"

@@ -23,12 +23,8 @@ root="$cache/tlog"
 bin="$root/bin"
 jobs=${SCRIPTORIUM_KUBE_JOBS:-2}
 log() { echo "tlog-bins: $*" >&2; }
-need_go() { command -v go >/dev/null || { log "no 'go' on PATH; install Go >= 1.24 (https://go.dev/dl/) to build $1"; exit 1; }; }
-
-export GOPATH="$cache/go/path" GOMODCACHE="$cache/go/mod" GOCACHE="$cache/go/build"
-export CGO_ENABLED=0 GOTOOLCHAIN=${GOTOOLCHAIN:-auto} GOFLAGS="-mod=mod -buildvcs=false"
-export GOPROXY=${GOPROXY:-https://proxy.golang.org,direct}
-mkdir -p "$bin" "$GOPATH" "$GOMODCACHE" "$GOCACHE"
+go_env "$cache"
+mkdir -p "$bin"
 exec 9>"$root/.build.lock"
 flock 9
 
