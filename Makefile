@@ -104,7 +104,7 @@ images: ## Build the three product images and the end-to-end suite's test broker
 	docker build -f operator/Dockerfile -t scriptorium/operator:dev .
 	docker build -f services/translation/Dockerfile -t scriptorium/translation:dev .
 	docker build -f services/ledger-node/Dockerfile -t scriptorium/ledger-node:dev .
-	docker build -f harness/Dockerfile -t scriptorium/test-broker:dev .
+	docker build -f deploy/e2e/test-broker.Dockerfile -t scriptorium/test-broker:dev .
 
 e2e-kind: deps kube-bins ## End-to-end suite (deploy/e2e) on kind; without a registry: engine and node image of tools/kind (root)
 	bash deploy/e2e-kind.sh

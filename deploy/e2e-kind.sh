@@ -127,7 +127,7 @@ prepare_cluster() {
 	else
 		log "building and loading images (tag $tag)"
 		for image in operator:operator/Dockerfile translation:services/translation/Dockerfile \
-			ledger-node:services/ledger-node/Dockerfile test-broker:harness/Dockerfile; do
+			ledger-node:services/ledger-node/Dockerfile test-broker:deploy/e2e/test-broker.Dockerfile; do
 			name=${image%%:*} dockerfile=${image#*:}
 			docker build -f "$dockerfile" -t "scriptorium/$name:$tag" .
 			"$kind" load docker-image "scriptorium/$name:$tag" --name "$cluster"

@@ -13,7 +13,7 @@ export interface E2eConfig {
   operatorImage: { repository: string; tag: string };
   translationImage: string;
   ledgerImage: string;
-  /** The harness's test broker (harness/Dockerfile): the watch step's NGSI brokers. */
+  /** The harness's test broker (deploy/e2e/test-broker.Dockerfile): the watch step's NGSI brokers. */
   testBrokerImage: string;
   postgresImage: string;
   /** Image pull policy of every pod the suite creates: the images are preloaded on both clusters. */

@@ -968,7 +968,7 @@ describe('Scriptorium on a real cluster', () => {
   it('watches a test broker pod: a tamper on the federated broker → a TAMPERED record on every validator', async (ctx) => {
     if (!(await ledgerAvailable())) ctx.skip();
     await ledger('watch', async () => {
-      // One pod, two brokers of the test broker image (the harness's, harness/Dockerfile; its ENTRYPOINT
+      // One pod, two brokers of the test broker image (the harness's, deploy/e2e/test-broker.Dockerfile; its ENTRYPOINT
       // runs the broker): primary :1026, federated :1027.
       const brokerContainer = (name: string, port: number) => ({
         name,

@@ -64,7 +64,7 @@ describe('the product images', () => {
     expect(lines.slice(last + 1)).toContain('RUN find node_modules/@scriptorium -xtype l -delete');
   });
 
-  it.each([...productDockerfiles, 'harness/Dockerfile'])("%s's build context drops *.test.ts", (path) => {
+  it.each([...productDockerfiles, 'deploy/e2e/test-broker.Dockerfile'])("%s's build context drops *.test.ts", (path) => {
     // BuildKit reads <Dockerfile>.dockerignore beside the Dockerfile when there is one, else the root's.
     const own = `${path}.dockerignore`;
     const ignore = read(existsSync(join(root, own)) ? own : '.dockerignore');

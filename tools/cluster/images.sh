@@ -336,7 +336,7 @@ if [[ $mode == all ]]; then
 	image_step ledger-node "$out/ledger-node.stamp" project_image ledger-node services/ledger-node/Dockerfile \
 		services/ledger-node/src services/ledger-node/console packages/ledger-protocol/src packages/web-build/src
 	# the end-to-end suite's test broker: the harness's broker sources and undici (the lockfile's version)
-	image_step test-broker "$out/test-broker.stamp" project_image test-broker harness/Dockerfile \
+	image_step test-broker "$out/test-broker.stamp" project_image test-broker deploy/e2e/test-broker.Dockerfile \
 		harness/package.json harness/src/test-broker
 	# A rebuilt image leaves its predecessor untagged (~400 MB each in the vfs store): remove those.
 	bah rmi --prune >/dev/null 2>&1 || true

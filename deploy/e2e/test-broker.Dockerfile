@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
-# scriptorium/test-broker — the harness's test broker (an NGSI-v2/NGSI-LD stand-in with subscriptions) as a small image
-# of its own, for the end-to-end suite; no product image carries it. Built from the repository root as context:
-#   docker build -f harness/Dockerfile -t scriptorium/test-broker:dev .
+# scriptorium/test-broker — a fixture of the end-to-end suite, beside it: the harness's test broker (an NGSI-v2/NGSI-LD
+# stand-in with subscriptions) as a small image of its own, which the suite's watch step runs as a pod. It is never
+# published, and no product image carries the harness. Built from the repository root as context:
+#   docker build -f deploy/e2e/test-broker.Dockerfile -t scriptorium/test-broker:dev .
 # It holds the broker's sources and their one dependency, undici (the lockfile's version), on Node 24.
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
