@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { cacheDir } from '@scriptorium/kube-testenv';
 import { defineConfig } from 'vitest/config';
 
 // Three projects: `unit` runs pure logic beside its code (src/**/*.test.ts, sim/**/*.test.ts, a browser app's
@@ -8,6 +10,10 @@ import { defineConfig } from 'vitest/config';
 const parts = '{packages/*,services/*,operator,harness}';
 
 export default defineConfig({
+  // Vitest keeps each test file's last duration here and starts the longest files first. Outside the repository, so
+  // that a fresh clone (CI) finds them too: without them it orders files by size, and the integration stage's
+  // longest files started last and ran alone at its end.
+  cacheDir: join(cacheDir(), 'vite'),
   test: {
     projects: [
       {
@@ -41,14 +47,14 @@ export default defineConfig({
       },
       {
         // The end-to-end suite on a real cluster (KUBECONFIG): make e2e-local / make e2e-kind run it; make test
-        // does not. One journey in one file, steps in order.
+        // does not. One journey per file, steps in order; the files side by side (each in a namespace of its own,
+        // with an operator watching only it), since they wait on pods far more than they compute.
         test: {
           name: 'e2e',
           include: ['deploy/e2e/**/*.test.ts'],
           testTimeout: 900_000,
           hookTimeout: 900_000,
-          maxWorkers: 1,
-          fileParallelism: false,
+          maxWorkers: 2,
         },
       },
     ],
