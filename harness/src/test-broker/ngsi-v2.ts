@@ -207,8 +207,12 @@ export class NgsiV2 {
     this.store = store;
     this.subscriptions = subscriptions;
     store.onChange((tenant, entity, kind) =>
-      subscriptions.changed(tenant.name, entity, kind, (s) =>
-        JSON.stringify({ subscriptionId: s.id, data: [JSON.parse(fullJson(entity))] }),
+      // The entity's JSON is rendered once (and kept with it); each subscription's body only wraps it.
+      subscriptions.changed(
+        tenant.name,
+        entity,
+        kind,
+        (s) => `{"subscriptionId":${JSON.stringify(s.id)},"data":[${fullJson(entity)}]}`,
       ),
     );
   }
