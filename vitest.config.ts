@@ -54,7 +54,7 @@ export default defineConfig({
           include: ['deploy/e2e/**/*.test.ts'],
           testTimeout: 900_000,
           hookTimeout: 900_000,
-          maxWorkers: 2,
+          maxWorkers: 3,
         },
       },
     ],

@@ -2,7 +2,7 @@
 // as a Helm release in that namespace, watching only it.
 import { join } from 'node:path';
 import { type E2eConfig, repoRoot } from './config.ts';
-import { condition, type Kube, waitFor } from './kube.ts';
+import { condition, type Kube, type KubeList, type KubeObject, waitFor } from './kube.ts';
 
 /**
  * Applies the checkout's CRDs (helm installs a chart's crds/ only when they are missing, and never removes them) and
@@ -49,4 +49,25 @@ export async function installOperator(k: Kube, config: E2eConfig, namespace: str
     '--timeout',
     `${config.waitMs / 1000}s`,
   ]);
+}
+
+/**
+ * Two operators must never reconcile the same objects: throws when one installed in the cluster watches every
+ * namespace (it would reconcile each file's objects too).
+ */
+export async function refuseClusterWideOperator(k: Kube): Promise<void> {
+  const operators = await k.getJson<
+    KubeList<
+      KubeObject & { spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } } }
+    >
+  >(['deployments', '-A', '-l', 'app.kubernetes.io/name=scriptorium-operator']);
+  for (const d of operators.items) {
+    const env = d.spec.template.spec.containers[0]?.env ?? [];
+    const watch = env.find((e) => e.name === 'WATCH_NAMESPACE')?.value ?? '';
+    if (watch === '') {
+      throw new Error(
+        `the operator ${d.metadata.namespace}/${d.metadata.name} watches every namespace; it would reconcile the suite's objects too (install it with operator.watchNamespace set, as make cluster-up's demo does)`,
+      );
+    }
+  }
 }

@@ -3,18 +3,17 @@
 // Helm release of the same unique name, whose operator watches only that namespace; afterAll removes both
 // even when a step failed. Steps run in order and each needs the previous ones of its part.
 import { execFile } from 'node:child_process';
-import { randomBytes, X509Certificate } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Block, blockHash, verifyLightEvidence } from '@scriptorium/ledger-protocol';
 import { keysCreateArgs } from '@scriptorium/operator';
-import { createClusterCa } from '@scriptorium/operator/ledger';
 import { hasChromium, launchBrowser } from '@scriptorium/test-support/browser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, repoRoot } from './config.ts';
-import { applyCrds, createNamespace, installOperator } from './install.ts';
+import { applyCrds, createNamespace, installOperator, refuseClusterWideOperator } from './install.ts';
 import {
   condition,
   http,
@@ -26,6 +25,7 @@ import {
   viaIngress,
   waitFor,
 } from './kube.ts';
+import { type ChainStatus, ledgerPods, type Pod, podReady } from './ledger.ts';
 
 const execFileAsync = promisify(execFile);
 const config = loadConfig();
@@ -33,9 +33,6 @@ const k = kube(config);
 const ns = `${config.namePrefix}-${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
 const release = ns;
 const operatorName = `${release}-scriptorium-operator`;
-/** The second organization of the two-organization step: its own namespace and operator release. */
-const nsB = `${ns}-b`;
-const operatorNameB = `${nsB}-scriptorium-operator`;
 const wait = { timeoutMs: config.waitMs };
 const forwards: PortForward[] = [];
 let failed = false;
@@ -44,22 +41,6 @@ let tamperedAt: { height: number; index: number } | undefined;
 
 const log = (line: string) => process.stderr.write(`e2e [${ns}]: ${line}\n`);
 const manifest = (file: string) => readFileSync(join(repoRoot, file), 'utf8');
-
-interface Pod extends KubeObject {
-  spec: {
-    containers: { name: string; env?: { name: string; value?: string }[]; ports?: { containerPort: number }[] }[];
-  };
-  status: {
-    phase?: string;
-    containerStatuses?: { ready: boolean; restartCount: number }[];
-  };
-}
-
-const podReady = (pod: Pod) =>
-  pod.status.phase === 'Running' &&
-  !pod.metadata.deletionTimestamp &&
-  (pod.status.containerStatuses ?? []).length > 0 &&
-  (pod.status.containerStatuses ?? []).every((c) => c.ready);
 
 /** A part of the journey: once one of its steps failed, the later ones fail at once instead of waiting. */
 function part(name: string) {
@@ -78,22 +59,7 @@ const journey = part('the journey');
 
 beforeAll(async () => {
   log(`namespace and Helm release ${ns}; kubectl ${config.kubectl}, helm ${config.helm}`);
-  // Two operators must never reconcile the same objects: refuse to run next to one that watches every namespace.
-  const operators = await k.getJson<KubeList<KubeObject & { spec: { template: { spec: Pod['spec'] } } }>>([
-    'deployments',
-    '-A',
-    '-l',
-    'app.kubernetes.io/name=scriptorium-operator',
-  ]);
-  for (const d of operators.items) {
-    const env = d.spec.template.spec.containers[0]?.env ?? [];
-    const watch = env.find((e) => e.name === 'WATCH_NAMESPACE')?.value ?? '';
-    if (watch === '') {
-      throw new Error(
-        `the operator ${d.metadata.namespace}/${d.metadata.name} watches every namespace; it would reconcile the suite's objects too (install it with operator.watchNamespace set, as make cluster-up's demo does)`,
-      );
-    }
-  }
+  await refuseClusterWideOperator(k);
   await createNamespace(k, ns);
 }, 120_000);
 
@@ -111,15 +77,9 @@ afterAll(async () => {
   await k.helm(['uninstall', release, '-n', ns, '--ignore-not-found', '--wait', '--timeout', '180s']).catch((err) => {
     log(`helm uninstall: ${err instanceof Error ? err.message : err}`);
   });
-  await k.helm(['uninstall', nsB, '-n', nsB, '--ignore-not-found', '--wait', '--timeout', '180s']).catch((err) => {
-    log(`helm uninstall ${nsB}: ${err instanceof Error ? err.message : err}`);
-  });
-  for (const namespace of [nsB, ns])
-    await k
-      .kubectl(['delete', 'namespace', namespace, '--ignore-not-found', '--wait=true', '--timeout=240s'], {
-        timeoutMs: 260_000,
-      })
-      .catch((err) => log(`delete namespace ${namespace}: ${err instanceof Error ? err.message : err}`));
+  await k
+    .kubectl(['delete', 'namespace', ns, '--ignore-not-found', '--wait=true', '--timeout=240s'], { timeoutMs: 260_000 })
+    .catch((err) => log(`delete namespace ${ns}: ${err instanceof Error ? err.message : err}`));
 }, 900_000);
 
 async function diagnose(): Promise<void> {
@@ -565,64 +525,7 @@ describe('Scriptorium on a real cluster', () => {
     }
     return ledgerReconciler;
   };
-  const validatorPods = async (namespace = ns, cluster = 'ledger') =>
-    (
-      await k.getJson<KubeList<Pod>>([
-        '-n',
-        namespace,
-        'pods',
-        '-l',
-        `app.kubernetes.io/name=ledger-node,app.kubernetes.io/component=validator,scriptorium.dev/ledger-cluster=${cluster}`,
-      ])
-    ).items.sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
-
-  interface ChainStatus {
-    node_id: string;
-    height: number;
-    latest_hash: string;
-    validators: number;
-    quorum: number;
-  }
-  /** Opens one port-forward to a validator pod (HTTPS verified with the cluster CA when TLS is on) for `use`. */
-  const withLedger = async <T>(pod: Pod, use: (get: <B>(path: string) => Promise<B>) => Promise<T>): Promise<T> => {
-    const container = pod.spec.containers[0];
-    const env = new Map((container?.env ?? []).map((e) => [e.name, e.value ?? '']));
-    const port = Number(env.get('NODE_CONSENSUS__BIND_PORT') || container?.ports?.[0]?.containerPort || 8000);
-    let tls: { ca: string; servername: string } | undefined;
-    const namespace = pod.metadata.namespace ?? ns;
-    if (env.get('NODE_TLS__ENABLED') === 'true') {
-      const cat = (file: string) => k.kubectl(['-n', namespace, 'exec', pod.metadata.name, '--', 'cat', file]);
-      const ca = await cat(env.get('NODE_TLS__CA_FILE') ?? '');
-      const cert = new X509Certificate(await cat(env.get('NODE_TLS__CERT_FILE') ?? ''));
-      const servername = /DNS:([^,\s]+)/.exec(cert.subjectAltName ?? '')?.[1];
-      if (!servername) throw new Error(`${pod.metadata.name}: its certificate names no DNS SAN`);
-      tls = { ca, servername };
-    }
-    const forward = await portForward(config, namespace, `pod/${pod.metadata.name}`, port);
-    try {
-      return await use(async <B>(path: string) => {
-        const answer = await http(forward.port, path, tls ? { tls } : {});
-        if (answer.status !== 200) throw new Error(`${pod.metadata.name} GET ${path}: ${answer.status} ${answer.body}`);
-        return answer.json<B>();
-      });
-    } finally {
-      forward.close();
-    }
-  };
-  /** GET a path of one validator pod through a port-forward. */
-  const ledgerGet = <T>(pod: Pod, path: string): Promise<T> => withLedger(pod, (get) => get<T>(path));
-  const chains = async (pods: Pod[]) => Promise.all(pods.map((p) => ledgerGet<ChainStatus>(p, '/chain')));
-  /** Every node holds the same block at the highest height they all have. */
-  const expectAgreement = async (pods: Pod[]) => {
-    const status = await chains(pods);
-    const common = Math.min(...status.map((s) => s.height));
-    expect(common).toBeGreaterThan(0);
-    const headers = await Promise.all(
-      pods.map((p) => ledgerGet<{ header: unknown }>(p, `/blocks/${common}`).then((b) => JSON.stringify(b.header))),
-    );
-    expect(new Set(headers).size, `headers at height ${common}: ${headers.join(' | ')}`).toBe(1);
-    return { status, common };
-  };
+  const { validatorPods, withLedger, chains, expectAgreement } = ledgerPods(k, config, ns);
 
   it('runs the sample 4-validator LedgerCluster: 4 pods Running, blocks finalized', async (ctx) => {
     if (!(await ledgerAvailable())) ctx.skip();
@@ -793,175 +696,6 @@ describe('Scriptorium on a real cluster', () => {
         (e) => e.involvedObject.kind === 'LedgerCluster' && e.reason === 'MembershipChangeFinalized',
       );
       expect(finalized.length, 'MembershipChangeFinalized Events').toBeGreaterThanOrEqual(1);
-    });
-  });
-
-  it("two organizations, one chain: B joins A's chain from its genesis across two CAs; each scales 2 → 3 → 2, and B's operator stopped", async (ctx) => {
-    if (!(await ledgerAvailable())) ctx.skip();
-    await ledger('organizations', async () => {
-      // Organization B: its own namespace and its own operator (watching only that namespace).
-      await createNamespace(k, nsB);
-      await installOperator(k, config, nsB);
-      // Each organization has its own CA; each trusts the other's (a bundle of the other's certificate).
-      const now = new Date();
-      const cas = {
-        [ns]: await createClusterCa({ commonName: 'organization A ledger CA', now }),
-        [nsB]: await createClusterCa({ commonName: 'organization B ledger CA', now }),
-      };
-      for (const [namespace, other] of [
-        [ns, nsB],
-        [nsB, ns],
-      ] as const) {
-        const mine = cas[namespace] as { certPem: string; keyPem: string };
-        const theirs = cas[other] as { certPem: string };
-        await k.kubectl(['-n', namespace, 'apply', '-f', '-'], {
-          input: JSON.stringify({
-            apiVersion: 'v1',
-            kind: 'List',
-            items: [
-              {
-                apiVersion: 'v1',
-                kind: 'Secret',
-                metadata: { name: 'org-ca' },
-                type: 'kubernetes.io/tls',
-                stringData: { 'tls.crt': mine.certPem, 'tls.key': mine.keyPem },
-              },
-              {
-                apiVersion: 'v1',
-                kind: 'Secret',
-                metadata: { name: 'other-org-ca' },
-                stringData: { 'ca.crt': theirs.certPem },
-              },
-            ],
-          }),
-        });
-      }
-      const tls = {
-        mode: 'mutual',
-        caSecretRef: { name: 'org-ca' },
-        trustedCaSecretRef: { name: 'other-org-ca', key: 'ca.crt' },
-      };
-      const consensus = { emptyBlockIntervalMs: config.emptyBlockIntervalMs };
-      // Small requests: up to six more validators beside the sample cluster's four on a 2-core node (kind's static
-      // pods request most of a core; with the default 100m each, organization B's validators stayed Pending).
-      const resources = { requests: { cpu: '20m', memory: '96Mi' }, limits: { memory: '512Mi' } };
-      const apply = (namespace: string, obj: object) =>
-        k.kubectl(['-n', namespace, 'apply', '-f', '-'], { input: JSON.stringify(obj) });
-      await apply(ns, {
-        apiVersion: 'scriptorium.dev/v1alpha1',
-        kind: 'LedgerCluster',
-        metadata: { name: 'org-a' },
-        spec: {
-          image: config.ledgerImage,
-          validators: 2,
-          resources,
-          genesis: { chainId: `${ns}.two-orgs` },
-          consensus,
-          tls,
-        },
-      });
-      const lcReady = (namespace: string, name: string, active: number) =>
-        waitFor(
-          `${namespace}/${name} Ready with ${active} active validators`,
-          async () => {
-            const lc = await k.getJson(['-n', namespace, 'ledgercluster', name]);
-            return condition(lc, 'Ready')?.status === 'True' &&
-              lc.status?.activeValidators === active &&
-              !lc.status?.pendingChange
-              ? lc
-              : undefined;
-          },
-          { ...wait, intervalMs: 3000 },
-        );
-      await lcReady(ns, 'org-a', 2);
-      // What A publishes to B: its genesis ConfigMap (B pins its hash), its validators' addresses, the chain's token.
-      const genesisCm = await k.getJson<KubeObject & { data: Record<string, string> }>([
-        '-n',
-        ns,
-        'configmap',
-        'org-a-genesis',
-      ]);
-      const genesisHash = blockHash(Block.parse(JSON.parse(genesisCm.data['genesis.json'] ?? '')).header);
-      const keyOf = async (namespace: string, validator: string) =>
-        (
-          await k.getJson<KubeObject & { metadata: { annotations?: Record<string, string> } }>([
-            '-n',
-            namespace,
-            'secret',
-            `${validator}-key`,
-          ])
-        ).metadata.annotations?.['scriptorium.dev/public-key'] ?? '';
-      const token = Buffer.from(
-        (await k.getJson<{ data: { token: string } }>(['-n', ns, 'secret', 'org-a-token'])).data.token,
-        'base64',
-      ).toString('utf8');
-      await k.kubectl(['-n', nsB, 'create', 'secret', 'generic', 'chain-token', `--from-literal=token=${token}`]);
-      await apply(nsB, {
-        apiVersion: 'scriptorium.dev/v1alpha1',
-        kind: 'LedgerCluster',
-        metadata: { name: 'org-b' },
-        spec: {
-          image: config.ledgerImage,
-          validators: 2,
-          resources,
-          genesis: { from: { configMapRef: { namespace: ns, name: 'org-a-genesis' }, hash: genesisHash } },
-          clusterTokenSecretRef: { name: 'chain-token', key: 'token' },
-          externalValidators: await Promise.all(
-            ['org-a-v0', 'org-a-v1'].map(async (v) => ({
-              publicKey: await keyOf(ns, v),
-              address: `${v}.${ns}.svc:8000`,
-              organization: 'A',
-            })),
-          ),
-          consensus,
-          tls,
-        },
-      });
-      await lcReady(nsB, 'org-b', 4);
-      await lcReady(ns, 'org-a', 4);
-      // The validators of both organizations once the scaling has settled: `active` pods Ready, none terminating (a
-      // pod scaled away ends with phase Succeeded and can no longer be exec'd into for its CA).
-      const allPods = async (active = 4) => {
-        let seen = '';
-        return waitFor(
-          `${active} validator pods of both organizations Ready, none terminating`,
-          async () => {
-            const pods = [...(await validatorPods(ns, 'org-a')), ...(await validatorPods(nsB, 'org-b'))];
-            seen = pods
-              .map((p) => `${p.metadata.name}=${p.status.phase}${p.metadata.deletionTimestamp ? '(terminating)' : ''}`)
-              .join(', ');
-            return pods.length === active && pods.every(podReady) ? pods : undefined;
-          },
-          { ...wait, describe: () => seen },
-        );
-      };
-      await expectAgreement(await allPods());
-      // Either organization scales its own validators while the other keeps running.
-      const scale = async (namespace: string, name: string, n: number, active: number) => {
-        await k.kubectl(['-n', namespace, 'scale', `ledgercluster/${name}`, `--replicas=${n}`]);
-        await lcReady(namespace, name, active);
-      };
-      for (const [namespace, name] of [
-        [nsB, 'org-b'],
-        [ns, 'org-a'],
-      ] as const) {
-        await scale(namespace, name, 3, 5);
-        await scale(namespace, name, 2, 4);
-        await expectAgreement(await allPods());
-      }
-      // B's operator stopped: A scales, and the chain (with B's validators in it) keeps finalizing.
-      const heightBefore = Math.max(...(await chains(await validatorPods(nsB, 'org-b'))).map((s) => s.height));
-      await k.kubectl(['-n', nsB, 'scale', `deployment/${operatorNameB}`, '--replicas=0']);
-      await scale(ns, 'org-a', 3, 5);
-      await scale(ns, 'org-a', 2, 4);
-      const heightAfter = Math.max(...(await chains(await validatorPods(nsB, 'org-b'))).map((s) => s.height));
-      expect(heightAfter).toBeGreaterThan(heightBefore);
-      await k.kubectl(['-n', nsB, 'scale', `deployment/${operatorNameB}`, '--replicas=1']);
-      await lcReady(nsB, 'org-b', 4);
-      await expectAgreement(await allPods());
-      // The two organizations' clusters go; the sample cluster of this namespace stays for the next steps.
-      await k.kubectl(['-n', nsB, 'delete', 'ledgercluster', 'org-b', '--wait=true', '--timeout=180s']);
-      await k.kubectl(['-n', ns, 'delete', 'ledgercluster', 'org-a', '--wait=true', '--timeout=180s']);
     });
   });
 
