@@ -261,7 +261,10 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
     // take round 2; none may take more, and more than two such heights would be a pattern, not the machine.
     const late = [...decidedIn].filter(([, r]) => r > 1).map(([h, r]) => `height ${h} in round ${r}`);
     const why = `wall-clock gap ${progress.longestGap} ms at ${progress.gapAt}`;
-    expect(late.filter((l) => !l.endsWith(' in round 2')), why).toEqual([]);
+    expect(
+      late.filter((l) => !l.endsWith(' in round 2')),
+      why,
+    ).toEqual([]);
     expect(late.length, `${why}; ${late.join(', ')}`).toBeLessThanOrEqual(2);
 
     // The chain's set is the four new keys; the old evidence still verifies, and so does new evidence of the same
