@@ -185,22 +185,33 @@ export function defineWatchSuite(options: SuiteOptions): void {
       // Every node is notified of it (a sweep may still hand the record over first, under load). A broker that
       // loses notifications (Scorpio does not retry one that was refused or failed) must have notified one node at
       // least; the account of each node it did not notify is printed (node counters, proxy, the broker's own).
-      const unnotified: string[] = [];
-      for (const [k, node] of cluster.nodes.entries())
-        await until(
-          `${node.nodeId} notified`,
-          async () => {
-            const w = await watch(node);
-            return (w.notified?.received ?? 0) > (before[k]?.notified?.received ?? 0);
-          },
-          options.notifiesEveryChange ? 90_000 : 30_000,
-        ).catch(async (err: Error) => {
-          const account = await notificationAccount(k);
-          if (options.notifiesEveryChange) throw new Error(`${err.message}; ${account}`);
-          unnotified.push(`${node.nodeId}: ${account}`);
-        });
-      if (unnotified.length > 0) console.warn(`the broker did not notify every node:\n${unnotified.join('\n')}`);
-      expect(unnotified.length).toBeLessThan(cluster.nodes.length);
+      const notifiedNodes = async (since: Awaited<ReturnType<typeof watch>>[]) => {
+        const unnotified: string[] = [];
+        for (const [k, node] of cluster.nodes.entries())
+          await until(
+            `${node.nodeId} notified`,
+            async () => {
+              const w = await watch(node);
+              return (w.notified?.received ?? 0) > (since[k]?.notified?.received ?? 0);
+            },
+            options.notifiesEveryChange ? 90_000 : 30_000,
+          ).catch(async (err: Error) => {
+            const account = await notificationAccount(k);
+            if (options.notifiesEveryChange) throw new Error(`${err.message}; ${account}`);
+            unnotified.push(`${node.nodeId}: ${account}`);
+          });
+        if (unnotified.length > 0) console.warn(`the broker did not notify every node:\n${unnotified.join('\n')}`);
+        return cluster.nodes.length - unnotified.length;
+      };
+      if ((await notifiedNodes(before)) === 0) {
+        // Scorpio sometimes loses a change's event for every subscription at once (under load, timesSent stays 0 on
+        // each); the sweep recorded the change all the same. Its notifications must still reach a node: one more
+        // change, on an entity no other step uses.
+        expect(options.notifiesEveryChange).toBe(false);
+        const probeFrom = await Promise.all(cluster.nodes.map((n) => watch(n)));
+        await writes[1].set(12, 0, -1212);
+        expect(await notifiedNodes(probeFrom), 'a second change, notified to no node either').toBeGreaterThan(0);
+      }
       await sleep(2000);
       const genesis = JSON.parse(readFileSync(cluster.genesisFile, 'utf8')) as Block;
       for (const node of cluster.nodes) {
