@@ -20,13 +20,18 @@
 #
 # Env: KIND_CLUSTER (scriptorium-e2e), KIND_NODE_IMAGE (kind's default / the locally built one), IMAGE_TAG (dev),
 #      E2E_WAIT_SECONDS (300 per wait), KEEP_CLUSTER=1 keeps the cluster for debugging,
-#      E2E_PHASE=prepare: steps 1–3 only, the cluster kept for a later run, which then starts at step 4 (`.ci/run`
-#      prepares kind while the local cluster's suite runs).
+#      E2E_PHASE=prepare: steps 1–3 only, the cluster kept for a later run, which then starts at step 4 (CI prepares
+#      kind beside the integration stage: tools/build/prebuild.sh).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 cluster=${KIND_CLUSTER:-scriptorium-e2e}
+# One run per cluster name at a time: CI prepares the cluster beside the integration stage (tools/build/prebuild.sh),
+# and `make e2e-kind` after it waits for that to end, then finds the cluster prepared. The lock is held by flock
+# itself (-o: not by the engine or the cluster this script may start).
+[[ -n ${E2E_KIND_LOCKED:-} ]] ||
+	E2E_KIND_LOCKED=1 exec flock -o "${TMPDIR:-/tmp}/scriptorium-e2e-kind-$cluster.lock" bash "$root/deploy/e2e-kind.sh" "$@"
 tag=${IMAGE_TAG:-dev}
 report=${E2E_REPORT:-.test-results/e2e.json}
 # Where both kind configs map the ingress controller's node port 80 on the host.
