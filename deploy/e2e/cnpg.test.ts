@@ -157,6 +157,7 @@ describe.skipIf(!enabled)('a TranslationService on CloudNativePG (spec.database.
     })();
     await new Promise((r) => setTimeout(r, 15_000));
     const target = before.currentPrimary === 'translation-db-1' ? 'translation-db-2' : 'translation-db-1';
+    const okBefore = ok;
     log(`switchover ${before.currentPrimary} → ${target} after ${ok} translations`);
     await k.kubectl([
       '-n',
@@ -177,11 +178,17 @@ describe.skipIf(!enabled)('a TranslationService on CloudNativePG (spec.database.
       },
       wait,
     );
+    const okSwitched = ok;
     await new Promise((r) => setTimeout(r, 15_000));
     stop = true;
     await load;
-    log(`${ok} translations answered 200, ${failed} not`);
-    expect(ok).toBeGreaterThan(60);
+    log(
+      `${ok} translations answered 200 (${okBefore} before the switchover, ${ok - okSwitched} after it), ${failed} not`,
+    );
+    // The load ran on both primaries: translations answered before the switchover and after the new primary took over
+    // (how many depends on the machine: CI runs this beside the rest of the suite and kind's).
+    expect(okBefore).toBeGreaterThanOrEqual(10);
+    expect(ok - okSwitched).toBeGreaterThanOrEqual(10);
 
     // Exactly one usage row per answered translation: none lost in the switchover, none for a refused request.
     const rowsAfter = Number(await psql(target, "SELECT count(*) FROM usage_events WHERE kind = 'translate'"));
