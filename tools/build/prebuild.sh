@@ -17,5 +17,12 @@ if low bash tools/kind/engine.sh start; then
 	low bash tools/kind/node-image.sh >/dev/null
 	# Then kind's cluster itself (cluster, images, ingress controller): `make e2e-kind` finds it ready, and the kind
 	# branch of the end-to-end stage is its suite alone. Like the engine it runs in, it runs at the lowest priority.
-	low env E2E_PHASE=prepare bash deploy/e2e-kind.sh >/dev/null 2>&1 || echo "prebuild: preparing kind failed; make e2e-kind prepares it" >&2
+	# Not once the end-to-end stage has begun (.ci/run marks it): make e2e-kind then prepares its cluster itself, and a
+	# preparation after it would only leave a cluster behind.
+	if [[ -e .test-results/e2e-started ]]; then
+		echo "prebuild: the end-to-end stage has begun; make e2e-kind prepares kind itself" >&2
+	else
+		low env E2E_PHASE=prepare bash deploy/e2e-kind.sh >/dev/null 2>&1 ||
+			echo "prebuild: preparing kind failed; make e2e-kind prepares it" >&2
+	fi
 fi
