@@ -164,8 +164,11 @@ export type TestOperatorOptions = Partial<OperatorOptions> & { identity: string 
 /** Leader election with short test timings: a standby leads within seconds of a released Lease. */
 export const QUICK_ELECTION = {
   leaderElection: true,
-  leaseDurationMs: 8000,
-  renewDeadlineMs: 6000,
+  // client-go's lease and renew deadline: shorter ones lapsed once on CI's loaded machine (the test apiserver slow to
+  // answer renewals), and an operator that lost its Lease reconciles nothing more. Hand-overs here are quick all the
+  // same: a stopped operator releases its Lease, and candidates retry every 250 ms.
+  leaseDurationMs: 15_000,
+  renewDeadlineMs: 10_000,
   retryPeriodMs: 250,
 } as const satisfies Partial<OperatorOptions>;
 
