@@ -325,7 +325,8 @@ describe.skipIf(!hasChromium)('the /ui console in a browser', () => {
     } finally {
       await hostile.close();
     }
-  });
+    // 28 pages, each loaded and verified in Chromium: 22 s on an idle machine, over 60 s on CI's loaded one.
+  }, 180_000);
 
   it('the shared test vectors: the page and verify-proof give every vector its verdict', async () => {
     // Through a node whose block 0 is the vectors' genesis (the page verifies against the node's block 0 unpinned).
