@@ -99,12 +99,11 @@ scorpio: ## Build (or reuse from the cache) FIWARE Scorpio, the real NGSI-LD bro
 ci-warm: ## Build every cache a CI run uses (packages, Node, npm, Go binaries, Scorpio, images), run no test (root for images)
 	bash tools/build/warm.sh
 
-images: ## Build the three product images and the end-to-end suite's test broker image (needs a Docker engine)
+images: ## Build the three product images (needs a Docker engine)
 	@command -v docker >/dev/null && docker info >/dev/null 2>&1 || { echo "make images: no Docker engine answers here" >&2; exit 2; }
 	docker build -f operator/Dockerfile -t scriptorium/operator:dev .
 	docker build -f services/translation/Dockerfile -t scriptorium/translation:dev .
 	docker build -f services/ledger-node/Dockerfile -t scriptorium/ledger-node:dev .
-	docker build -f deploy/e2e/test-broker.Dockerfile -t scriptorium/test-broker:dev .
 
 e2e-kind: deps kube-bins ## End-to-end suite (deploy/e2e) on kind; without a registry: engine and node image of tools/kind (root)
 	bash deploy/e2e-kind.sh

@@ -6,8 +6,8 @@
 #   2. build the project's images (the three products and the end-to-end suite's test broker) and `kind load` them;
 #   3. the ingress controller (deploy/traefik.yaml: Traefik, IngressClass traefik) on the node whose ports 80/443
 #      the kind config maps to the host's 127.0.0.1:8080/8443;
-#   4. run the suite with KUBECONFIG = the kind cluster's and E2E_INGRESS = 127.0.0.1:8080; report
-#      .test-results/e2e.json;
+#   4. run the suite with KUBECONFIG = the kind cluster's, E2E_INGRESS = 127.0.0.1:8080 and E2E_HOST_ADDRESS = the
+#      gateway of kind's Docker network; report .test-results/e2e.json;
 #   5. delete the cluster (KEEP_CLUSTER=1 keeps it).
 #
 # Two ways, by KIND_OFFLINE (default: 0 on GitHub Actions, 1 elsewhere):
@@ -124,7 +124,7 @@ prepare_cluster() {
 		load_images() {
 			local name
 			bash tools/cluster/images.sh >/dev/null
-			for name in operator translation ledger-node test-broker postgres; do
+			for name in operator translation ledger-node postgres; do
 				"$kind" load image-archive "${SCRIPTORIUM_CACHE:-$HOME/.cache/scriptorium}/cluster/images/$name.oci.tar" --name "$cluster"
 			done
 		}
@@ -132,7 +132,7 @@ prepare_cluster() {
 	else
 		log "building and loading images (tag $tag)"
 		for image in operator:operator/Dockerfile translation:services/translation/Dockerfile \
-			ledger-node:services/ledger-node/Dockerfile test-broker:deploy/e2e/test-broker.Dockerfile; do
+			ledger-node:services/ledger-node/Dockerfile; do
 			name=${image%%:*} dockerfile=${image#*:}
 			docker build -f "$dockerfile" -t "scriptorium/$name:$tag" .
 			"$kind" load docker-image "scriptorium/$name:$tag" --name "$cluster"
@@ -177,6 +177,11 @@ mkdir -p "$(dirname "$report")"
 rm -f "$report"
 rc=0
 [[ -z $postgres_image ]] || export E2E_POSTGRES_IMAGE=$postgres_image
+# This host as kind's pods reach it: the gateway of the nodes' Docker network (the watch step's brokers listen there).
+host_address=$(docker network inspect kind --format '{{range .IPAM.Config}}{{.Gateway}} {{end}}' | tr ' ' '\n' |
+	grep -E '^[0-9]+(\.[0-9]+){3}$' | head -1) || true
+[[ -n $host_address ]] || { log "no IPv4 gateway on the kind Docker network (docker network inspect kind)"; exit 1; }
+export E2E_HOST_ADDRESS=$host_address
 E2E_INGRESS=$ingress KUBECONFIG=$kubeconfig SCRIPTORIUM_KUBE_BIN=$bin_dir E2E_IMAGE_TAG=$tag E2E_PULL_POLICY=IfNotPresent \
 	step_run e2e-kind/suite vitest run --project e2e --reporter=default --reporter=json --outputFile.json="$report" ||
 	rc=$?

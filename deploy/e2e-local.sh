@@ -38,7 +38,8 @@ log "suite (KUBECONFIG=$KUBECONFIG_ADMIN)"
 outside=$(awk '$1 == "nameserver" {print $2; exit}' /etc/resolv.conf)
 [[ $outside =~ ^[0-9.]+$ ]] || outside=$(ip -4 route show default | awk '{print $3; exit}')
 rc=0
-E2E_EGRESS_PROBE=$outside:53 E2E_INGRESS=$INGRESS_ADDRESS KUBECONFIG=$KUBECONFIG_ADMIN SCRIPTORIUM_KUBE_BIN=$KUBE_BIN \
+# The node is this host: pods reach its address (the watch step's brokers listen there).
+E2E_EGRESS_PROBE=$outside:53 E2E_INGRESS=$INGRESS_ADDRESS E2E_HOST_ADDRESS=$NODE_IP KUBECONFIG=$KUBECONFIG_ADMIN SCRIPTORIUM_KUBE_BIN=$KUBE_BIN \
 	E2E_POSTGRES_IMAGE=localhost/scriptorium/postgres:15-bookworm E2E_PULL_POLICY=IfNotPresent E2E_CNPG=${E2E_CNPG:-1} \
 	step_run e2e-local/suite vitest run --project e2e --reporter=default --reporter=json --outputFile.json="$report" ||
 	rc=$?

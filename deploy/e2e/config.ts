@@ -13,8 +13,11 @@ export interface E2eConfig {
   operatorImage: { repository: string; tag: string };
   translationImage: string;
   ledgerImage: string;
-  /** The harness's test broker (deploy/e2e/test-broker.Dockerfile): the watch step's NGSI brokers. */
-  testBrokerImage: string;
+  /**
+   * This host's IPv4 address as the cluster's pods reach it (E2E_HOST_ADDRESS; the local cluster: its node's address,
+   * kind: its Docker network's gateway): the watch step's brokers listen there, outside the cluster.
+   */
+  hostAddress: string;
   postgresImage: string;
   /** Image pull policy of every pod the suite creates: the images are preloaded on both clusters. */
   pullPolicy: 'IfNotPresent' | 'Never';
@@ -99,6 +102,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): E2eConfig {
   if (!ingressMatch?.[1] || !(ingressPort > 0 && ingressPort < 65536)) {
     throw new E2eConfigError(`E2E_INGRESS: expected <host>:<port>, got ${JSON.stringify(env.E2E_INGRESS)}`);
   }
+  const hostAddress = env.E2E_HOST_ADDRESS ?? '';
+  if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(hostAddress)) {
+    throw new E2eConfigError(
+      `E2E_HOST_ADDRESS: expected this host's IPv4 address as the cluster's pods reach it, got ${JSON.stringify(hostAddress)} (make e2e-local and make e2e-kind set it)`,
+    );
+  }
   const ingressClass = env.E2E_INGRESS_CLASS ?? 'traefik';
   if (!/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(ingressClass)) {
     throw new E2eConfigError(`E2E_INGRESS_CLASS: not an IngressClass name: ${JSON.stringify(ingressClass)}`);
@@ -112,7 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): E2eConfig {
     operatorImage: splitImage(env.E2E_OPERATOR_IMAGE ?? `scriptorium/operator:${tag}`, 'E2E_OPERATOR_IMAGE'),
     translationImage: env.E2E_TRANSLATION_IMAGE ?? `scriptorium/translation:${tag}`,
     ledgerImage: env.E2E_LEDGER_IMAGE ?? `scriptorium/ledger-node:${tag}`,
-    testBrokerImage: env.E2E_TEST_BROKER_IMAGE ?? `scriptorium/test-broker:${tag}`,
+    hostAddress,
     postgresImage: env.E2E_POSTGRES_IMAGE ?? 'docker.io/library/postgres:17-alpine',
     pullPolicy,
     namePrefix,

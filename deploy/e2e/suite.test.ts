@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { seed, startTestBroker, type TestBroker } from '@scriptorium/harness/test-broker';
 import { Block, blockHash, verifyLightEvidence } from '@scriptorium/ledger-protocol';
 import { keysCreateArgs } from '@scriptorium/operator';
 import { hasChromium, launchBrowser } from '@scriptorium/test-support/browser';
@@ -35,6 +36,8 @@ const release = ns;
 const operatorName = `${release}-scriptorium-operator`;
 const wait = { timeoutMs: config.waitMs };
 const forwards: PortForward[] = [];
+/** The watch step's NGSI brokers, on this host (closed by afterAll). */
+const brokers: TestBroker[] = [];
 let failed = false;
 /** Where the watch step found its TAMPERED record (the ingress step verifies its proof). */
 let tamperedAt: { height: number; index: number } | undefined;
@@ -73,6 +76,7 @@ afterEach(async (ctx) => {
 
 afterAll(async () => {
   for (const f of forwards) f.close();
+  await Promise.all(brokers.map((b) => b.close()));
   // The last step deletes everything and checks it; this is the safety net when a step failed before it.
   await k.helm(['uninstall', release, '-n', ns, '--ignore-not-found', '--wait', '--timeout', '180s']).catch((err) => {
     log(`helm uninstall: ${err instanceof Error ? err.message : err}`);
@@ -699,56 +703,18 @@ describe('Scriptorium on a real cluster', () => {
     });
   });
 
-  it('watches a test broker pod: a tamper on the federated broker → a TAMPERED record on every validator', async (ctx) => {
+  it('watches two NGSI-v2 brokers outside the cluster: a tamper on the federated one → a TAMPERED record on every validator', async (ctx) => {
     if (!(await ledgerAvailable())) ctx.skip();
     await ledger('watch', async () => {
-      // One pod, two brokers of the test broker image (the harness's, deploy/e2e/test-broker.Dockerfile; its ENTRYPOINT
-      // runs the broker): primary :1026, federated :1027.
-      const brokerContainer = (name: string, port: number) => ({
-        name,
-        image: config.testBrokerImage,
-        imagePullPolicy: 'IfNotPresent',
-        args: ['--host', '0.0.0.0', '--port', String(port), '--entities', '50', '--attrs', '3'],
-        ports: [{ containerPort: port }],
-        readinessProbe: { tcpSocket: { port }, periodSeconds: 2 },
-        securityContext: {
-          allowPrivilegeEscalation: false,
-          capabilities: { drop: ['ALL'] },
-          readOnlyRootFilesystem: true,
-          runAsNonRoot: true,
-          runAsUser: 1000,
-          seccompProfile: { type: 'RuntimeDefault' },
-        },
-      });
-      const objects = [
-        {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: { name: 'test-broker', labels: { app: 'test-broker' } },
-          spec: { containers: [brokerContainer('primary', 1026), brokerContainer('federated', 1027)] },
-        },
-        {
-          apiVersion: 'v1',
-          kind: 'Service',
-          metadata: { name: 'test-broker' },
-          spec: {
-            selector: { app: 'test-broker' },
-            ports: [
-              { name: 'primary', port: 1026, targetPort: 1026 },
-              { name: 'federated', port: 1027, targetPort: 1027 },
-            ],
-          },
-        },
-      ];
-      await k.kubectl(['-n', ns, 'apply', '-f', '-'], { input: objects.map((o) => JSON.stringify(o)).join('\n') });
-      await waitFor(
-        'test broker pod Ready',
-        async () => {
-          const pod = await k.getJson<Pod>(['-n', ns, 'pod', 'test-broker']);
-          return podReady(pod) ? pod : undefined;
-        },
-        wait,
-      );
+      // Brokers outside the cluster, as a city's usually are: the harness's test broker, run by this process on this
+      // host at the address the pods reach it by (E2E_HOST_ADDRESS), never an image: primary and federated, seeded
+      // alike (50 entities × 3 attributes). They serve until afterAll: the validators keep watching them.
+      for (let i = 0; i < 2; i++) {
+        const broker = await startTestBroker({ host: config.hostAddress, port: 0 });
+        seed(broker, { count: 50, attrs: 3 });
+        brokers.push(broker);
+      }
+      const [primary, federated] = brokers as [TestBroker, TestBroker];
       await k.kubectl([
         '-n',
         ns,
@@ -760,8 +726,8 @@ describe('Scriptorium on a real cluster', () => {
         JSON.stringify({
           spec: {
             brokers: {
-              primary: { name: 'primary', url: `http://test-broker.${ns}.svc:1026` },
-              federated: [{ name: 'federated', url: `http://test-broker.${ns}.svc:1027` }],
+              primary: { name: 'primary', url: primary.url },
+              federated: [{ name: 'federated', url: federated.url }],
               pollIntervalSeconds: 5,
             },
           },
@@ -785,19 +751,15 @@ describe('Scriptorium on a real cluster', () => {
         },
         { ...wait, intervalMs: 3000, describe: () => seen },
       );
-      // The tamper: an ordinary NGSI-v2 attribute update on the federated broker.
-      const forward = await portForward(config, ns, 'pod/test-broker', 1027);
+      // The tamper: an ordinary NGSI-v2 attribute update on the federated broker, as a client would make it.
       const tampered = -4242;
-      try {
-        const answer = await http(forward.port, '/v2/entities/urn%3Angsi-ld%3ASensor%3A000007/attrs?type=Sensor', {
-          method: 'POST',
-          body: { temperature: { type: 'Number', value: tampered } },
-        });
-        expect(answer.status).toBe(204);
-      } finally {
-        forward.close();
-      }
-      log('tampered urn:ngsi-ld:Sensor:000007 temperature on the federated test broker');
+      const answer = await fetch(`${federated.url}/v2/entities/urn%3Angsi-ld%3ASensor%3A000007/attrs?type=Sensor`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ temperature: { type: 'Number', value: tampered } }),
+      });
+      expect(answer.status, await answer.text()).toBe(204);
+      log(`tampered urn:ngsi-ld:Sensor:000007 temperature on the federated broker at ${federated.url}`);
       // Every validator's own chain holds the TAMPERED record (one history: the same block on each).
       interface Rec {
         id: string;

@@ -18,7 +18,6 @@
 #   tools/kube/build.sh --node) and localhost/scriptorium/cnpg-postgres:15 (its PostgreSQL operand)
 # Project images (their Dockerfiles built unchanged with buildah, tagged as the chart expects):
 #   docker.io/scriptorium/{operator,translation,ledger-node}:dev
-#   docker.io/scriptorium/test-broker:dev     the harness's test broker, a pod of the end-to-end suite (never shipped)
 #
 # Everything lands under $SCRIPTORIUM_CACHE/cluster (rootfs trees, tarballs, images/*.oci.tar);
 # buildah keeps its vfs storage in its default place (/var/lib/containers/storage). Root only.
@@ -335,9 +334,6 @@ if [[ $mode == all ]]; then
 		services/translation/src services/translation/web packages/web-build
 	image_step ledger-node "$out/ledger-node.stamp" project_image ledger-node services/ledger-node/Dockerfile \
 		services/ledger-node/src services/ledger-node/console packages/ledger-protocol/src packages/web-build/src
-	# the end-to-end suite's test broker: the harness's broker sources and undici (the lockfile's version)
-	image_step test-broker "$out/test-broker.stamp" project_image test-broker deploy/e2e/test-broker.Dockerfile \
-		harness/package.json harness/src/test-broker
 	# A rebuilt image leaves its predecessor untagged (~400 MB each in the vfs store): remove those.
 	bah rmi --prune >/dev/null 2>&1 || true
 fi

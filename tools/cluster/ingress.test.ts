@@ -53,7 +53,11 @@ describe('the ingress controller of the test clusters', () => {
     expect(ingressClass.spec.controller).toBe('traefik.io/ingress-controller');
     expect(ingressClass.metadata.annotations?.['ingressclass.kubernetes.io/is-default-class']).toBe('true');
     expect(arg('providers.kubernetesingress.ingressclass')).toBe(ingressClass.metadata.name);
-    const config = loadConfig({ KUBECONFIG: join(repoRoot, 'package.json'), E2E_INGRESS: '127.0.0.1:80' });
+    const config = loadConfig({
+      KUBECONFIG: join(repoRoot, 'package.json'),
+      E2E_INGRESS: '127.0.0.1:80',
+      E2E_HOST_ADDRESS: '192.0.2.2',
+    });
     expect(config.ingress.className).toBe(ingressClass.metadata.name);
   });
 
@@ -100,7 +104,7 @@ describe('the ingress controller of the test clusters', () => {
 });
 
 describe('the suite’s ingress settings (deploy/e2e/config.ts)', () => {
-  const base = { KUBECONFIG: join(repoRoot, 'package.json') };
+  const base = { KUBECONFIG: join(repoRoot, 'package.json'), E2E_HOST_ADDRESS: '192.0.2.2' };
   it('needs E2E_INGRESS, as host:port', () => {
     expect(() => loadConfig(base)).toThrow(E2eConfigError);
     expect(() => loadConfig(base)).toThrow(/E2E_INGRESS: required/);
@@ -111,6 +115,15 @@ describe('the suite’s ingress settings (deploy/e2e/config.ts)', () => {
       host: 'localhost',
       port: 8080,
     });
+  });
+
+  it("needs E2E_HOST_ADDRESS, the host's IPv4 address as pods reach it (where the watch step's brokers listen)", () => {
+    const ingress = { KUBECONFIG: base.KUBECONFIG, E2E_INGRESS: '127.0.0.1:80' };
+    expect(() => loadConfig(ingress)).toThrow(/E2E_HOST_ADDRESS: expected this host's IPv4 address/);
+    for (const bad of ['localhost', '192.0.2', '::1', '192.0.2.2:80']) {
+      expect(() => loadConfig({ ...ingress, E2E_HOST_ADDRESS: bad }), bad).toThrow(/E2E_HOST_ADDRESS/);
+    }
+    expect(loadConfig({ ...ingress, E2E_HOST_ADDRESS: '172.18.0.1' }).hostAddress).toBe('172.18.0.1');
   });
 
   it('takes another IngressClass by name', () => {

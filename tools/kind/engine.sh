@@ -3,6 +3,7 @@
 #   bash tools/kind/engine.sh start    # install Debian's docker.io if missing, start dockerd (idempotent)
 #   bash tools/kind/engine.sh stop     # stop the dockerd this script started (containers stop with it)
 #   bash tools/kind/engine.sh status
+#   bash tools/kind/engine.sh priority # the engine and everything it runs back to the normal CPU and I/O priority
 # dockerd runs with tools/kind/runc-wrapper.sh as its default runtime (privileged containers ask for every
 # capability; the wrapper removes the one this sandbox's root does not have), its own state under
 # /var/lib/scriptorium-docker and /run/scriptorium-docker, its log beside them, and --ip-forward=false (it never
@@ -62,6 +63,25 @@ start() {
 	log "dockerd $(docker info --format '{{.ServerVersion}}') answers at $SOCK (cgroup driver $(docker info --format '{{.CgroupDriver}}'), runtime scriptorium-runc)"
 }
 
+# CI's prebuild starts the engine, and kind's cluster in it, at the lowest CPU and I/O priority beside the integration
+# stage; what it starts inherits that (kind's nodes, their pods). Once kind's suite runs, nothing is to be yielded to:
+# dockerd, its containerd and shims, and every process of its containers' cgroups, each thread (priorities are per
+# thread on Linux), are given the normal priority again.
+priority() {
+	local dockerd pid ppid args task n=0
+	[[ -f $RUN/dockerd.pid ]] || { log "no dockerd of ours"; return 0; }
+	dockerd=$(<"$RUN/dockerd.pid")
+	while read -r pid ppid args; do
+		# dockerd, its containerd, its shims (namespace moby: the local cluster's containerd uses k8s.io), its containers
+		[[ $pid == "$dockerd" || $ppid == "$dockerd" || $args == *containerd-shim*" -namespace moby "* ]] ||
+			grep -q ':/docker/' "/proc/$pid/cgroup" 2>/dev/null || continue
+		for task in /proc/"$pid"/task/*; do
+			renice -n 0 -p "${task##*/}" >/dev/null 2>&1 && ionice -c 2 -n 4 -p "${task##*/}" 2>/dev/null && n=$((n + 1))
+		done
+	done < <(ps -e -o pid=,ppid=,args=)
+	log "normal priority for the engine and its containers ($n threads)"
+}
+
 stop() {
 	local pid
 	[[ -f $RUN/dockerd.pid ]] || { log "no dockerd of ours"; return 0; }
@@ -78,7 +98,8 @@ stop() {
 case ${1:-} in
 start) start ;;
 stop) stop ;;
+priority) priority ;;
 status) if answering; then docker info --format '{{.ServerVersion}} {{.Containers}} containers'; else echo "not running"; exit 1; fi ;;
 env) echo "export DOCKER_HOST=$DOCKER_HOST" ;;
-*) echo "usage: engine.sh start|stop|status|env" >&2; exit 2 ;;
+*) echo "usage: engine.sh start|stop|status|priority|env" >&2; exit 2 ;;
 esac
