@@ -47,14 +47,15 @@ export default defineConfig({
       },
       {
         // The end-to-end suite on a real cluster (KUBECONFIG): make e2e-local / make e2e-kind run it; make test
-        // does not. One journey per file, steps in order; the files side by side (each in a namespace of its own,
-        // with an operator watching only it), since they wait on pods far more than they compute.
+        // does not. One journey per file, steps in order; all files side by side (each in a namespace of its own,
+        // with an operator watching only it), since they wait on pods far more than they compute (a CI run's
+        // end-to-end stage kept about one of the two cores busy).
         test: {
           name: 'e2e',
           include: ['deploy/e2e/**/*.test.ts'],
           testTimeout: 900_000,
           hookTimeout: 900_000,
-          maxWorkers: 3,
+          maxWorkers: 4,
         },
       },
     ],

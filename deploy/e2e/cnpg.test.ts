@@ -50,6 +50,7 @@ describe.skipIf(!enabled)('a TranslationService on CloudNativePG (spec.database.
   beforeAll(async () => {
     if (!config) return;
     log(`namespace and Helm release ${ns}; CloudNativePG ${CNPG_VERSION} (${cnpgImage}), PostgreSQL ${operandImage}`);
+    const started = Date.now();
     await k.kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], { input: cnpgManifest() });
     await k.kubectl(
       ['-n', 'cnpg-system', 'rollout', 'status', 'deployment/cnpg-controller-manager', '--timeout=300s'],
@@ -60,20 +61,26 @@ describe.skipIf(!enabled)('a TranslationService on CloudNativePG (spec.database.
     await applyCrds(k);
     await createNamespace(k, ns);
     await installOperator(k, config, ns, release);
+    log(`CloudNativePG's operator and ours ready in ${Math.round((Date.now() - started) / 1000)} s`);
   }, 900_000);
 
   afterAll(async () => {
     for (const f of forwards) f.close();
     if (!config) return;
+    const started = Date.now();
+    const took = (what: string) => log(`${what} after ${Math.round((Date.now() - started) / 1000)} s`);
     await k
       .kubectl(['-n', ns, 'delete', 'translationservices', '--all', '--wait=true', '--timeout=180s'], {
         timeoutMs: 200_000,
       })
       .catch((err: Error) => log(`cleanup: ${err.message}`));
+    took('the TranslationService deleted');
     await k.helm(['uninstall', release, '-n', ns, '--wait', '--timeout', '180s']).catch(() => undefined);
+    took('the release uninstalled');
     await k
       .kubectl(['delete', 'namespace', ns, '--wait=true', '--timeout=240s'], { timeoutMs: 260_000 })
       .catch((err: Error) => log(`cleanup: ${err.message}`));
+    took('the namespace deleted');
   }, 900_000);
 
   it('runs on a 2-instance CloudNativePG cluster; a switchover under a translate load loses no usage row', async () => {
@@ -155,7 +162,15 @@ describe.skipIf(!enabled)('a TranslationService on CloudNativePG (spec.database.
         await new Promise((r) => setTimeout(r, 250));
       }
     })();
-    await new Promise((r) => setTimeout(r, 15_000));
+    // The load runs on each primary until 10 translations were answered there (how long that takes depends on the
+    // machine: CI runs this beside the rest of the suite and kind's); waitFor fails the test if they never are.
+    const answered = (count: number, where: string) =>
+      waitFor(`${count} translations answered ${where}`, async () => (ok >= count ? true : undefined), {
+        ...wait,
+        intervalMs: 250,
+        describe: () => `${ok} answered 200, ${failed} not`,
+      });
+    await answered(10, 'before the switchover');
     const target = before.currentPrimary === 'translation-db-1' ? 'translation-db-2' : 'translation-db-1';
     const okBefore = ok;
     log(`switchover ${before.currentPrimary} → ${target} after ${ok} translations`);
@@ -179,14 +194,13 @@ describe.skipIf(!enabled)('a TranslationService on CloudNativePG (spec.database.
       wait,
     );
     const okSwitched = ok;
-    await new Promise((r) => setTimeout(r, 15_000));
+    await answered(okSwitched + 10, 'on the new primary');
     stop = true;
     await load;
     log(
       `${ok} translations answered 200 (${okBefore} before the switchover, ${ok - okSwitched} after it), ${failed} not`,
     );
-    // The load ran on both primaries: translations answered before the switchover and after the new primary took over
-    // (how many depends on the machine: CI runs this beside the rest of the suite and kind's).
+    // The load ran on both primaries: translations answered before the switchover and after the new primary took over.
     expect(okBefore).toBeGreaterThanOrEqual(10);
     expect(ok - okSwitched).toBeGreaterThanOrEqual(10);
 

@@ -1,6 +1,10 @@
 // What each end-to-end file sets up first: the checkout's CRDs, a namespace of its own, and the operator chart
 // as a Helm release in that namespace, watching only it.
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { type E2eConfig, repoRoot } from './config.ts';
 import { condition, type Kube, type KubeList, type KubeObject, waitFor } from './kube.ts';
 
@@ -70,4 +74,18 @@ export async function refuseClusterWideOperator(k: Kube): Promise<void> {
       );
     }
   }
+}
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * `kubectl scriptorium`, installed the documented way (`make kubectl-plugin BINDIR=…`, a folder of its own) and found
+ * by kubectl itself as a plugin on PATH: returns a runner of `kubectl scriptorium ARGS` that gives its output.
+ */
+export async function kubectlPlugin(config: E2eConfig): Promise<(args: string[]) => Promise<string>> {
+  const bin = mkdtempSync(join(tmpdir(), 'e2e-plugin-'));
+  await execFileAsync('make', ['--no-print-directory', 'kubectl-plugin', `BINDIR=${bin}`], { cwd: repoRoot });
+  const env = { ...process.env, KUBECONFIG: config.kubeconfig, PATH: `${bin}:${process.env.PATH ?? ''}` };
+  return async (args) =>
+    (await execFileAsync(config.kubectl, ['scriptorium', ...args], { env, timeout: 120_000 })).stdout;
 }
