@@ -79,7 +79,9 @@ describe.skipIf(!enabled)('a TranslationService on CloudNativePG (spec.database.
     // deleted: the namespace controller, finding pods still terminating, checks again only after their grace period
     // (CloudNativePG's stopDelay, 30 minutes by default), and the namespace would stay Terminating that long.
     await k
-      .kubectl(['-n', ns, 'wait', '--for=delete', 'pods', '-l', 'cnpg.io/cluster', '--timeout=240s'], { timeoutMs: 260_000 })
+      .kubectl(['-n', ns, 'wait', '--for=delete', 'pods', '-l', 'cnpg.io/cluster', '--timeout=240s'], {
+        timeoutMs: 260_000,
+      })
       .catch((err: Error) => log(`cleanup: ${err.message}`));
     took('its PostgreSQL pods gone');
     await k.helm(['uninstall', release, '-n', ns, '--wait', '--timeout', '180s']).catch(() => undefined);
