@@ -15,17 +15,14 @@ low bash tools/kube/build.sh --kind >/dev/null
 low bash tools/cluster/images.sh >/dev/null
 if low bash tools/kind/engine.sh start; then
 	low bash tools/kind/node-image.sh >/dev/null
-	# Then kind's whole suite (cluster, images, ingress controller, the suite, the cluster deleted), at the lowest
-	# priority like the engine it runs in: it waits on pods far more than it computes, and takes what the integration
-	# stage leaves idle. `.ci/run` gives it the normal priority when the end-to-end stage begins, and prints its log.
-	# Whoever claims kind's suite first runs it (mkdir is atomic): here, or `.ci/run` at the end-to-end stage when
-	# this got no further before (a cold machine).
-	if mkdir .test-results/e2e-kind.claimed 2>/dev/null; then
-		echo "$BASHPID" >.test-results/e2e-kind.claimed/pid
-		rc=0
-		E2E_REPORT=.test-results/e2e-kind.json low bash deploy/e2e-kind.sh >.test-results/e2e-kind.log 2>&1 || rc=$?
-		echo "$rc" >.test-results/e2e-kind.claimed/rc
+	# Then kind's cluster itself (cluster, images, ingress controller): `make e2e-kind` finds it ready, and the kind
+	# branch of the end-to-end stage is its suite alone. Like the engine it runs in, it runs at the lowest priority.
+	# Not once the end-to-end stage has begun (.ci/run marks it): make e2e-kind then prepares its cluster itself, and a
+	# preparation after it would only leave a cluster behind.
+	if [[ -e .test-results/e2e-started ]]; then
+		echo "prebuild: the end-to-end stage has begun; make e2e-kind prepares kind itself" >&2
 	else
-		echo "prebuild: the end-to-end stage has begun and runs kind's suite itself" >&2
+		low env E2E_PHASE=prepare bash deploy/e2e-kind.sh >/dev/null 2>&1 ||
+			echo "prebuild: preparing kind failed; make e2e-kind prepares it" >&2
 	fi
 fi
