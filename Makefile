@@ -49,7 +49,7 @@ test: deps kube-bins tlog-bins scorpio fuzzer web ## Lint, then every unit, simu
 	$(STEP) lint $(MAKE) --no-print-directory lint || rc=1; \
 	$(STEP) unit vitest run --project unit $(call VITEST_JSON,unit) || rc=1; \
 	if [ -n "$${CI_PREBUILD:-}" ]; then (setsid $$CI_PREBUILD >$(RESULTS)/prebuild.log 2>&1 </dev/null &); fi; \
-	($(STEP) simulation nice -n 19 vitest run --project simulation $(call VITEST_JSON,simulation) \
+	(bash tools/build/lowest.sh $(STEP) simulation vitest run --project simulation $(call VITEST_JSON,simulation) \
 		>$(RESULTS)/simulation.log 2>&1) & simulation=$$!; \
 	$(STEP) integration vitest run --project integration $(call VITEST_JSON,integration) || rc=1; \
 	wait $$simulation || rc=1; cat $(RESULTS)/simulation.log; \
