@@ -41,23 +41,18 @@ dev: deps web ## Run the whole system locally: PGlite, the pseudo provider, 4 lo
 RESULTS := .test-results
 VITEST_JSON = --reporter=default --reporter=json --outputFile.json=$(RESULTS)/$(1).json
 
-# Runs every stage even when one fails, then prints one summary line and fails if anything did. The simulations (pure
-# CPU) run beside the integration stage at the lowest CPU priority, in what that stage leaves idle (it waits on the
-# processes and servers it starts: about 1.5 of 2 cores busy); their output is printed after it.
-test: deps kube-bins tlog-bins scorpio fuzzer web ## Lint, then every unit, simulation and integration test, then one summary line
+# Runs every stage even when one fails, then prints one summary line and fails if anything did.
+test: deps kube-bins tlog-bins scorpio fuzzer web ## Lint, then every unit and integration test, then one summary line
 	@rm -rf $(RESULTS); mkdir -p $(RESULTS); rc=0; \
 	$(STEP) lint $(MAKE) --no-print-directory lint || rc=1; \
 	$(STEP) unit vitest run --project unit $(call VITEST_JSON,unit) || rc=1; \
 	if [ -n "$${CI_PREBUILD:-}" ]; then (setsid $$CI_PREBUILD >$(RESULTS)/prebuild.log 2>&1 </dev/null &); fi; \
-	(bash tools/build/lowest.sh $(STEP) simulation vitest run --project simulation $(call VITEST_JSON,simulation) \
-		>$(RESULTS)/simulation.log 2>&1) & simulation=$$!; \
 	$(STEP) integration vitest run --project integration $(call VITEST_JSON,integration) || rc=1; \
-	wait $$simulation || rc=1; cat $(RESULTS)/simulation.log; \
-	node tools/test-summary.ts $(RESULTS)/unit.json $(RESULTS)/simulation.json $(RESULTS)/integration.json; \
+	node tools/test-summary.ts $(RESULTS)/unit.json $(RESULTS)/integration.json; \
 	exit $$rc
 
 test-unit: deps ## Unit and simulation tests (pure logic, no processes)
-	vitest run --project unit --project simulation
+	vitest run --project unit
 
 test-integration: deps kube-bins tlog-bins scorpio fuzzer web ## Integration tests against real PostgreSQL, processes and servers
 	vitest run --project integration

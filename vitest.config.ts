@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { cacheDir } from '@scriptorium/kube-testenv';
 import { defineConfig } from 'vitest/config';
 
-// Four projects: `unit` runs pure logic beside its code (src/**/*.test.ts, a browser app's web/**/*.test.ts, the
-// benchmarks' regression guard bench/*.test.ts, and the check of the monitoring files in deploy/monitoring);
-// `simulation` the ledger's deterministic simulations (sim/**/*.test.ts: pure too, and CPU-bound);
+// Three projects: `unit` runs pure logic beside its code (src/**/*.test.ts, sim/**/*.test.ts, a browser app's
+// web/**/*.test.ts, the benchmarks' regression guard bench/*.test.ts, and the check of
+// the monitoring files in deploy/monitoring);
 // `integration` runs tests that start real processes, servers and PostgreSQL (test/**/*.test.ts);
 // `e2e` runs deploy/e2e on a real cluster (make e2e-local, make e2e-kind; not part of make test).
 const parts = '{packages/*,services/*,operator,harness}';
@@ -21,6 +21,7 @@ export default defineConfig({
           name: 'unit',
           include: [
             `${parts}/src/**/*.test.ts`,
+            `${parts}/sim/**/*.test.ts`,
             'services/*/web/**/*.test.ts',
             'tools/**/*.test.ts',
             'bench/*.test.ts',
@@ -28,17 +29,7 @@ export default defineConfig({
           ],
           testTimeout: 20_000,
           // vitest's default is one worker fewer than the cores: one on these 2-core machines. Pure tests share
-          // nothing, so both cores run them.
-          maxWorkers: 2,
-        },
-      },
-      {
-        // The simulator's seeds, its planted bugs and checkers: about 190 s of CPU, no I/O. `make test` runs them
-        // beside the integration stage at the lowest CPU priority, in the CPU that stage leaves idle.
-        test: {
-          name: 'simulation',
-          include: [`${parts}/sim/**/*.test.ts`],
-          testTimeout: 120_000,
+          // nothing, so both cores run them (the simulator's seed shards are most of the time).
           maxWorkers: 2,
         },
       },
