@@ -26,6 +26,9 @@ const { config, k, ns, operatorName, wait, log } = j;
 const journey = j.part('the journey');
 /** Where the watch step found its TAMPERED record (the ingress step verifies its proof). */
 let tamperedAt: { height: number; index: number } | undefined;
+/** A merge patch of the LedgerCluster `ledger`'s spec (kubectl patch --type=merge). */
+const patchLedger = (spec: Record<string, unknown>) =>
+  k.kubectl(['-n', ns, 'patch', 'ledgercluster', 'ledger', '--type=merge', '-p', JSON.stringify({ spec })]);
 
 describe('a LedgerCluster on a real cluster', () => {
   itInstallsTheOperator(j, journey);
@@ -129,21 +132,10 @@ describe('a LedgerCluster on a real cluster', () => {
       // Applied again (a no-op when the step above ran): the refusal needs no reconciler.
       const sample = ledgerSample();
       await k.kubectl(['-n', ns, 'apply', '-f', '-'], { input: sample });
-      const refusal = await k
-        .kubectl([
-          '-n',
-          ns,
-          'patch',
-          'ledgercluster',
-          'ledger',
-          '--type=merge',
-          '-p',
-          '{"spec":{"genesis":{"chainId":"other"}}}',
-        ])
-        .then(
-          () => 'accepted',
-          (err: Error) => err.message,
-        );
+      const refusal = await patchLedger({ genesis: { chainId: 'other' } }).then(
+        () => 'accepted',
+        (err: Error) => err.message,
+      );
       expect(refusal).toContain('genesis is immutable once set');
     }));
 
@@ -242,24 +234,13 @@ describe('a LedgerCluster on a real cluster', () => {
         j.closeAtEnd(() => broker.close());
       }
       const [primary, federated] = brokers as [TestBroker, TestBroker];
-      await k.kubectl([
-        '-n',
-        ns,
-        'patch',
-        'ledgercluster',
-        'ledger',
-        '--type=merge',
-        '-p',
-        JSON.stringify({
-          spec: {
-            brokers: {
-              primary: { name: 'primary', url: primary.url },
-              federated: [{ name: 'federated', url: federated.url }],
-              pollIntervalSeconds: 5,
-            },
-          },
-        }),
-      ]);
+      await patchLedger({
+        brokers: {
+          primary: { name: 'primary', url: primary.url },
+          federated: [{ name: 'federated', url: federated.url }],
+          pollIntervalSeconds: 5,
+        },
+      });
       let seen = '';
       const pods = await waitFor(
         'every validator rolled with the broker settings, Ready',
@@ -335,16 +316,7 @@ describe('a LedgerCluster on a real cluster', () => {
       const host = `ledger.${ns}.e2e.test`;
       const web = (path: string, options?: Parameters<typeof viaIngress>[2]) =>
         viaIngress(config.ingress.address, `http://${host}${path}`, options);
-      await k.kubectl([
-        '-n',
-        ns,
-        'patch',
-        'ledgercluster',
-        'ledger',
-        '--type=merge',
-        '-p',
-        JSON.stringify({ spec: { ingress: { host, className: config.ingress.className } } }),
-      ]);
+      await patchLedger({ ingress: { host, className: config.ingress.className } });
       interface IngressPath {
         path: string;
         pathType: 'Exact' | 'Prefix';

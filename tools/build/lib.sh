@@ -66,17 +66,3 @@ go_env() {
 need_go() {
 	command -v go >/dev/null || { echo "no 'go' on PATH; install Go >= 1.24 (https://go.dev/dl/) to build $1" >&2; exit 1; }
 }
-
-# Gives the processes PID... and every process below them, each thread (priorities are per thread on Linux), the
-# normal CPU and I/O priority again: what CI started at the lowest one beside the integration stage, once that is over.
-normal_priority() {
-	local pid task n=0
-	for pid in $(ps -e -o pid=,ppid= | awk -v roots=" $* " '
-		{ parent[$1] = $2 }
-		END { for (p in parent) for (q = p; q > 1; q = parent[q]) if (index(roots, " " q " ")) { print p; break } }'); do
-		for task in /proc/"$pid"/task/*; do
-			renice -n 0 -p "${task##*/}" >/dev/null 2>&1 && ionice -c 2 -n 4 -p "${task##*/}" 2>/dev/null && n=$((n + 1))
-		done
-	done
-	echo "$n"
-}

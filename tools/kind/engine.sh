@@ -17,8 +17,6 @@ RUN=${SCRIPTORIUM_DOCKER_RUN:-/run/scriptorium-docker}
 SOCK=$RUN/docker.sock
 export DOCKER_HOST=unix://$SOCK
 log() { echo "engine: $*" >&2; }
-# shellcheck source=tools/build/lib.sh
-source "$here/../build/lib.sh"
 [[ $(id -u) == 0 ]] || { log "must run as root"; exit 1; }
 
 answering() { docker info >/dev/null 2>&1; }
@@ -70,18 +68,19 @@ start() {
 # dockerd, its containerd and shims, and every process of its containers' cgroups, each thread (priorities are per
 # thread on Linux), are given the normal priority again.
 priority() {
-	local dockerd roots
+	local dockerd pid ppid args task n=0
 	[[ -f $RUN/dockerd.pid ]] || { log "no dockerd of ours"; return 0; }
 	dockerd=$(<"$RUN/dockerd.pid")
-	# dockerd (its containerd below it), its shims (namespace moby: the local cluster's containerd uses k8s.io; a
-	# shim's parent is init) and the processes of its containers' cgroups.
-	roots=$(ps -e -o pid=,args= | while read -r pid args; do
-		[[ $pid == "$dockerd" || $args == *containerd-shim*" -namespace moby "* ]] ||
+	while read -r pid ppid args; do
+		# dockerd, its containerd, its shims (namespace moby: the local cluster's containerd uses k8s.io; a shim's
+		# parent is init) and the processes of its containers' cgroups.
+		[[ $pid == "$dockerd" || $ppid == "$dockerd" || $args == *containerd-shim*" -namespace moby "* ]] ||
 			grep -q ':/docker/' "/proc/$pid/cgroup" 2>/dev/null || continue
-		echo "$pid"
-	done)
-	# shellcheck disable=SC2086
-	log "normal priority for the engine and its containers ($(normal_priority $roots) threads)"
+		for task in /proc/"$pid"/task/*; do
+			renice -n 0 -p "${task##*/}" >/dev/null 2>&1 && ionice -c 2 -n 4 -p "${task##*/}" 2>/dev/null && n=$((n + 1))
+		done
+	done < <(ps -e -o pid=,ppid=,args=)
+	log "normal priority for the engine and its containers ($n threads)"
 }
 
 stop() {
