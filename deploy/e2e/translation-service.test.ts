@@ -363,8 +363,31 @@ describe('a TranslationService on a real cluster', () => {
 
   it('runs a Job from each CronJob (worker, retention) to completion', () =>
     journey('cronjobs', async () => {
+      // Each Job is made from its CronJob's template, as `kubectl create job --from=cronjob/…` makes it, owned by the
+      // CronJob (deleted with it) but not controlled by it: the CronJob's history keeps one finished Job of those it
+      // controls, and the worker's runs every minute, so a scheduled run finishing after a hand-made one would delete
+      // the hand-made one (a CI run polled NotFound for 300 s after that).
       for (const which of ['worker', 'retention']) {
-        await k.kubectl(['-n', ns, 'create', 'job', `e2e-${which}`, `--from=cronjob/translation-${which}`]);
+        const cronJob = await k.getJson<KubeObject & { spec: { jobTemplate: { metadata?: object; spec: object } } }>([
+          '-n',
+          ns,
+          'cronjob',
+          `translation-${which}`,
+        ]);
+        const job = {
+          apiVersion: 'batch/v1',
+          kind: 'Job',
+          metadata: {
+            ...cronJob.spec.jobTemplate.metadata,
+            name: `e2e-${which}`,
+            annotations: { 'cronjob.kubernetes.io/instantiate': 'manual' },
+            ownerReferences: [
+              { apiVersion: 'batch/v1', kind: 'CronJob', name: cronJob.metadata.name, uid: cronJob.metadata.uid },
+            ],
+          },
+          spec: cronJob.spec.jobTemplate.spec,
+        };
+        await k.kubectl(['-n', ns, 'create', '-f', '-'], { input: JSON.stringify(job) });
       }
       for (const which of ['worker', 'retention']) {
         const job = `e2e-${which}`;
