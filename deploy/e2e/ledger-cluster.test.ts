@@ -38,12 +38,32 @@ describe('a LedgerCluster on a real cluster', () => {
   // StatefulSets a LedgerCluster is made of. Until the reconciler lands, these steps are skipped, not faked.
   const ledger = j.part('the LedgerCluster');
   /**
-   * The sample LedgerCluster with this run's image, and an idle chain that makes an empty block every
-   * E2E_EMPTY_BLOCK_INTERVAL_MS instead of every minute: the steps that wait for blocks (height ≥ 2, a killed
-   * validator catching up, membership changes) see them within seconds. The same manifest at every apply: a
-   * different interval would roll the validators.
+   * Brokers outside the cluster, as a city's usually are: the harness's test broker, run by this process on this host
+   * at the address the pods reach it by (E2E_HOST_ADDRESS), never an image: primary and federated, seeded alike (50
+   * entities × 3 attributes). Started once, at the first apply, and serving until afterAll: the validators watch them
+   * from their creation on (through the kill and the scaling below), so no step rolls the validators to add them.
    */
-  const ledgerSample = () => {
+  let brokersStarted: Promise<[TestBroker, TestBroker]> | undefined;
+  const watchedBrokers = () => {
+    brokersStarted ??= (async () => {
+      const started: TestBroker[] = [];
+      for (let i = 0; i < 2; i++) {
+        const broker = await startTestBroker({ host: config.hostAddress, port: 0 });
+        seed(broker, { count: 50, attrs: 3 });
+        started.push(broker);
+        j.closeAtEnd(() => broker.close());
+      }
+      return started as [TestBroker, TestBroker];
+    })();
+    return brokersStarted;
+  };
+  /**
+   * The sample LedgerCluster with this run's image, the two brokers above, and an idle chain that makes an empty block
+   * every E2E_EMPTY_BLOCK_INTERVAL_MS instead of every minute: the steps that wait for blocks (height ≥ 2, a killed
+   * validator catching up, membership changes) see them within seconds. The same manifest at every apply: a
+   * different interval or broker would roll the validators.
+   */
+  const ledgerSample = async () => {
     const sample = manifest('deploy/samples/ledger-cluster.yaml').replaceAll(
       'scriptorium/ledger-node:dev',
       config.ledgerImage,
@@ -51,7 +71,18 @@ describe('a LedgerCluster on a real cluster', () => {
     const idle = /^(\s*emptyBlockIntervalMs:) \d+/m;
     if (!idle.test(sample))
       throw new Error('deploy/samples/ledger-cluster.yaml sets no consensus.emptyBlockIntervalMs');
-    return sample.replace(idle, `$1 ${config.emptyBlockIntervalMs}`);
+    const validators = /^( {2}validators: \d+\n)/m;
+    if (!validators.test(sample)) throw new Error('deploy/samples/ledger-cluster.yaml sets no spec.validators');
+    const [primary, federated] = await watchedBrokers();
+    // JSON is YAML's flow style: the brokers go in as one line of the spec.
+    const brokers = {
+      primary: { name: 'primary', url: primary.url },
+      federated: [{ name: 'federated', url: federated.url }],
+      pollIntervalSeconds: 5,
+    };
+    return sample
+      .replace(idle, `$1 ${config.emptyBlockIntervalMs}`)
+      .replace(validators, `$1  brokers: ${JSON.stringify(brokers)}\n`);
   };
   let ledgerReconciler: boolean | undefined;
   const ledgerAvailable = async () => {
@@ -72,7 +103,7 @@ describe('a LedgerCluster on a real cluster', () => {
     if (!(await ledgerAvailable())) ctx.skip();
     await ledger('validators', () =>
       journey('ledger', async () => {
-        const sample = ledgerSample();
+        const sample = await ledgerSample();
         await k.kubectl(['-n', ns, 'apply', '-f', '-'], { input: sample });
         let seen = '';
         const pods = await waitFor(
@@ -130,7 +161,7 @@ describe('a LedgerCluster on a real cluster', () => {
   it('the API server refuses a change of the genesis with a readable message (CEL in the CRD)', () =>
     journey('genesis', async () => {
       // Applied again (a no-op when the step above ran): the refusal needs no reconciler.
-      const sample = ledgerSample();
+      const sample = await ledgerSample();
       await k.kubectl(['-n', ns, 'apply', '-f', '-'], { input: sample });
       const refusal = await patchLedger({ genesis: { chainId: 'other' } }).then(
         () => 'accepted',
@@ -223,42 +254,18 @@ describe('a LedgerCluster on a real cluster', () => {
   it('watches two NGSI-v2 brokers outside the cluster: a tamper on the federated one → a TAMPERED record on every validator', async (ctx) => {
     if (!(await ledgerAvailable())) ctx.skip();
     await ledger('watch', async () => {
-      // Brokers outside the cluster, as a city's usually are: the harness's test broker, run by this process on this
-      // host at the address the pods reach it by (E2E_HOST_ADDRESS), never an image: primary and federated, seeded
-      // alike (50 entities × 3 attributes). They serve until afterAll: the validators keep watching them.
-      const brokers: TestBroker[] = [];
-      for (let i = 0; i < 2; i++) {
-        const broker = await startTestBroker({ host: config.hostAddress, port: 0 });
-        seed(broker, { count: 50, attrs: 3 });
-        brokers.push(broker);
-        j.closeAtEnd(() => broker.close());
-      }
-      const [primary, federated] = brokers as [TestBroker, TestBroker];
-      await patchLedger({
-        brokers: {
-          primary: { name: 'primary', url: primary.url },
-          federated: [{ name: 'federated', url: federated.url }],
-          pollIntervalSeconds: 5,
-        },
-      });
-      let seen = '';
-      const pods = await waitFor(
-        'every validator rolled with the broker settings, Ready',
-        async () => {
-          const list = await validatorPods();
-          seen = list
-            .map(
-              (p) =>
-                `${p.metadata.name}:${podReady(p)}:${(p.spec.containers[0]?.env ?? []).some((e) => e.name === 'NODE_BROKER__PRIMARY_URL')}`,
-            )
-            .join(', ');
-          const rolled = list.every(
-            (p) => podReady(p) && (p.spec.containers[0]?.env ?? []).some((e) => e.name === 'NODE_BROKER__PRIMARY_URL'),
-          );
-          return list.length === 4 && rolled ? list : undefined;
-        },
-        { ...wait, intervalMs: 3000, describe: () => seen },
+      // The brokers were given at the LedgerCluster's creation (ledgerSample): every validator, the ones killed and
+      // added since too, carries their settings.
+      const [, federated] = await watchedBrokers();
+      const pods = await validatorPods();
+      const unset = pods.filter(
+        (p) => !(p.spec.containers[0]?.env ?? []).some((e) => e.name === 'NODE_BROKER__PRIMARY_URL'),
       );
+      expect(pods.length).toBe(4);
+      expect(
+        unset.map((p) => p.metadata.name),
+        'validators without the broker settings',
+      ).toEqual([]);
       // The tamper: an ordinary NGSI-v2 attribute update on the federated broker, as a client would make it.
       const tampered = -4242;
       const answer = await fetch(`${federated.url}/v2/entities/urn%3Angsi-ld%3ASensor%3A000007/attrs?type=Sensor`, {
