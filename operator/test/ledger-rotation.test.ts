@@ -162,7 +162,9 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
     const genesis = JSON.parse(
       (await get(client, RESOURCES.ConfigMap, ns, 'ledger-genesis'))?.data?.['genesis.json'] ?? '{}',
     ) as Block;
-    const oldKeys = (await chainOf('ledger-v0'))?.validator_keys ?? [];
+    // Read until it answers: chainOf gives up after 1 s (the load's watch below wants that), and a loaded machine's
+    // first answer can take longer (a CI run read no keys at all).
+    const oldKeys = await eventually('ledger-v0 /chain', async () => (await chainOf('ledger-v0'))?.validator_keys);
     expect(oldKeys).toHaveLength(4);
 
     const load = startLoad(token);
