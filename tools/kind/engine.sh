@@ -3,6 +3,7 @@
 #   bash tools/kind/engine.sh start    # install Debian's docker.io if missing, start dockerd (idempotent)
 #   bash tools/kind/engine.sh stop     # stop the dockerd this script started (containers stop with it)
 #   bash tools/kind/engine.sh status
+#   bash tools/kind/engine.sh background # its containers' CPU group at the least weight (CI, beside the integration tests)
 #   bash tools/kind/engine.sh priority # the engine and everything it runs back to the normal CPU and I/O priority
 # dockerd runs with tools/kind/runc-wrapper.sh as its default runtime (privileged containers ask for every
 # capability; the wrapper removes the one this sandbox's root does not have), its own state under
@@ -63,6 +64,16 @@ start() {
 	log "dockerd $(docker info --format '{{.ServerVersion}}') answers at $SOCK (cgroup driver $(docker info --format '{{.CgroupDriver}}'), runtime scriptorium-runc)"
 }
 
+# The containers (kind's nodes and everything in them) are scheduled as one group, the cgroup dockerd puts them under
+# (cgroupfs driver, cgroup v1: docker); nice does not rank them against processes outside it (runc starts each
+# container in a session, and so an autogroup, of its own), so the group's CPU weight does: the least (2 of the
+# default 1024) while CI's prebuild prepares kind beside the integration stage, the default otherwise.
+CPU_GROUP=/sys/fs/cgroup/cpu/docker
+group_weight() {
+	[[ -d ${CPU_GROUP%/*} ]] || { log "no cgroup v1 cpu controller: the containers' CPU weight is left as it is"; return 0; }
+	mkdir -p "$CPU_GROUP" && echo "$1" >"$CPU_GROUP/cpu.shares" || log "could not set $CPU_GROUP/cpu.shares"
+}
+
 # CI's prebuild starts the engine, and kind's cluster in it, at the lowest CPU and I/O priority beside the integration
 # stage; what it starts inherits that (kind's nodes, their pods). Once kind's suite runs, nothing is to be yielded to:
 # dockerd, its containerd and shims, and every process of its containers' cgroups, each thread (priorities are per
@@ -80,6 +91,9 @@ priority() {
 			renice -n 0 -p "${task##*/}" >/dev/null 2>&1 && ionice -c 2 -n 4 -p "${task##*/}" 2>/dev/null && n=$((n + 1))
 		done
 	done < <(ps -e -o pid=,ppid=,args=)
+	group_weight 1024
+	# dockerd began in the prebuild's session, whose autogroup had the lowest weight.
+	echo 0 >"/proc/$dockerd/autogroup" 2>/dev/null || true
 	log "normal priority for the engine and its containers ($n threads)"
 }
 
@@ -97,10 +111,11 @@ stop() {
 }
 
 case ${1:-} in
-start) start ;;
+start) group_weight 1024 && start ;;
+background) group_weight 2 && log "the containers' CPU group at the least weight (2)" ;;
 stop) stop ;;
 priority) priority ;;
 status) if answering; then docker info --format '{{.ServerVersion}} {{.Containers}} containers'; else echo "not running"; exit 1; fi ;;
 env) echo "export DOCKER_HOST=$DOCKER_HOST" ;;
-*) echo "usage: engine.sh start|stop|status|priority|env" >&2; exit 2 ;;
+*) echo "usage: engine.sh start|stop|status|background|priority|env" >&2; exit 2 ;;
 esac
