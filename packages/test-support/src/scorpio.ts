@@ -56,19 +56,7 @@ export interface ScorpioOptions {
   maxHeapMb?: number;
   /** Extra `-Dname=value` properties. */
   properties?: Record<string, string>;
-  /**
-   * How the JVM spends its CPU. `short-lived` (the default: a test's few minutes) compiles with C1 only and collects
-   * with one thread, where the JVM's defaults would spend cores on C2 compilations and parallel collections that a
-   * short run never repays; `throughput` keeps the JVM's defaults (a benchmark's long steady state).
-   */
-  jvm?: 'short-lived' | 'throughput';
 }
-
-/** The JVM options of each ScorpioOptions.jvm. */
-const JVM_OPTIONS: Record<NonNullable<ScorpioOptions['jvm']>, string[]> = {
-  'short-lived': ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'],
-  throughput: [],
-};
 
 export interface TestScorpio {
   /** Base URL, e.g. `http://127.0.0.1:41234`. */
@@ -147,7 +135,6 @@ export async function startScorpio(options: ScorpioOptions): Promise<TestScorpio
     const properties = { ...scorpioProperties(port, { host: '127.0.0.1', port: dbPort }), ...options.properties };
     const args = [
       `-Xmx${options.maxHeapMb ?? 768}m`,
-      ...JVM_OPTIONS[options.jvm ?? 'short-lived'],
       ...Object.entries(properties).map(([k, v]) => `-D${k}=${v}`),
       '-jar',
       options.jar,
