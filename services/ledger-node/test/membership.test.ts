@@ -46,16 +46,26 @@ describe('membership', () => {
         ),
       (lists) => lists.every((l) => all.every((spec) => l.includes(spec))),
     );
-    // A re-announce with a new address for the same key updates the entry in place (a key no node runs,
-    // so no periodic announce races with the check).
+    // A re-announce with a new address for the same key updates the entry in place, and stays moved while the
+    // other nodes' announcements still carry the old address: hearsay never moves a known key. (A key no node
+    // runs, so only n2's POSTs speak for it.)
     const n2 = cluster.nodes[2] as LocalNode;
     const ghost = 'e'.repeat(64);
-    expect((await cluster.post(n2, '/peers', { peers: [`ghost@127.0.0.9:1|${ghost}`] })).body).toEqual({
-      added: 1,
-      updated: 0,
-    });
+    const first = `ghost@127.0.0.9:1|${ghost}`;
+    expect((await cluster.post(n2, '/peers', { peers: [first] })).body).toEqual({ added: 1, updated: 0 });
+    const others = cluster.nodes.filter((n) => n !== n2);
+    await cluster.waitFor(
+      'every other node has heard of the first address',
+      () =>
+        Promise.all(
+          others.map((n) => cluster.get(n, '/peers', true).then((r) => (r.body as { peers: string[] }).peers)),
+        ),
+      (lists) => lists.every((l) => l.includes(first)),
+    );
     const moved = `ghost@127.0.0.10:2|${ghost}`;
     expect((await cluster.post(n2, '/peers', { peers: [moved] })).body).toEqual({ added: 0, updated: 1 });
+    // Two announce rounds (1 s each here), in which n2 pulls the others' lists holding the first address.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
     const list = (await cluster.get(n2, '/peers', true)).body as { peers: string[] };
     expect(list.peers.filter((p) => p.endsWith(ghost))).toEqual([moved]);
   });

@@ -28,15 +28,31 @@ describe('peer spec', () => {
 describe('peer registry', () => {
   it('keys by public key and updates a re-announced address in place', () => {
     const reg = new PeerRegistry(spec('self', '127.0.0.1', 1, 'a'), [spec('b', '127.0.0.1', 2, 'b')]);
-    expect(reg.merge([spec('b', '10.0.0.2', 3, 'b'), spec('c', '127.0.0.1', 4, 'c')])).toEqual({
+    expect(reg.mergeAnnouncement([spec('b', '10.0.0.2', 3, 'b'), spec('c', '127.0.0.1', 4, 'c')])).toEqual({
       added: 1,
       updated: 1,
     });
     expect(reg.get(key('b'))).toMatchObject({ host: '10.0.0.2', port: 3 });
     expect(reg.size).toBe(2);
     // Own key is never overwritten by a peer's claim.
-    reg.merge([spec('evil', '6.6.6.6', 6, 'a')]);
+    reg.mergeAnnouncement([spec('evil', '6.6.6.6', 6, 'a')]);
     expect(reg.specs()[0]).toBe(`self@127.0.0.1:1|${key('a')}`);
     expect(reg.size).toBe(2);
+  });
+
+  it('takes hearsay only for unknown keys: a stale copy passed around cannot undo a move', () => {
+    const reg = new PeerRegistry(spec('self', '127.0.0.1', 1, 'a'), []);
+    reg.mergeAnnouncement([spec('b', '10.0.0.2', 2, 'b')]);
+    reg.mergeAnnouncement([spec('b', '10.0.0.3', 3, 'b')]);
+    // c's registry still holds b's old address: c's own spec is first-hand, b's is hearsay.
+    expect(reg.mergeAnnouncement([spec('c', '10.0.0.4', 4, 'c'), spec('b', '10.0.0.2', 2, 'b')])).toEqual({
+      added: 1,
+      updated: 0,
+    });
+    expect(reg.get(key('b'))).toMatchObject({ host: '10.0.0.3', port: 3 });
+    // A pulled answer counts as first-hand only when its first spec carries the key of the peer asked.
+    expect(reg.mergeAnnouncement([spec('b', '10.0.0.9', 9, 'b')], key('c'))).toEqual({ added: 0, updated: 0 });
+    expect(reg.mergeAnnouncement([spec('c', '10.0.0.5', 5, 'c')], key('c'))).toEqual({ added: 0, updated: 1 });
+    expect(reg.get(key('c'))).toMatchObject({ host: '10.0.0.5', port: 5 });
   });
 });

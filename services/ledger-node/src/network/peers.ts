@@ -1,5 +1,5 @@
 // Peer registry: public key → address, seeded from configuration plus this node's own
-// advertised spec. A re-announce with a new address for the same key updates the entry in place.
+// advertised spec. A node's own re-announce with a new address updates its entry in place; hearsay only adds.
 import { formatPeerSpec, type PeerSpec } from '@scriptorium/ledger-protocol';
 
 const MAX_PEERS = 1024;
@@ -10,32 +10,44 @@ export class PeerRegistry {
 
   constructor(self: PeerSpec, seeds: PeerSpec[]) {
     this.self = self;
-    this.merge(seeds);
+    // Configured seeds are first-hand: each one's address is taken as given.
+    const counts = { added: 0, updated: 0 };
+    for (const seed of seeds) this.put(seed, true, counts);
   }
 
   get selfSpec(): PeerSpec {
     return this.self;
   }
 
-  /** Adds unknown keys, updates the address of known ones; this node's own key is never overwritten. */
-  merge(specs: PeerSpec[]): { added: number; updated: number } {
-    let added = 0;
-    let updated = 0;
-    for (const spec of specs) {
-      if (spec.publicKey === this.self.publicKey) continue;
-      const known = this.peers.get(spec.publicKey);
-      if (!known) {
-        if (this.peers.size >= MAX_PEERS) continue;
-        this.peers.set(spec.publicKey, { ...spec });
-        added++;
-      } else if (known.host !== spec.host || known.port !== spec.port || known.nodeId !== spec.nodeId) {
-        known.host = spec.host;
-        known.port = spec.port;
-        known.nodeId = spec.nodeId;
-        updated++;
-      }
+  /**
+   * Merges an announcement (POST /peers, or a peer's GET /peers answer): its first spec is the announcer's own, and
+   * a new address there updates the entry in place (spec section 4, rule 4); every later spec is hearsay, which adds
+   * an unknown key but never moves a known one, because a stale copy that peers pass around would otherwise undo a
+   * move until its owner announced again. `announcer`, when given, is the key the first spec must carry to count as
+   * the announcer's own (a pulled answer); this node's own key is never overwritten.
+   */
+  mergeAnnouncement(specs: PeerSpec[], announcer?: string): { added: number; updated: number } {
+    const counts = { added: 0, updated: 0 };
+    specs.forEach((spec, i) => {
+      const own = i === 0 && (announcer === undefined || spec.publicKey === announcer);
+      this.put(spec, own, counts);
+    });
+    return counts;
+  }
+
+  private put(spec: PeerSpec, mayMove: boolean, counts: { added: number; updated: number }): void {
+    if (spec.publicKey === this.self.publicKey) return;
+    const known = this.peers.get(spec.publicKey);
+    if (!known) {
+      if (this.peers.size >= MAX_PEERS) return;
+      this.peers.set(spec.publicKey, { ...spec });
+      counts.added++;
+    } else if (mayMove && (known.host !== spec.host || known.port !== spec.port || known.nodeId !== spec.nodeId)) {
+      known.host = spec.host;
+      known.port = spec.port;
+      known.nodeId = spec.nodeId;
+      counts.updated++;
     }
-    return { added, updated };
   }
 
   /** Other peers (not this node). */

@@ -221,15 +221,16 @@ export class LedgerNode {
 
   // ---- peers -----------------------------------------------------------------------------
 
-  mergePeers(specs: PeerSpec[]): { added: number; updated: number } {
-    const result = this.peers.merge(specs);
+  /** POST /peers and pulled peer lists: the first spec is the announcer's own (PeerRegistry.mergeAnnouncement). */
+  mergePeers(specs: PeerSpec[], announcer?: string): { added: number; updated: number } {
+    const result = this.peers.mergeAnnouncement(specs, announcer);
     this.metrics.peers.set(this.peers.size);
     return result;
   }
 
   private announce(): void {
     if (this.stopped) return;
-    void announcePeers(this.peers, this.transport, (specs) => this.mergePeers(specs));
+    void announcePeers(this.peers, this.transport, (specs, announcer) => this.mergePeers(specs, announcer));
     this.metrics.peers.set(this.peers.size);
   }
 

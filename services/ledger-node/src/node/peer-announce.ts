@@ -6,12 +6,13 @@ import type { Transport } from '../network/transport.ts';
 
 /**
  * One announce round to every known peer; resolves when every exchange has ended (answered, refused or
- * timed out). `merged` is told of each peer list merged.
+ * timed out). `merged` is told of each peer list pulled, with the key of the peer that answered it (its own spec
+ * comes first).
  */
 export async function announcePeers(
   registry: PeerRegistry,
   transport: Transport,
-  merged: (specs: PeerSpec[]) => void,
+  merged: (specs: PeerSpec[], announcer: string) => void,
 ): Promise<void> {
   const body = JSON.stringify({ peers: registry.specs() });
   await Promise.all(
@@ -26,7 +27,7 @@ export async function announcePeers(
           const spec = typeof text === 'string' ? parsePeerSpec(text) : 'not a string';
           if (typeof spec !== 'string') parsed.push(spec);
         }
-        merged(parsed);
+        merged(parsed, peer.publicKey);
       } catch {
         // An unreachable peer is tried again next round.
       }

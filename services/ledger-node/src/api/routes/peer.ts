@@ -119,7 +119,8 @@ export const peerRoutes: FastifyPluginAsync<{ service: LedgerService }> = async 
       method: 'POST',
       url: '/peers',
       operationId: 'postPeers',
-      summary: 'Merge peer specs (`<node_id>@<host>:<port>|<public_key>`) into the registry',
+      summary:
+        'Merge peer specs (`<node_id>@<host>:<port>|<public_key>`) into the registry: the first is the announcer’s own, and may move its address; the rest only add unknown keys',
       tags: ['peer'],
       security: 'clusterToken',
       body: PeersBody,
