@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A Docker engine for kind on this kind of machine (root, no systemd, cgroup v1, no CAP_SYS_RESOURCE):
-#   bash tools/kind/engine.sh start    # install Debian's docker.io if missing, start dockerd (idempotent)
+#   bash tools/kind/engine.sh start    # install Debian's docker.io if missing, start dockerd (idempotent); its
+#                                      # containers' CPU weight is ENGINE_CPU_WEIGHT (default 1024; CI's prebuild: 2)
 #   bash tools/kind/engine.sh stop     # stop the dockerd this script started (containers stop with it)
 #   bash tools/kind/engine.sh status
-#   bash tools/kind/engine.sh background # its containers' CPU group at the least weight (CI, beside the integration tests)
 #   bash tools/kind/engine.sh priority # the engine and everything it runs back to the normal CPU and I/O priority
 # dockerd runs with tools/kind/runc-wrapper.sh as its default runtime (privileged containers ask for every
 # capability; the wrapper removes the one this sandbox's root does not have), its own state under
@@ -67,7 +67,9 @@ start() {
 # The containers (kind's nodes and everything in them) are scheduled as one group, the cgroup dockerd puts them under
 # (cgroupfs driver, cgroup v1: docker); nice does not rank them against processes outside it (runc starts each
 # container in a session, and so an autogroup, of its own), so the group's CPU weight does: the least (2 of the
-# default 1024) while CI's prebuild prepares kind beside the integration stage, the default otherwise.
+# default 1024) while CI's prebuild prepares kind beside the integration stage, the default otherwise. The prebuild
+# exports ENGINE_CPU_WEIGHT=2, so every start it makes (its own and deploy/e2e-kind.sh's) keeps the least weight;
+# any other start sets the default again.
 CPU_GROUP=/sys/fs/cgroup/cpu/docker
 group_weight() {
 	[[ -d ${CPU_GROUP%/*} ]] || { log "no cgroup v1 cpu controller: the containers' CPU weight is left as it is"; return 0; }
@@ -111,11 +113,10 @@ stop() {
 }
 
 case ${1:-} in
-start) group_weight 1024 && start ;;
-background) group_weight 2 && log "the containers' CPU group at the least weight (2)" ;;
+start) group_weight "${ENGINE_CPU_WEIGHT:-1024}" && start ;;
 stop) stop ;;
 priority) priority ;;
 status) if answering; then docker info --format '{{.ServerVersion}} {{.Containers}} containers'; else echo "not running"; exit 1; fi ;;
 env) echo "export DOCKER_HOST=$DOCKER_HOST" ;;
-*) echo "usage: engine.sh start|stop|status|background|priority|env" >&2; exit 2 ;;
+*) echo "usage: engine.sh start|stop|status|priority|env" >&2; exit 2 ;;
 esac
