@@ -102,7 +102,11 @@ async function startCluster(ns: string): Promise<void> {
     'Ready',
     async () => {
       await kubelet.play(ns);
-      return condition(await get(client, RESOURCES.LedgerCluster, ns, 'ledger'), 'Ready')?.status === 'True';
+      const lc = await get(client, RESOURCES.LedgerCluster, ns, 'ledger');
+      if (condition(lc, 'Ready')?.status === 'True') return true;
+      // Not ready yet: what the operator says, kept as the timeout's last error.
+      const conditions = (lc?.status?.conditions ?? []) as Array<Record<string, string>>;
+      throw new Error(conditions.map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`).join('; '));
     },
     180_000,
   );
