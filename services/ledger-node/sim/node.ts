@@ -406,7 +406,7 @@ export class SimNode {
         if (this.#mempool.add(payload.records).length > 0) this.#driver.onMempool();
         break;
       case 'changes':
-        if (this.#mempool.addChanges(payload.changes).length > 0) this.#driver.onMempool();
+        if (this.#mempool.addChanges(payload.changes, this.activeSetAfterTip()).length > 0) this.#driver.onMempool();
         break;
     }
   }

@@ -25,9 +25,21 @@ describe('mempool', () => {
   it('drops validator changes that no longer apply', () => {
     const pool = new Mempool({ maxRecords: 3, isCommitted: () => false });
     const k = 'a'.repeat(64);
-    pool.addChanges([{ action: 'ADD', validator: k }]);
+    pool.addChanges([{ action: 'ADD', validator: k }], []);
     expect(pool.takeChanges([], 8)).toHaveLength(1);
     expect(pool.takeChanges([k], 8)).toHaveLength(0);
     expect(pool.pendingChanges).toBe(0);
+  });
+
+  it('does not take a change that does nothing against the active set (a relay arriving after its block)', () => {
+    const pool = new Mempool({ maxRecords: 3, isCommitted: () => false });
+    const k = 'a'.repeat(64);
+    const other = 'b'.repeat(64);
+    // The ADD's block is final here: a late copy would wait until a REMOVE of k, then be proposed again.
+    expect(pool.addChanges([{ action: 'ADD', validator: k }], [other, k])).toEqual([]);
+    expect(pool.addChanges([{ action: 'REMOVE', validator: k }], [other])).toEqual([]);
+    expect(pool.pendingChanges).toBe(0);
+    expect(pool.addChanges([{ action: 'REMOVE', validator: k }], [other, k])).toHaveLength(1);
+    expect(pool.pendingChanges).toBe(1);
   });
 });

@@ -19,6 +19,10 @@ export interface MempoolOptions {
 
 const changeKey = (c: ValidatorChange) => `${c.action}:${c.validator}`;
 
+/** A change still does something against `active`: an ADD of a key not in it, a REMOVE of one in it. */
+const useful = (c: ValidatorChange, active: ReadonlySet<string>) =>
+  c.action === 'ADD' ? !active.has(c.validator) : active.has(c.validator);
+
 export class Mempool {
   private readonly records = new Map<string, Pending>();
   private readonly changes = new Map<string, ValidatorChange>();
@@ -51,12 +55,17 @@ export class Mempool {
     return fresh;
   }
 
-  /** Adds validator changes not pending yet; returns the new ones. */
-  addChanges(changes: readonly ValidatorChange[]): ValidatorChange[] {
+  /**
+   * Adds validator changes not pending yet that still do something against `activeSet` (the next height's set);
+   * returns the new ones. A copy gossiped after its block was final (a late relay) is dropped here: kept, it would
+   * wait unused until the opposite change, and then be proposed again.
+   */
+  addChanges(changes: readonly ValidatorChange[], activeSet: readonly string[]): ValidatorChange[] {
     const fresh: ValidatorChange[] = [];
+    const active = new Set(activeSet);
     for (const c of changes) {
       const key = changeKey(c);
-      if (this.changes.has(key)) continue;
+      if (this.changes.has(key) || !useful(c, active)) continue;
       this.changes.set(key, c);
       fresh.push(c);
     }
@@ -77,11 +86,10 @@ export class Mempool {
 
   /** Pending validator changes whose effect is still meaningful against `activeSet`. */
   takeChanges(activeSet: readonly string[], max: number): ValidatorChange[] {
-    const set = new Set(activeSet);
+    const active = new Set(activeSet);
     const out: ValidatorChange[] = [];
     for (const [key, c] of this.changes) {
-      const useful = c.action === 'ADD' ? !set.has(c.validator) : set.has(c.validator);
-      if (!useful) {
+      if (!useful(c, active)) {
         this.changes.delete(key);
         continue;
       }

@@ -30,6 +30,8 @@ export interface IntakeDeps {
   onNewWork: () => void;
   /** Prefix of synthetic record ids (the node id). */
   nodeId: string;
+  /** The active validator set of the next height (a change that does nothing against it is not taken). */
+  activeSet: () => readonly string[];
 }
 
 export class MempoolIntake {
@@ -65,9 +67,9 @@ export class MempoolIntake {
     return { accepted: fresh.length };
   }
 
-  /** Adds validator changes not pending yet, and gossips the new ones at once. */
+  /** Adds validator changes not pending yet that still apply, and gossips the new ones at once. */
   addChanges(changes: ValidatorChange[]): { accepted: number } {
-    const fresh = this.deps.mempool.addChanges(changes);
+    const fresh = this.deps.mempool.addChanges(changes, this.deps.activeSet());
     if (fresh.length > 0) {
       this.deps.gossip.send('/membership', { changes: fresh });
       this.deps.onNewWork();

@@ -132,6 +132,7 @@ export class LedgerNode {
       metrics,
       onNewWork: () => this.driver.onMempool(),
       nodeId: this.nodeId,
+      activeSet: () => this.currentValidators(),
     });
     this.inbound = new InboundQueue<ConsensusMessage>(
       config.inboundQueue,
