@@ -1,6 +1,7 @@
 // The sync step on a network port the test answers by hand: the highest peer is pulled from, blocks are applied
 // strictly in height order whatever order their answers come in, at most PULL_AHEAD are asked at a time, a
-// refused block ends the pass (and another starts), a request during a pass runs one more pass, and readiness.
+// block one peer does not serve (or serves refused) is asked of the next peer that has it, one that no peer serves
+// ends the pass until the next request, a request during a pass runs one more pass, and readiness.
 import { describe, expect, it } from 'vitest';
 import type { Receipt } from './applier.ts';
 import type { SyncNetwork, SyncPeer } from './ports.ts';
@@ -62,7 +63,7 @@ describe('ChainSync', () => {
     expect(t.sync.heightOf('a')).toBe(5);
   });
 
-  it('a refused or missing block ends the pass once the others are in; another pass follows', () => {
+  it('a refused or missing block ends the pass once the others are in; the next request polls again', () => {
     const t = harness([peerA]);
     t.sync.request();
     t.heightAsks.shift()?.done(3);
@@ -73,12 +74,54 @@ describe('ChainSync', () => {
     expect(t.warnings).toEqual([{ peer: 'A', height: 2, reason: 'bad' }]);
     expect(t.sync.syncing).toBe(true); // block 3 still in flight
     t.answer(3);
+    expect(t.sync.syncing).toBe(false); // a failed pass is not followed at once: the next request starts one
+    expect(t.heightAsks.length).toBe(0);
+    t.sync.request();
     expect(t.heightAsks.length).toBe(1); // the next pass polls again
     t.refuse.clear();
     t.heightAsks.shift()?.done(3);
     t.answer(2, false);
     t.answer(3);
     expect(t.applied).toEqual([1]);
+  });
+
+  it('a block the highest peer does not serve, or serves refused, is asked of the next peer that has it', () => {
+    const peerC: SyncPeer = { publicKey: 'c', nodeId: 'C' };
+    const t = harness([peerA, peerB, peerC]);
+    t.sync.request();
+    t.heightAsks[0]?.done(4);
+    t.heightAsks[1]?.done(6);
+    t.heightAsks[2]?.done(2);
+    const from = (height: number) => t.blockAsks.filter((a) => a.height === height).map((a) => a.peer.nodeId);
+    expect(from(1)).toEqual(['B']);
+    t.answer(1, false); // B starved: block 1 goes to A, then C
+    expect(from(1)).toEqual(['A']);
+    t.answer(1, false);
+    expect(from(1)).toEqual(['C']);
+    t.answer(1);
+    expect(t.applied).toEqual([1]);
+    t.refuse.add(3);
+    t.answer(2);
+    t.answer(3); // B serves a block that does not verify: A has it too (C does not: its height is 2)
+    expect(t.warnings).toEqual([{ peer: 'B', height: 3, reason: 'bad' }]);
+    expect(from(3)).toEqual(['A']);
+    t.refuse.clear();
+    t.answer(3);
+    while (t.blockAsks.length > 0) t.answer(Math.min(...t.blockAsks.map((a) => a.height)));
+    expect(t.applied).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(t.sync.syncing).toBe(false);
+  });
+
+  it('a block no peer serves ends the pass with a warning', () => {
+    const t = harness();
+    t.sync.request();
+    t.heightAsks[0]?.done(1);
+    t.heightAsks[1]?.done(1);
+    t.answer(1, false);
+    t.answer(1, false);
+    expect(t.warnings).toEqual([{ peer: 'B', height: 1 }]);
+    expect(t.applied).toEqual([]);
+    expect(t.sync.syncing).toBe(false);
   });
 
   it('a request during a pass runs one more pass after it; readiness needs a poll', () => {

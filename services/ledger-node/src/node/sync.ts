@@ -1,6 +1,7 @@
 // Pull sync, the sync step the node and the simulator share: a pass asks every peer its height, then pulls the
-// missing blocks from the highest one, up to SYNC_BATCH per pass with PULL_AHEAD requests in flight, and hands
-// them to the block applier strictly in height order (each fully verified there). A pass starts on `request()`:
+// missing blocks from the highest one (a block it does not serve, or serves refused, from the next peer that has
+// it), up to SYNC_BATCH per pass with PULL_AHEAD requests in flight, and hands them to the block applier strictly
+// in height order (each fully verified there). A pass starts on `request()`:
 // every NODE_SYNC__INTERVAL_MS, and at once when a message or block from the future arrives; a request during a
 // pass runs another pass right after it. The network is a port (SyncNetwork: HTTP in production, messages in
 // the simulator) whose answers come back as callbacks. Also the node's readiness: synced within 1 block of the
@@ -82,32 +83,51 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
 
   #polled(pass: number, peers: readonly P[], heights: Array<number | undefined>): void {
     this.#peerPollDone = true;
-    let best = -1;
-    for (let i = 0; i < peers.length; i++) if ((heights[i] ?? -1) > (heights[best] ?? -1)) best = i;
-    const target = heights[best] ?? -1;
-    if (best >= 0 && target > this.#deps.chain.height) this.#pull(pass, peers[best] as P, target);
+    // Every peer ahead of this node, the highest first (ties in registry order).
+    const sources = peers
+      .map((peer, i) => ({ peer, height: heights[i] ?? -1 }))
+      .filter((s) => s.height > this.#deps.chain.height)
+      .sort((a, b) => b.height - a.height);
+    if (sources.length > 0) this.#pull(pass, sources, sources[0]?.height as number);
     else this.#end(pass);
   }
 
-  /** Pulls chain height + 1 … target (at most SYNC_BATCH) from one peer; applied strictly in order. */
-  #pull(pass: number, peer: P, target: number): void {
+  /**
+   * Pulls chain height + 1 … target (at most SYNC_BATCH), applied strictly in order. Each block is asked of the
+   * highest peer first; a block that peer does not serve in time, or serves refused, is asked of the next peer that
+   * has it, so one slow, starved or lying peer does not stall the sync. The pass ends when a block is refused or
+   * missing from every peer that has it.
+   */
+  #pull(pass: number, sources: ReadonlyArray<{ peer: P; height: number }>, target: number): void {
     const { chain, network, log } = this.#deps;
     const last = Math.min(target, chain.height + SYNC_BATCH);
     const arrived = new Map<number, unknown>();
+    /** Height → index (in `sources`) of the peer it was last asked of. */
+    const askedOf = new Map<number, number>();
     let asked = chain.height;
     let inFlight = 0;
     let failed = false;
     let stepping = false;
     let again = false;
-    const ask = (height: number) => {
+    const ask = (height: number, from: number) => {
+      // The next peer, from `from` on, that has this height (the highest has every one up to the target).
+      let i = from;
+      while (i < sources.length && (sources[i]?.height ?? -1) < height) i++;
+      if (i >= sources.length) return false;
+      const source = sources[i] as { peer: P };
+      askedOf.set(height, i);
       inFlight++;
-      network.block(peer, height, (body) => {
+      network.block(source.peer, height, (body) => {
         if (pass !== this.#pass) return;
         inFlight--;
         arrived.set(height, body);
         step();
       });
+      return true;
     };
+    /** A block that did not come, or came refused: asked of the next peer that has it; false when none is left. */
+    const retry = (height: number) => ask(height, (askedOf.get(height) ?? 0) + 1);
+    const sourceOf = (height: number) => sources[askedOf.get(height) ?? 0]?.peer.nodeId;
     const step = (): void => {
       if (stepping) {
         again = true;
@@ -120,23 +140,30 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
           const next = chain.height + 1;
           const body = arrived.get(next);
           arrived.delete(next);
-          if (body === undefined) failed = true;
-          else {
-            const receipt = this.#deps.receive(body, 'pull');
-            if (receipt.status === 'refused') {
-              log.warn({ peer: peer.nodeId, height: next, reason: receipt.reason }, 'pulled block refused');
+          if (body === undefined) {
+            if (!retry(next)) {
+              log.warn({ peer: sourceOf(next), height: next }, 'pull sync: no peer served the block in time');
               failed = true;
             }
+            break;
+          }
+          const receipt = this.#deps.receive(body, 'pull');
+          if (receipt.status === 'refused') {
+            log.warn({ peer: sourceOf(next), height: next, reason: receipt.reason }, 'pulled block refused');
+            if (!retry(next)) failed = true;
+            break;
           }
         }
         for (const h of arrived.keys()) if (h <= chain.height) arrived.delete(h); // finalized meanwhile
         asked = Math.max(asked, chain.height);
-        while (!failed && asked < last && asked < chain.height + PULL_AHEAD) ask(++asked);
+        while (!failed && asked < last && asked < chain.height + PULL_AHEAD) ask(++asked, 0);
       } while (again);
       stepping = false;
       // Done once nothing is in flight: every asked height arrived and was applied (or the pass failed).
       if (inFlight > 0) return;
-      if (chain.height < target) this.#again = true;
+      // Short of the target: pull on at once; after a failure, not before the next request (the sync interval,
+      // or a block from the future), so a block no peer serves is not asked for in a loop.
+      if (chain.height < target && !failed) this.#again = true;
       this.#end(pass);
     };
     step();
