@@ -159,7 +159,8 @@ export class LedgerNodeClient {
 
   /**
    * POST /membership with one validator change and the cluster token. Resolves with how many changes the
-   * node accepted as new (0: it already had this change pending). Refusals (401, 400, 429, 503) are errors.
+   * node accepted as new (0: it already had this change pending, or the change does nothing to the next height's
+   * validator set). Refusals (401, 400, 429, 503) are errors.
    */
   async submitMembership(baseUrl: string, change: ValidatorChange): Promise<{ accepted: number }> {
     const url = endpoint(baseUrl, '/membership');

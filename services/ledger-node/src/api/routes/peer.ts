@@ -76,7 +76,13 @@ export const peerRoutes: FastifyPluginAsync<{ service: LedgerService }> = async 
       tags: ['peer'],
       security: 'clusterToken',
       body: MembershipBody,
-      responses: { 200: { description: 'how many changes were new', schema: AcceptedBody }, ...refusals },
+      responses: {
+        200: {
+          description: 'how many changes were taken: new here, and changing the next height’s validator set',
+          schema: AcceptedBody,
+        },
+        ...refusals,
+      },
     },
     protectedRoute,
     async (request) => service.addChanges(request.body.changes),
