@@ -20,7 +20,7 @@ const ns = `${config.namePrefix}-orgs-${Date.now().toString(36)}${randomBytes(2)
 const nsB = `${ns}-b`;
 const operatorNameB = `${nsB}-scriptorium-operator`;
 const wait = { timeoutMs: config.waitMs };
-const { validatorPods, chains, expectAgreement } = ledgerPods(k, config, ns);
+const { validatorPods, chains, expectAgreement, ledgerGet } = ledgerPods(k, config, ns);
 const log = (line: string) => process.stderr.write(`e2e orgs [${ns}]: ${line}\n`);
 let failed = false;
 
@@ -43,6 +43,23 @@ afterEach(async (ctx) => {
       .kubectl(['-n', namespace, 'get', 'ledgerclusters,pods,events', '-o', 'wide'])
       .catch((err: Error) => err.message);
     process.stderr.write(`--- ${namespace}\n${out.split('\n').slice(-80).join('\n')}\n`);
+  }
+  // Each validator's own account: its readiness with what its pull sync is doing (a 503's body is in the error),
+  // and the end of its log.
+  for (const [namespace, cluster] of [
+    [ns, 'org-a'],
+    [nsB, 'org-b'],
+  ] as const) {
+    for (const pod of await validatorPods(namespace, cluster).catch(() => [])) {
+      const ready = await ledgerGet(pod, '/ready').then(
+        (body) => JSON.stringify(body),
+        (err: Error) => err.message,
+      );
+      const logs = await k
+        .kubectl(['-n', namespace, 'logs', pod.metadata.name, '--tail=30'])
+        .catch((err: Error) => err.message);
+      process.stderr.write(`--- ${pod.metadata.name} /ready: ${ready}\n${logs}\n`);
+    }
   }
 });
 

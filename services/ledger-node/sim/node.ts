@@ -218,6 +218,7 @@ export class SimNode {
       network: this.#syncNetwork(gen),
       receive: (body, origin) => this.#applier.receive(body, origin),
       log,
+      now: () => clock.now,
     });
     this.#driver = createDriver({
       signer: this.signer,

@@ -63,7 +63,11 @@ describe('4 validators', () => {
     const metrics = (await cluster.get(n0, '/metrics')).body as string;
     expect(metrics).toMatch(/scriptorium_ledger_messages_out_total\{type="PREPARE"\} [1-9]/);
     expect(metrics).toMatch(/scriptorium_ledger_finality_latency_seconds_count [1-9]/);
-    expect((await cluster.get(n3, '/ready')).status).toBe(200);
+    const ready = await cluster.get(n3, '/ready');
+    expect(ready.status).toBe(200);
+    // What pull sync is doing: it polls its 3 peers, and its last finished pass found none ahead.
+    expect((ready.body as { sync: object }).sync).toMatchObject({ peers_asked: 3, last_pass: 'caught_up' });
+    expect((ready.body as { sync: { passes: number } }).sync.passes).toBeGreaterThan(0);
   });
 
   it('with one node killed, the other three go on', async () => {

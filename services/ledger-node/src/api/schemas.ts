@@ -44,6 +44,16 @@ export const QueuedBody = z.object({ status: z.literal('queued') });
 export const BlockReceipt = z.object({ height: Height, status: z.enum(['applied', 'known', 'ahead']) });
 /** POST /peers: how many specs were new, and how many moved an existing key to a new address. */
 export const PeersMerged = z.object({ added: z.int().min(0), updated: z.int().min(0) });
+/** GET /ready's `sync`: what pull sync is doing, so a node that stays behind shows where (node/sync.ts). */
+export const SyncStateBody = z.object({
+  phase: z.enum(['idle', 'polling', 'pulling']),
+  phase_ms: z.number().min(0),
+  passes: z.int().min(0),
+  peers_asked: z.int().min(0),
+  peers_answered: z.int().min(0),
+  blocks_in_flight: z.int().min(0),
+  last_pass: z.enum(['caught_up', 'no_answer', 'partial', 'block_unserved']).nullable(),
+});
 /** GET /ready: synced within one block of the best peer (200), or not (503, with `error`). */
 export const ReadyBody = z.object({
   status: z.literal('ready').optional(),
@@ -51,6 +61,7 @@ export const ReadyBody = z.object({
   ready: z.boolean(),
   height: Height,
   best_peer_height: Height,
+  sync: SyncStateBody,
 });
 
 const error = (description: string): ResponseSpec => ({ description, schema: ErrorBody });

@@ -1,5 +1,7 @@
 // What the HTTP layer needs from the node. Implemented by node/service.ts; the routes know nothing else.
 import type { ChainStatus, ConsolePeersBody, PeerSpec, ValidatorChange } from '@scriptorium/ledger-protocol';
+import type { z } from 'zod';
+import type { ReadyBody } from './schemas.ts';
 
 export interface LedgerService {
   /** Gate for POST /consensus: checks shape and signature (throws NodeError 400), enqueues (throws 503 when full). */
@@ -21,7 +23,7 @@ export interface LedgerService {
   getProof(height: number, index: number): unknown | undefined;
   /** GET /evidence: the record's light evidence (LightEvidence), undefined when the block or record does not exist. */
   getEvidence(height: number, index: number): unknown | undefined;
-  readiness(): { ready: boolean; height: number; best_peer_height: number };
+  readiness(): Omit<z.infer<typeof ReadyBody>, 'status' | 'error'>;
   adminSubmit(count: number): { accepted: number };
   /** GET /ui/peers: this node, its round, and its registry's peers (read-only, for the console's board). */
   consolePeers(): ConsolePeersBody;

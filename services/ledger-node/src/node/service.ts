@@ -41,7 +41,7 @@ export function ledgerService(node: LedgerNode, checkpoints?: CheckpointBook): L
       const checkpoint = evidence && checkpoints?.evidence(height);
       return evidence && checkpoint ? { ...evidence, checkpoint } : evidence;
     },
-    readiness: () => node.sync.readiness(),
+    readiness: () => ({ ...node.sync.readiness(), sync: node.sync.state() }),
     adminSubmit: (count) => node.intake.addSynthetic(count),
     adminValidator: (change) => node.intake.addChanges([change]),
     consolePeers: () => consolePeers(node),

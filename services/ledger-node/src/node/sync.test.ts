@@ -12,6 +12,9 @@ const peerB: SyncPeer = { publicKey: 'b', nodeId: 'B' };
 
 function harness(peers: SyncPeer[] = [peerA, peerB]) {
   const chain = { height: 0 };
+  const clock = { now: 1_000 };
+  const errors: unknown[] = [];
+  let failApply: number | undefined;
   const heightAsks: Array<{ peer: SyncPeer; done: (h: number | undefined) => void }> = [];
   const blockAsks: Array<{ peer: SyncPeer; height: number; done: (body: unknown) => void }> = [];
   const applied: number[] = [];
@@ -26,18 +29,23 @@ function harness(peers: SyncPeer[] = [peerA, peerB]) {
     const h = (body as { height: number }).height;
     if (h <= chain.height) return { height: h, status: 'known' };
     if (refuse.has(h)) return { height: h, status: 'refused', reason: 'bad' };
+    if (h === failApply) throw new Error('disk full');
     chain.height = h;
     applied.push(h);
     return { height: h, status: 'applied' };
   };
-  const sync = new ChainSync({ chain, network, receive, log: { warn: (obj) => warnings.push(obj) } });
+  const log = { warn: (obj: object) => warnings.push(obj), error: (obj: object) => errors.push(obj) };
+  const sync = new ChainSync({ chain, network, receive, log, now: () => clock.now });
   /** Answers the block request for `height` (undefined body: the peer failed). */
   const answer = (height: number, ok = true) => {
     const i = blockAsks.findIndex((a) => a.height === height);
     const [ask] = blockAsks.splice(i, 1);
     ask?.done(ok ? { height } : undefined);
   };
-  return { chain, heightAsks, blockAsks, applied, warnings, refuse, sync, answer };
+  const failApplyAt = (h: number) => {
+    failApply = h;
+  };
+  return { chain, clock, heightAsks, blockAsks, applied, warnings, errors, refuse, sync, answer, failApplyAt };
 }
 
 describe('ChainSync', () => {
@@ -141,5 +149,64 @@ describe('ChainSync', () => {
     t.sync.request();
     expect(t.heightAsks.length).toBe(0);
     expect(t.sync.readiness().ready).toBe(false);
+  });
+
+  it('state() tells the phase, its age, the peers that answered and the blocks in flight', () => {
+    const t = harness();
+    expect(t.sync.state()).toEqual({
+      phase: 'idle',
+      phase_ms: 0,
+      passes: 0,
+      peers_asked: 0,
+      peers_answered: 0,
+      blocks_in_flight: 0,
+      last_pass: null,
+    });
+    t.sync.request();
+    t.clock.now += 1500;
+    t.heightAsks[0]?.done(3);
+    expect(t.sync.state()).toMatchObject({ phase: 'polling', phase_ms: 1500, peers_asked: 2, peers_answered: 1 });
+    t.heightAsks[1]?.done(undefined);
+    expect(t.sync.state()).toMatchObject({ phase: 'pulling', phase_ms: 0, peers_answered: 1, blocks_in_flight: 3 });
+    t.clock.now += 700;
+    t.answer(1);
+    expect(t.sync.state()).toMatchObject({ phase: 'pulling', phase_ms: 700, blocks_in_flight: 2 });
+    t.answer(2);
+    t.answer(3);
+    expect(t.sync.state()).toMatchObject({ phase: 'idle', passes: 1, blocks_in_flight: 0, last_pass: 'caught_up' });
+  });
+
+  it('no peer answering ends the pass as no_answer, with a warning at most once a minute', () => {
+    const t = harness();
+    for (let i = 0; i < 3; i++) {
+      t.sync.request();
+      for (const ask of t.heightAsks.splice(0)) ask.done(undefined);
+      t.clock.now += 1000;
+    }
+    expect(t.sync.state()).toMatchObject({ phase: 'idle', passes: 3, peers_answered: 0, last_pass: 'no_answer' });
+    expect(t.sync.readiness().ready).toBe(false);
+    expect(t.warnings).toEqual([{ peers: 2 }]);
+    t.clock.now += 60_000;
+    t.sync.request();
+    for (const ask of t.heightAsks.splice(0)) ask.done(undefined);
+    expect(t.warnings).toEqual([{ peers: 2 }, { peers: 2 }]);
+  });
+
+  it('a block that fails to apply ends the pass with an error instead of hanging it', () => {
+    const t = harness([peerA]);
+    t.failApplyAt(2);
+    t.sync.request();
+    t.heightAsks.shift()?.done(3);
+    t.answer(1);
+    t.answer(2);
+    expect(t.errors).toMatchObject([{ height: 2 }]);
+    t.answer(3);
+    expect(t.sync.state()).toMatchObject({ phase: 'idle', last_pass: 'block_unserved' });
+    t.failApplyAt(-1);
+    t.sync.request();
+    t.heightAsks.shift()?.done(3);
+    t.answer(2);
+    t.answer(3);
+    expect(t.applied).toEqual([1, 2, 3]);
   });
 });

@@ -5,7 +5,7 @@
 // every NODE_SYNC__INTERVAL_MS, and at once when a message or block from the future arrives; a request during a
 // pass runs another pass right after it. The network is a port (SyncNetwork: HTTP in production, messages in
 // the simulator) whose answers come back as callbacks. Also the node's readiness: synced within 1 block of the
-// best peer reached.
+// best peer reached; and what the sync is doing (`state()`, in GET /ready), so a node that stays behind says why.
 import type { Receipt } from './applier.ts';
 import type { Log, SyncNetwork, SyncPeer } from './ports.ts';
 
@@ -14,12 +14,17 @@ export const SYNC_BATCH = 256;
 /** Block requests in flight while the current block is verified. */
 export const PULL_AHEAD = 8;
 
+/** A warning that can come every pass (no peer answered) is repeated at most this often. */
+export const QUIET_WARN_MS = 60_000;
+
 export interface SyncDeps<P extends SyncPeer> {
   chain: { readonly height: number };
   network: SyncNetwork<P>;
   /** Block receipt (BlockApplier.receive): verifies and applies the next block. */
   receive: (body: unknown, origin: 'pull') => Receipt;
-  log: Pick<Log, 'warn'>;
+  log: Pick<Log, 'warn' | 'error'>;
+  /** Milliseconds now (the simulator's clock there); only for state() and spacing warnings. */
+  now?: () => number;
 }
 
 export interface Readiness {
@@ -28,8 +33,37 @@ export interface Readiness {
   best_peer_height: number;
 }
 
+/** How a pass ended. */
+export type PassOutcome =
+  /** No peer is ahead of this node. */
+  | 'caught_up'
+  /** Peers were asked their height and none answered. */
+  | 'no_answer'
+  /** Blocks were applied up to the batch's end; the next pass follows at once. */
+  | 'partial'
+  /** A block no peer served, or every peer served refused: the pass ended early. */
+  | 'block_unserved';
+
+/** What the sync is doing, for GET /ready: a node that stays behind shows where it is stuck. */
+export interface SyncState {
+  /** Idle, asking peers their height, or pulling blocks. */
+  phase: 'idle' | 'polling' | 'pulling';
+  /** Milliseconds in this phase. */
+  phase_ms: number;
+  /** Passes started since the node started. */
+  passes: number;
+  /** Peers asked their height in the latest poll, and how many have answered. */
+  peers_asked: number;
+  peers_answered: number;
+  /** Block requests sent and not answered yet. */
+  blocks_in_flight: number;
+  /** How the last finished pass ended (null before the first). */
+  last_pass: PassOutcome | null;
+}
+
 export class ChainSync<P extends SyncPeer = SyncPeer> {
   readonly #deps: SyncDeps<P>;
+  readonly #now: () => number;
   readonly #peerHeights = new Map<string, number>();
   #peerPollDone = false;
   #syncing = false;
@@ -37,9 +71,18 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
   #stopped = false;
   /** The pass in progress: answers of an earlier (abandoned) pass are ignored. */
   #pass = 0;
+  #phase: SyncState['phase'] = 'idle';
+  #phaseSince: number;
+  #asked = 0;
+  #answered = 0;
+  #inFlight = 0;
+  #lastPass: PassOutcome | null = null;
+  #quietWarnAt = Number.NEGATIVE_INFINITY;
 
   constructor(deps: SyncDeps<P>) {
     this.#deps = deps;
+    this.#now = deps.now ?? Date.now;
+    this.#phaseSince = this.#now();
   }
 
   /** Starts a pass now, or another one right after the pass in progress. */
@@ -52,10 +95,17 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
     this.#stopped = true;
     this.#pass++;
     this.#syncing = false;
+    this.#inFlight = 0;
+    this.#enter('idle');
   }
 
   get syncing(): boolean {
     return this.#syncing;
+  }
+
+  #enter(phase: SyncState['phase']): void {
+    this.#phase = phase;
+    this.#phaseSince = this.#now();
   }
 
   #run(): void {
@@ -66,6 +116,9 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
     const peers = this.#deps.network.peers();
     const heights: Array<number | undefined> = new Array(peers.length);
     let waiting = peers.length;
+    this.#enter('polling');
+    this.#asked = peers.length;
+    this.#answered = 0;
     if (waiting === 0) {
       this.#polled(pass, peers, heights);
       return;
@@ -74,6 +127,7 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
       this.#deps.network.height(peer, (height) => {
         if (pass !== this.#pass) return;
         heights[i] = height;
+        if (height !== undefined) this.#answered++;
         if (height === undefined) this.#peerHeights.delete(peer.publicKey);
         else this.#peerHeights.set(peer.publicKey, height);
         if (--waiting === 0) this.#polled(pass, peers, heights);
@@ -88,8 +142,20 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
       .map((peer, i) => ({ peer, height: heights[i] ?? -1 }))
       .filter((s) => s.height > this.#deps.chain.height)
       .sort((a, b) => b.height - a.height);
-    if (sources.length > 0) this.#pull(pass, sources, sources[0]?.height as number);
-    else this.#end(pass);
+    if (sources.length > 0) {
+      this.#enter('pulling');
+      this.#pull(pass, sources, sources[0]?.height as number);
+      return;
+    }
+    if (peers.length > 0 && this.#answered === 0) {
+      // Every pass (each NODE_SYNC__INTERVAL_MS) would say it again: once a minute is enough to be seen.
+      const now = this.#now();
+      if (now - this.#quietWarnAt >= QUIET_WARN_MS) {
+        this.#quietWarnAt = now;
+        this.#deps.log.warn({ peers: peers.length }, 'pull sync: no peer answered its height');
+      }
+      this.#end(pass, 'no_answer');
+    } else this.#end(pass, 'caught_up');
   }
 
   /**
@@ -117,9 +183,11 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
       const source = sources[i] as { peer: P };
       askedOf.set(height, i);
       inFlight++;
+      this.#inFlight = inFlight;
       network.block(source.peer, height, (body) => {
         if (pass !== this.#pass) return;
         inFlight--;
+        this.#inFlight = inFlight;
         arrived.set(height, body);
         step();
       });
@@ -134,6 +202,20 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
         return;
       }
       stepping = true;
+      try {
+        stepOnce();
+      } finally {
+        stepping = false;
+      }
+      // Done once nothing is in flight: every asked height arrived and was applied (or the pass failed).
+      if (inFlight > 0) return;
+      // Short of the target: pull on at once; after a failure, not before the next request (the sync interval,
+      // or a block from the future), so a block no peer serves is not asked for in a loop.
+      const short = chain.height < target;
+      if (short && !failed) this.#again = true;
+      this.#end(pass, failed ? 'block_unserved' : short ? 'partial' : 'caught_up');
+    };
+    const stepOnce = (): void => {
       do {
         again = false;
         while (!failed && chain.height < last && arrived.has(chain.height + 1)) {
@@ -147,7 +229,15 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
             }
             break;
           }
-          const receipt = this.#deps.receive(body, 'pull');
+          let receipt: Receipt;
+          try {
+            receipt = this.#deps.receive(body, 'pull');
+          } catch (err) {
+            // Not the peer's fault (a store that failed, a bug): logged, and the pass ends rather than hangs.
+            log.error({ err, height: next }, 'pull sync: applying a pulled block failed');
+            failed = true;
+            break;
+          }
           if (receipt.status === 'refused') {
             log.warn({ peer: sourceOf(next), height: next, reason: receipt.reason }, 'pulled block refused');
             if (!retry(next)) failed = true;
@@ -158,21 +248,30 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
         asked = Math.max(asked, chain.height);
         while (!failed && asked < last && asked < chain.height + PULL_AHEAD) ask(++asked, 0);
       } while (again);
-      stepping = false;
-      // Done once nothing is in flight: every asked height arrived and was applied (or the pass failed).
-      if (inFlight > 0) return;
-      // Short of the target: pull on at once; after a failure, not before the next request (the sync interval,
-      // or a block from the future), so a block no peer serves is not asked for in a loop.
-      if (chain.height < target && !failed) this.#again = true;
-      this.#end(pass);
     };
     step();
   }
 
-  #end(pass: number): void {
+  #end(pass: number, outcome: PassOutcome): void {
     if (pass !== this.#pass) return;
     this.#syncing = false;
+    this.#lastPass = outcome;
+    this.#inFlight = 0;
+    this.#enter('idle');
     if (this.#again && !this.#stopped) this.#run();
+  }
+
+  /** What the sync is doing now (GET /ready's `sync`). */
+  state(): SyncState {
+    return {
+      phase: this.#phase,
+      phase_ms: Math.max(0, this.#now() - this.#phaseSince),
+      passes: this.#pass,
+      peers_asked: this.#asked,
+      peers_answered: this.#answered,
+      blocks_in_flight: this.#inFlight,
+      last_pass: this.#lastPass,
+    };
   }
 
   /** The height a peer answered in the last poll, or null when it did not answer. */
