@@ -30,13 +30,18 @@ stamp_file="$root/.stamp"
 
 log() { echo "scorpio: $*" >&2; }
 
-# The tarball: $SCORPIO_SOURCE, else shared/vendor/ beside the main checkout (a worktree's common git dir names it).
+# The tarball: $SCORPIO_SOURCE, else shared/vendor/ beside the checkout, beside the main checkout (a worktree's
+# common git dir names it) or beside the local repository this one was cloned from (a CI clone made elsewhere), else
+# the copy the cache keeps.
 find_source() {
-	local name="scorpio-$SCORPIO_VERSION-java-src.tar.gz" common
+	local name="scorpio-$SCORPIO_VERSION-java-src.tar.gz" common origin
 	if [[ -n ${SCORPIO_SOURCE:-} ]]; then echo "$SCORPIO_SOURCE"; return; fi
 	common=$(cd "$here/../.." && git rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
+	origin=$(cd "$here/../.." && git config --get remote.origin.url 2>/dev/null || true)
+	[[ $origin == /* && -d $origin ]] || origin=
 	local dir
-	for dir in "$here/../../../shared/vendor" ${common:+"$(dirname "$common")/../shared/vendor"} "$root/source"; do
+	for dir in "$here/../../../shared/vendor" ${common:+"$(dirname "$common")/../shared/vendor"} \
+		${origin:+"$origin/../shared/vendor"} "$root/source"; do
 		[[ -f $dir/$name ]] && { (cd "$dir" && echo "$PWD/$name"); return; }
 	done
 	return 1
