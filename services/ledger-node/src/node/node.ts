@@ -145,6 +145,7 @@ export class LedgerNode {
       network: httpSyncNetwork(this.transport, () => this.peers.others(), logger),
       receive: (body, origin) => this.applier.receive(body, origin),
       log: logger,
+      after: systemTimers.after,
     });
     metrics.height.set(chain.height);
   }

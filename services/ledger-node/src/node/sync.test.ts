@@ -35,7 +35,13 @@ function harness(peers: SyncPeer[] = [peerA, peerB]) {
     return { height: h, status: 'applied' };
   };
   const log = { warn: (obj: object) => warnings.push(obj), error: (obj: object) => errors.push(obj) };
-  const sync = new ChainSync({ chain, network, receive, log, now: () => clock.now });
+  /** The poll deadlines armed and not cancelled. */
+  const deadlines = new Set<() => void>();
+  const after = (_ms: number, fn: () => void) => {
+    deadlines.add(fn);
+    return () => deadlines.delete(fn);
+  };
+  const sync = new ChainSync({ chain, network, receive, log, now: () => clock.now, after });
   /** Answers the block request for `height` (undefined body: the peer failed). */
   const answer = (height: number, ok = true) => {
     const i = blockAsks.findIndex((a) => a.height === height);
@@ -45,7 +51,27 @@ function harness(peers: SyncPeer[] = [peerA, peerB]) {
   const failApplyAt = (h: number) => {
     failApply = h;
   };
-  return { chain, clock, heightAsks, blockAsks, applied, warnings, errors, refuse, sync, answer, failApplyAt };
+  const expire = () => {
+    for (const fn of [...deadlines]) {
+      deadlines.delete(fn);
+      fn();
+    }
+  };
+  return {
+    chain,
+    clock,
+    heightAsks,
+    blockAsks,
+    applied,
+    warnings,
+    errors,
+    refuse,
+    sync,
+    answer,
+    failApplyAt,
+    deadlines,
+    expire,
+  };
 }
 
 describe('ChainSync', () => {
@@ -208,5 +234,31 @@ describe('ChainSync', () => {
     t.answer(2);
     t.answer(3);
     expect(t.applied).toEqual([1, 2, 3]);
+  });
+
+  it('a peer that does not answer its height holds the poll only until the deadline', () => {
+    const t = harness();
+    t.sync.request();
+    expect(t.deadlines.size).toBe(1);
+    t.heightAsks[0]?.done(4); // B never answers (its address no longer resolves)
+    expect(t.blockAsks).toEqual([]);
+    t.expire();
+    expect(t.blockAsks.map((a) => [a.peer.nodeId, a.height])).toEqual([
+      ['A', 1],
+      ['A', 2],
+      ['A', 3],
+      ['A', 4],
+    ]);
+    t.heightAsks[1]?.done(9); // late: counts for readiness, does not restart the pass
+    expect(t.sync.readiness()).toMatchObject({ ready: false, best_peer_height: 9 });
+    expect(t.heightAsks.length).toBe(2);
+    while (t.blockAsks.length > 0) t.answer(Math.min(...t.blockAsks.map((a) => a.height)));
+    expect(t.applied).toEqual([1, 2, 3, 4]);
+    expect(t.sync.state()).toMatchObject({ phase: 'idle', last_pass: 'caught_up' });
+    // A poll every peer answers cancels its deadline.
+    t.sync.request();
+    t.heightAsks[2]?.done(4);
+    t.heightAsks[3]?.done(4);
+    expect(t.deadlines.size).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
-// Pull sync, the sync step the node and the simulator share: a pass asks every peer its height, then pulls the
+// Pull sync, the sync step the node and the simulator share: a pass asks every peer its height (going on with those
+// that answered after POLL_DEADLINE_MS), then pulls the
 // missing blocks from the highest one (a block it does not serve, or serves refused, from the next peer that has
 // it), up to SYNC_BATCH per pass with PULL_AHEAD requests in flight, and hands them to the block applier strictly
 // in height order (each fully verified there). A pass starts on `request()`:
@@ -16,6 +17,12 @@ export const PULL_AHEAD = 8;
 
 /** A warning that can come every pass (no peer answered) is repeated at most this often. */
 export const QUIET_WARN_MS = 60_000;
+/**
+ * A poll waits this long for the peers' heights, then goes on with those that answered: a peer whose address no
+ * longer resolves or connects (a retired validator every registry still names) would otherwise hold each pass for
+ * its DNS and connect timeouts, longer than the GET's own 2 s bound. A late answer still counts for readiness.
+ */
+export const POLL_DEADLINE_MS = 3000;
 
 export interface SyncDeps<P extends SyncPeer> {
   chain: { readonly height: number };
@@ -25,6 +32,8 @@ export interface SyncDeps<P extends SyncPeer> {
   log: Pick<Log, 'warn' | 'error'>;
   /** Milliseconds now (the simulator's clock there); only for state() and spacing warnings. */
   now?: () => number;
+  /** Runs `fn` after `ms` (returns a cancel): the poll's deadline. Without it a poll waits for every answer. */
+  after?: (ms: number, fn: () => void) => () => void;
 }
 
 export interface Readiness {
@@ -123,6 +132,14 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
       this.#polled(pass, peers, heights);
       return;
     }
+    let polled = false;
+    let cancelDeadline: (() => void) | undefined;
+    const done = () => {
+      if (polled) return;
+      polled = true;
+      cancelDeadline?.();
+      this.#polled(pass, peers, [...heights]);
+    };
     peers.forEach((peer, i) => {
       this.#deps.network.height(peer, (height) => {
         if (pass !== this.#pass) return;
@@ -130,9 +147,10 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
         if (height !== undefined) this.#answered++;
         if (height === undefined) this.#peerHeights.delete(peer.publicKey);
         else this.#peerHeights.set(peer.publicKey, height);
-        if (--waiting === 0) this.#polled(pass, peers, heights);
+        if (--waiting === 0) done();
       });
     });
+    if (!polled) cancelDeadline = this.#deps.after?.(POLL_DEADLINE_MS, done);
   }
 
   #polled(pass: number, peers: readonly P[], heights: Array<number | undefined>): void {
