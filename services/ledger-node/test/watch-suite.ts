@@ -211,8 +211,10 @@ export function defineWatchSuite(options: SuiteOptions): void {
       };
       if ((await notifiedNodes(before)) === 0) {
         // Scorpio sometimes loses a change's event for every subscription at once (under load, timesSent stays 0 on
-        // each); the sweep recorded the change all the same. Its notifications must still reach a node: one more
-        // change, on an entity no other step uses.
+        // each; once, a new tenant's subscriptions stayed silent for minutes); the sweep recorded the change all the
+        // same, and a node whose subscription has notified nothing while a sweep found changes makes it again
+        // (subscriber.ts). Its notifications must still reach a node: one more change, on an entity no other step
+        // uses.
         expect(options.notifiesEveryChange).toBe(false);
         const probeFrom = await Promise.all(cluster.nodes.map((n) => watch(n)));
         await writes[1].set(12, 0, -1212);

@@ -78,7 +78,7 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
     }),
     subscriptionsMade: new Counter({
       name: 'scriptorium_ledger_broker_subscriptions_total',
-      help: 'Subscriptions this node made, by reason (new, or forgotten: the broker had lost the previous one)',
+      help: 'Subscriptions this node made, by reason (new; forgotten: the broker had lost the previous one; silent: it notified nothing while changes were missed)',
       labelNames: ['broker', 'reason'],
       registers,
     }),

@@ -9,18 +9,21 @@ const B = 'http://b';
 
 function setup(announced = new Set<string>()) {
   let now = 1000;
+  /** The brokers told of each change counted missed (the subscriber's silent-subscription rule). */
+  const told: string[] = [];
   const missed = new MissedChanges({
     now: () => now,
     graceMs: 5000,
     metrics: undefined,
     stopping: () => false,
     announced: (_broker, _type, _id, key) => announced.has(key),
+    onMissed: (broker, foundAt) => told.push(`${broker} ${foundAt}`),
   });
   const advance = (ms: number) => {
     now += ms;
     vi.advanceTimersByTime(ms);
   };
-  return { missed, advance, announced };
+  return { missed, advance, announced, told };
 }
 
 describe('MissedChanges', () => {
@@ -28,14 +31,16 @@ describe('MissedChanges', () => {
   afterEach(() => vi.useRealTimers());
 
   it('counts a suspect missed on its broker once its grace has passed without a notification', () => {
-    const { missed, advance } = setup();
+    const { missed, advance, told } = setup();
     expect(missed.found(A, 'Room', 'r1')).toBe(true);
     expect(missed.found(B, 'Room', 'r1')).toBe(true);
     expect(missed.suspected).toBe(2);
     advance(4000);
     expect(missed.missed).toBe(0);
+    expect(told).toEqual([]);
     advance(1200);
     expect([missed.missedOn(A), missed.missedOn(B), missed.missed, missed.suspected]).toEqual([1, 1, 2, 0]);
+    expect(told).toEqual([`${A} 1000`, `${B} 1000`]); // found at the clock's start
   });
 
   it('a notification within the grace clears the suspect', () => {

@@ -25,6 +25,8 @@ export interface MissedChangesDeps {
   stopping: Stopping;
   /** Whether a notification about this entity waits or is being judged (`key`: brokerEntityKey). */
   announced(broker: string, type: string, id: string, key: string): boolean;
+  /** A change a sweep found on `broker` at `foundAt` was counted missed (its subscription may be silent). */
+  onMissed?: (broker: string, foundAt: number) => void;
 }
 
 export class MissedChanges {
@@ -103,6 +105,7 @@ export class MissedChanges {
       this.suspects.delete(key);
       this.byBroker.set(s.broker, (this.byBroker.get(s.broker) ?? 0) + 1);
       this.deps.metrics?.missedChanges.inc({ broker: s.broker });
+      this.deps.onMissed?.(s.broker, s.until - this.deps.graceMs);
     }
     if (this.suspects.size > 0 && !this.timer && !this.deps.stopping())
       this.timer = setTimeout(() => {

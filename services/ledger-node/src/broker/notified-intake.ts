@@ -35,8 +35,8 @@ export interface NotifiedIntakeDeps {
   http: BrokerHttp;
   comparer: Comparer;
   submitter: Submitter;
-  /** Subscribe mode: knows each broker's channel and secret. */
-  subscriber: Pick<Subscriber, 'authenticate'> | undefined;
+  /** Subscribe mode: knows each broker's channel and secret, and is told of changes its notifications missed. */
+  subscriber: Pick<Subscriber, 'authenticate' | 'changesMissed'> | undefined;
   /** Held while notified entities change the state (a complete read of the primary holds it too). */
   stateLock: Mutex;
   ports: Pick<WatcherPorts, 'ready'>;
@@ -85,6 +85,7 @@ export class NotifiedIntake {
       metrics: deps.metrics,
       stopping: deps.stopping,
       announced: (broker, type, id, key) => this.queue.has(broker, type, id) || this.judging.has(key),
+      onMissed: (broker, foundAt) => deps.subscriber?.changesMissed(broker, foundAt),
     });
   }
 

@@ -2,7 +2,10 @@
 // channel of its own with a secret of its own (a fresh one each time a subscription is made). Every check interval
 // each subscription is read back: one the broker forgot (a restart from a state without it, an expiry, someone
 // deleting it) is made again, and the watcher is told (`onRecreated`: it sweeps, since changes made meanwhile were
-// not notified); one past half its life is renewed (and, NGSI-LD, given the entity types the broker gained). On
+// not notified); one past half its life is renewed (and, NGSI-LD, given the entity types the broker gained); one
+// that has notified nothing since it was made while sweeps found changes on that broker no notification announced
+// (`changesMissed`: Scorpio, loaded, has kept a new tenant's subscriptions active and silent for minutes) is
+// deleted and made again, and the watcher is told as for a forgotten one. On
 // start the node removes subscriptions a previous run of it left (found by their description, which names the
 // node's key); on stop it removes its own. Subscriptions expire (SUBSCRIPTION_TTL_MS) so that a node gone for good
 // stops costing the brokers notifications.
@@ -33,7 +36,7 @@ export interface SubscriptionStatus {
   createdAt?: number;
   checkedAt?: number;
   expiresAt?: number;
-  /** Times it was found forgotten and made again. */
+  /** Times it was found forgotten, or silent while changes were missed, and made again. */
   recreated: number;
   /** Why the last attempt failed (status codes and URLs only). */
   error?: string;
@@ -46,6 +49,15 @@ interface Held {
   types: readonly string[];
   typesSent: string;
   status: SubscriptionStatus;
+  /** A notification came on this subscription since it was made. */
+  notified: boolean;
+  /** Made and silent while changes were missed: made again at the next check. */
+  silent: boolean;
+  /**
+   * When the first pass begun after the subscription was made ended: changes a sweep finds from then on were made
+   * while it existed (that pass finds those made before, after a restart or while it was silent).
+   */
+  judgedFrom: number | undefined;
 }
 
 export interface SubscriberOptions {
@@ -57,7 +69,7 @@ export interface SubscriberOptions {
   logger?: Logger | undefined;
   metrics?: WatcherMetrics | undefined;
   now?: () => number;
-  /** Called when a subscription the broker forgot was made again. */
+  /** Called when a subscription the broker forgot, or a silent one, was made again. */
   onRecreated?: (endpoint: BrokerEndpoint) => void;
 }
 
@@ -87,6 +99,9 @@ export class Subscriber {
         types: [],
         typesSent: '',
         status: { state: 'pending', recreated: 0 },
+        notified: false,
+        silent: false,
+        judgedFrom: undefined,
       });
   }
 
@@ -96,7 +111,29 @@ export class Subscriber {
     // Compared in constant time, digests of equal length, whether the channel exists or not.
     const expected = held?.tokenDigest ?? digest(`no channel ${channel}`);
     const ok = timingSafeEqual(digest(token ?? ''), expected);
-    return ok && held ? held.endpoint : undefined;
+    if (!ok || !held) return undefined;
+    held.notified = true;
+    return held.endpoint;
+  }
+
+  /**
+   * A change a sweep found on the broker at `url` at `foundAt` was counted missed (no notification came in its
+   * grace): a subscription that has notified nothing at all since it was made is presumed silent, and is made again
+   * at the next check, once a pass begun after it was made has ended (before that, a sweep finds what changed before
+   * the subscription existed). One that has notified before is kept: a broker that loses some notifications is what
+   * sweeps are for.
+   */
+  changesMissed(url: string, foundAt: number): void {
+    const held = this.held.get(url);
+    if (!held || held.status.id === undefined || held.notified) return;
+    if (held.judgedFrom !== undefined && foundAt >= held.judgedFrom) held.silent = true;
+  }
+
+  /** A pass that began at `startedAt` read the brokers, and ended at `endedAt`. */
+  passRead(startedAt: number, endedAt: number): void {
+    for (const held of this.held.values())
+      if (held.judgedFrom === undefined && held.status.createdAt !== undefined && held.status.createdAt <= startedAt)
+        held.judgedFrom = endedAt;
   }
 
   /** NGSI-LD: the entity types a read of the broker found (the subscription names them; renewed when they grow). */
@@ -159,7 +196,16 @@ export class Subscriber {
       if (endpoint.api === 'ngsi-ld' && held.types.length === 0) return; // nothing to name yet
       const id = held.status.id;
       if (id === undefined) {
-        await this.create(held, false);
+        await this.create(held, 'new');
+        return;
+      }
+      if (held.silent) {
+        this.options.logger?.warn(
+          { broker: endpoint.url },
+          'broker watcher: the broker notified nothing while a sweep found changes; subscribing again, and sweeping',
+        );
+        await this.remove(held, id).catch(() => undefined);
+        await this.create(held, 'silent');
         return;
       }
       const one = api.one(endpoint, id);
@@ -169,7 +215,7 @@ export class Subscriber {
           { broker: endpoint.url },
           'broker watcher: the broker forgot this node’s subscription; subscribing again, and sweeping',
         );
-        await this.create(held, true);
+        await this.create(held, 'forgotten');
         return;
       }
       if (res.status !== 200) throw new Error(`GET subscription answered ${res.status}`);
@@ -195,7 +241,8 @@ export class Subscriber {
     }
   }
 
-  private async create(held: Held, forgotten: boolean): Promise<void> {
+  /** Makes the subscription: `new`, or again because the broker `forgotten` it or it stayed `silent`. */
+  private async create(held: Held, reason: 'new' | 'forgotten' | 'silent'): Promise<void> {
     const { endpoint } = held;
     const api = subscriptionsFor(endpoint);
     const channel = randomBytes(16).toString('base64url');
@@ -210,17 +257,20 @@ export class Subscriber {
     held.tokenDigest = digest(token);
     held.typesSent = held.types.join(',');
     this.channels.set(channel, held);
+    held.notified = false;
+    held.silent = false;
+    held.judgedFrom = undefined;
     held.status = {
       ...held.status,
       id,
       createdAt: this.now(),
       checkedAt: this.now(),
       expiresAt: target.expiresAt,
-      recreated: held.status.recreated + (forgotten ? 1 : 0),
+      recreated: held.status.recreated + (reason === 'new' ? 0 : 1),
     };
     this.setState(held, 'active');
-    this.options.metrics?.subscriptionsMade.inc({ broker: endpoint.url, reason: forgotten ? 'forgotten' : 'new' });
-    if (forgotten) this.options.onRecreated?.(endpoint);
+    this.options.metrics?.subscriptionsMade.inc({ broker: endpoint.url, reason });
+    if (reason !== 'new') this.options.onRecreated?.(endpoint);
   }
 
   private setState(held: Held, state: SubscriptionStatus['state']): void {

@@ -278,8 +278,10 @@ export class Watcher {
     await this.sweep.run(result);
     if (result.primaryRead) {
       this.scheduler.ended(kind);
-      // What overflowed before this pass began, this pass has read.
+      // What overflowed before this pass began, this pass has read; and what changed before a subscription was
+      // made, a pass begun after it has found (only later misses can tell that a subscription is silent).
       this.intake.missed.passRead(startedAt);
+      this.subscriber?.passRead(startedAt, this.now());
     }
     result.durationMs = this.now() - startedAt;
     this.lastPass = result;
