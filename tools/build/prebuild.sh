@@ -15,11 +15,18 @@ low() { nice -n 19 ionice -c 3 "$@"; }
 # against its own session, so the session's autogroup gets the lowest weight too (.ci/run gives it back the normal one
 # when the end-to-end stage begins, which may wait on what this still builds).
 echo 19 >/proc/self/autogroup 2>/dev/null || true
+# kind's nodes run in Docker's CPU group, which nice does not reach: the least weight for it (tools/kind/engine.sh),
+# for every start here and deploy/e2e-kind.sh's below; .ci/run's `engine.sh priority` sets the default back.
+export ENGINE_CPU_WEIGHT=2
+# kind's base image needs neither the Kubernetes binaries nor the local cluster's images, only their Debian rootfs,
+# and waits mostly on Debian's packages: it is built beside them, not after them (on a cold machine it took 6 minutes
+# at the end of the end-to-end stage's critical path).
+low bash tools/cluster/images.sh --rootfs >/dev/null
+(low bash tools/kind/engine.sh start && low bash tools/kind/base-image.sh >/dev/null) &
+kind_base=$!
 low bash tools/kube/build.sh --kind >/dev/null
 low bash tools/cluster/images.sh >/dev/null
-# kind's nodes run in Docker's CPU group, which nice does not reach: the least weight for it (tools/kind/engine.sh),
-# for this start and deploy/e2e-kind.sh's below; .ci/run's `engine.sh priority` sets the default back.
-export ENGINE_CPU_WEIGHT=2
+wait "$kind_base"
 if low bash tools/kind/engine.sh start; then
 	low bash tools/kind/node-image.sh >/dev/null
 	# Then kind's cluster itself (cluster, images, ingress controller): `make e2e-kind` finds it ready, and the kind

@@ -5,6 +5,7 @@
 #   bash tools/cluster/images.sh            # base images + the project's Dockerfiles (rebuilt when their
 #                                           # inputs changed; FORCE=1 rebuilds them anyway)
 #   bash tools/cluster/images.sh --base     # only the base images (node, pause, postgres, coredns, traefik)
+#   bash tools/cluster/images.sh --rootfs   # only the Debian minbase rootfs they and kind's base image start from
 #
 # Base images (no registry is reachable, so each is built from a local rootfs):
 #   docker.io/library/node:24-bookworm-slim   Debian bookworm (debootstrap --variant=minbase) + Node 24
@@ -38,7 +39,8 @@ mode=all
 case ${1:-} in
 '') ;;
 --base) mode=base ;;
-*) echo "usage: images.sh [--base]" >&2; exit 2 ;;
+--rootfs) mode=rootfs ;;
+*) echo "usage: images.sh [--base|--rootfs]" >&2; exit 2 ;;
 esac
 [[ $(id -u) == 0 ]] || { log "must run as root (debootstrap, chroot, buildah)"; exit 1; }
 
@@ -318,6 +320,7 @@ project_image() {
 }
 
 image_step bookworm-minbase "$work/rootfs/bookworm-minbase.stamp" base_rootfs
+[[ $mode == rootfs ]] && exit 0
 image_step pause "$out/pause.stamp" pause_image
 image_step node "$out/node.stamp" node_image
 image_step postgres "$out/postgres.stamp" postgres_image
