@@ -20,9 +20,10 @@ echo 19 >/proc/self/autogroup 2>/dev/null || true
 export ENGINE_CPU_WEIGHT=2
 # kind's base image needs neither the Kubernetes binaries nor the local cluster's images, only their Debian rootfs,
 # and waits mostly on Debian's packages: it is built beside them, not after them (on a cold machine it took 6 minutes
-# at the end of the end-to-end stage's critical path).
-low bash tools/cluster/images.sh --rootfs >/dev/null
-(low bash tools/kind/engine.sh start && low bash tools/kind/base-image.sh >/dev/null) &
+# at the end of the end-to-end stage's critical path). The rootfs too (debootstrap, 5 minutes at the idle I/O class
+# beside the integration stage): the local images wait for it on their lock.
+(low bash tools/cluster/images.sh --rootfs >/dev/null && low bash tools/kind/engine.sh start &&
+	low bash tools/kind/base-image.sh >/dev/null) &
 kind_base=$!
 low bash tools/kube/build.sh --kind >/dev/null
 low bash tools/cluster/images.sh >/dev/null
