@@ -105,7 +105,10 @@ export class Subscriber {
       });
   }
 
-  /** The broker a notification on `channel` comes from, when `token` is that subscription's secret. */
+  /**
+   * The broker a notification on `channel` comes from, when `token` is that subscription's secret; the subscription
+   * then counts as one that notifies (changesMissed).
+   */
   authenticate(channel: string, token: string | undefined): BrokerEndpoint | undefined {
     const held = this.channels.get(channel);
     // Compared in constant time, digests of equal length, whether the channel exists or not.

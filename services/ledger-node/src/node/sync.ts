@@ -84,6 +84,7 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
   #phaseSince: number;
   #asked = 0;
   #answered = 0;
+  /** Block requests of the pass in progress not answered yet. */
   #inFlight = 0;
   #lastPass: PassOutcome | null = null;
   #quietWarnAt = Number.NEGATIVE_INFINITY;
@@ -189,7 +190,7 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
     /** Height → index (in `sources`) of the peer it was last asked of. */
     const askedOf = new Map<number, number>();
     let asked = chain.height;
-    let inFlight = 0;
+    this.#inFlight = 0;
     let failed = false;
     let stepping = false;
     let again = false;
@@ -200,12 +201,10 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
       if (i >= sources.length) return false;
       const source = sources[i] as { peer: P };
       askedOf.set(height, i);
-      inFlight++;
-      this.#inFlight = inFlight;
+      this.#inFlight++;
       network.block(source.peer, height, (body) => {
         if (pass !== this.#pass) return;
-        inFlight--;
-        this.#inFlight = inFlight;
+        this.#inFlight--;
         arrived.set(height, body);
         step();
       });
@@ -226,7 +225,7 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
         stepping = false;
       }
       // Done once nothing is in flight: every asked height arrived and was applied (or the pass failed).
-      if (inFlight > 0) return;
+      if (this.#inFlight > 0) return;
       // Short of the target: pull on at once; after a failure, not before the next request (the sync interval,
       // or a block from the future), so a block no peer serves is not asked for in a loop.
       const short = chain.height < target;
@@ -274,7 +273,6 @@ export class ChainSync<P extends SyncPeer = SyncPeer> {
     if (pass !== this.#pass) return;
     this.#syncing = false;
     this.#lastPass = outcome;
-    this.#inFlight = 0;
     this.#enter('idle');
     if (this.#again && !this.#stopped) this.#run();
   }
