@@ -5,6 +5,14 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
+/**
+ * The resources of every workload the suite creates (validators, the translation API, PostgreSQL). The journeys run
+ * side by side on one node of 2 cores, and kind's control plane requests about one of them: at the products' default
+ * requests (100m) a rollout's surge pod or a scaled-up validator stayed Pending ("Insufficient cpu") until another
+ * journey's pods went. The suite tests what the products do, not how much CPU a node reserves for them.
+ */
+export const SUITE_RESOURCES = { requests: { cpu: '20m', memory: '96Mi' }, limits: { memory: '512Mi' } } as const;
+
 export interface E2eConfig {
   /** Kubeconfig of the cluster under test (required). */
   kubeconfig: string;

@@ -6,9 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { type E2eConfig, loadConfig, repoRoot } from './config.ts';
+import { type E2eConfig, loadConfig, repoRoot, SUITE_RESOURCES } from './config.ts';
 import { applyCrds, createNamespace, installOperator, refuseClusterWideOperator } from './install.ts';
 import { type Kube, type KubeList, type KubeObject, kube, waitFor } from './kube.ts';
+import { type Pod, podReady } from './ledger.ts';
 
 export interface Journey {
   config: E2eConfig;
@@ -27,6 +28,14 @@ export interface Journey {
 
 /** A file of the repository, read (manifests, samples). */
 export const manifest = (file: string): string => readFileSync(join(repoRoot, file), 'utf8');
+
+/** A manifest of the repository with the suite's CPU request (SUITE_RESOURCES) in each `requests: { cpu: … }`. */
+export function withSuiteCpu(file: string): string {
+  const text = manifest(file);
+  const cpu = /(requests: \{ ?cpu: )\d+m/g;
+  if (!cpu.test(text)) throw new Error(`${file} sets no requests: { cpu: … } to lower for the suite`);
+  return text.replace(cpu, `$1${SUITE_RESOURCES.requests.cpu}`);
+}
 
 /**
  * Registers the journey's hooks and returns what its steps use. `label` names it in the log and the namespace
@@ -59,6 +68,22 @@ export function startJourney(label: string, show: { objects: string; describe?: 
     await print('events', ['-n', ns, 'get', 'events', '--sort-by=.lastTimestamp']);
     await print('operator log', ['-n', ns, 'logs', `deployment/${operatorName}`, '--tail=60']);
     for (const object of show.describe ?? []) await print(object, ['-n', ns, 'describe', ...object.split('/')]);
+    // A pod that is not ready says why in its own log, or in the log of the container that ran before a restart.
+    const pods = await k.getJson<KubeList<Pod>>(['-n', ns, 'pods']).catch(() => ({ items: [] as Pod[] }));
+    for (const pod of pods.items.filter((p) => !podReady(p) && p.status.phase !== 'Succeeded')) {
+      const name = pod.metadata.name;
+      await print(`pod ${name}: ${JSON.stringify(pod.status.containerStatuses ?? pod.status.phase)}`, [
+        '-n',
+        ns,
+        'logs',
+        name,
+        '--all-containers',
+        '--tail=30',
+      ]);
+      if (pod.status.containerStatuses?.some((c) => c.restartCount > 0)) {
+        await print(`pod ${name}, before its last restart`, ['-n', ns, 'logs', name, '--previous', '--tail=30']);
+      }
+    }
   });
 
   afterAll(async () => {

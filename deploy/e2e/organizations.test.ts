@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Block, blockHash } from '@scriptorium/ledger-protocol';
 import { createClusterCa } from '@scriptorium/operator/ledger';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from './config.ts';
+import { loadConfig, SUITE_RESOURCES } from './config.ts';
 import { applyCrds, createNamespace, installOperator, refuseClusterWideOperator } from './install.ts';
 import { condition, type KubeObject, kube, waitFor } from './kube.ts';
 import { ledgerPods, podReady } from './ledger.ts';
@@ -118,9 +118,8 @@ describe('two organizations, one chain', () => {
       trustedCaSecretRef: { name: 'other-org-ca', key: 'ca.crt' },
     };
     const consensus = { emptyBlockIntervalMs: config.emptyBlockIntervalMs };
-    // Small requests: up to six more validators beside the sample cluster's four on a 2-core node (kind's static
-    // pods request most of a core; with the default 100m each, organization B's validators stayed Pending).
-    const resources = { requests: { cpu: '20m', memory: '96Mi' }, limits: { memory: '512Mi' } };
+    // Small requests (SUITE_RESOURCES): up to six more validators beside the other journeys' pods on a 2-core node.
+    const resources = SUITE_RESOURCES;
     const apply = (namespace: string, obj: object) =>
       k.kubectl(['-n', namespace, 'apply', '-f', '-'], { input: JSON.stringify(obj) });
     await apply(ns, {

@@ -5,7 +5,7 @@
 // the machine's load), every record a node accepted is final exactly once, evidence fetched before the rotation still
 // verifies from the genesis file alone (`verifyLightEvidence`), and the chain ends with four validators, none of them
 // an old key.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Block, type LightEvidence, verifyLightEvidence } from '@scriptorium/ledger-protocol';
@@ -245,7 +245,30 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
         return [...accepted].every((id) => seen.has(id));
       },
       120_000,
-    );
+    ).catch(async (err: Error) => {
+      // What is missing, where each node stands, and what the nodes warned about.
+      const missing = [...accepted].filter((id) => !seen.has(id));
+      const nodes = await Promise.all(
+        NAMES.map(async (v) => {
+          const ready = await fetch(`${url(v)}/ready`, { signal: AbortSignal.timeout(2000) })
+            .then((r) => r.text())
+            .catch((e: Error) => e.message);
+          let log = '';
+          try {
+            log = readFileSync(join(dir, ns, v, 'node.log'), 'utf8');
+          } catch {}
+          const warnings = log
+            .split('\n')
+            .filter((line) => /"level":"(warn|error|fatal)"|"level":(40|50|60)/.test(line))
+            .slice(-8);
+          return `${v} height ${(await chainOf(v))?.height} ready ${ready}\n  ${warnings.join('\n  ')}`;
+        }),
+      );
+      throw new Error(
+        `${err.message}: ${missing.length} of ${accepted.size} accepted records not final by height ${scanned} ` +
+          `(first: ${missing.slice(0, 5).join(', ')})\n${nodes.join('\n')}`,
+      );
+    });
     expect(accepted.size).toBeGreaterThan(100);
     expect([...seen.values()].every((n) => n === 1)).toBe(true);
     // How long each rotation ran with n + 1 active keys (docs/operator.md, key rotation: the arithmetic).

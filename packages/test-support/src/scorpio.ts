@@ -2,7 +2,7 @@
 // tools/scorpio/build.sh builds into the cache outside the repository, on its own PostgreSQL cluster (with PostGIS)
 // and a free loopback port, with every URL it uses to call itself pointed at that port.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@scriptorium/test-support/ports';
@@ -140,12 +140,25 @@ export async function startScorpio(options: ScorpioOptions): Promise<TestScorpio
       options.jar,
     ];
     const launch = async () => {
-      const out = createWriteStream(logFile, { flags: 'a' });
-      const started = spawn('java', args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir });
-      started.stdout?.pipe(out);
-      started.stderr?.pipe(out);
-      child = started;
-      await waitUntilReady(`http://127.0.0.1:${port}`, started, logFile);
+      for (let attempt = 1; ; attempt++) {
+        const out = createWriteStream(logFile, { flags: 'a' });
+        const started = spawn('java', args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir });
+        started.stdout?.pipe(out);
+        started.stderr?.pipe(out);
+        child = started;
+        const outcome = await waitUntilReady(`http://127.0.0.1:${port}`, started, logFile);
+        if (outcome === 'ready') return;
+        // Scorpio's known startup hang (below): killed and started again, as a liveness probe would.
+        started.kill('SIGKILL');
+        await new Promise((r) => (started.exitCode !== null ? r(undefined) : started.once('exit', r)));
+        if (attempt >= STARTUP_ATTEMPTS) {
+          throw new Error(`Scorpio hung while starting, ${attempt} times in a row; log: ${logFile}`);
+        }
+        appendFileSync(
+          logFile,
+          `\n[test harness] Scorpio hung while starting (attempt ${attempt}): starting it again\n`,
+        );
+      }
     };
     await launch();
     const stopJava = async () => {
@@ -215,9 +228,41 @@ export async function forgetScorpioSubscriptions(serverUrl: string): Promise<num
   return deleted;
 }
 
-/** Polls until Scorpio answers an entity query (its migrations run first), or fails with its log's tail. */
-async function waitUntilReady(url: string, child: ChildProcess, logFile: string, timeoutMs = 180_000): Promise<void> {
+/** Starts of the Java process a launch tries when Scorpio hangs while starting. */
+const STARTUP_ATTEMPTS = 3;
+/**
+ * Scorpio 5.0.3 can hang for good while starting, most often on a restart with subscriptions in its database: its
+ * subscription manager loads them inside a bean's construction and waits on the Vert.x event loop it blocks (the
+ * startup fix proposed upstream, ScorpioBroker pull request 662). Its own blocked-thread checker then logs, every
+ * 2 s, an event-loop thread blocked in `SubscriptionService_Bean.get`; blocked that long, it never recovers.
+ */
+const HUNG_AFTER_MS = 20_000;
+const HANG = /has been blocked for (\d+) ms[^\n]*\n(?:[^\n]*\n){0,40}?[^\n]*SubscriptionService_Bean\.get/g;
+
+/** Whether the log shows the startup hang (HANG blocked for at least HUNG_AFTER_MS) after byte `from`. */
+function hungSince(logFile: string, from: number): boolean {
+  let text: string;
+  try {
+    text = readFileSync(logFile, 'latin1').slice(from);
+  } catch {
+    return false;
+  }
+  for (const m of text.matchAll(HANG)) if (Number(m[1]) >= HUNG_AFTER_MS) return true;
+  return false;
+}
+
+/**
+ * Polls until Scorpio answers an entity query (its migrations run first): `ready`, or `hung` when its log shows the
+ * startup hang; fails with the log's path when it exits or answers nothing within the timeout.
+ */
+async function waitUntilReady(
+  url: string,
+  child: ChildProcess,
+  logFile: string,
+  timeoutMs = 180_000,
+): Promise<'ready' | 'hung'> {
   const end = Date.now() + timeoutMs;
+  const logFrom = statSync(logFile, { throwIfNoEntry: false })?.size ?? 0;
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) => reject(new Error(`Scorpio exited (${code}) while starting; log: ${logFile}`))),
   );
@@ -227,10 +272,11 @@ async function waitUntilReady(url: string, child: ChildProcess, logFile: string,
     try {
       const res = await fetch(`${url}/ngsi-ld/v1/types`, { signal: AbortSignal.timeout(5000) });
       await res.arrayBuffer();
-      if (res.status === 200) return;
+      if (res.status === 200) return 'ready';
     } catch {
       // not listening yet
     }
+    if (hungSince(logFile, logFrom)) return 'hung';
     await new Promise((r) => setTimeout(r, 500));
   }
   child.kill('SIGKILL');
