@@ -142,7 +142,7 @@ async function scorpioBrokers(entities: number): Promise<Brokers> {
   const found = ensureScorpioJar();
   if (!('jar' in found)) throw new Error(found.skip);
   const started: TestScorpio[] = await Promise.all(
-    [0, 1, 2].map(() => startScorpio({ jar: found.jar, maxHeapMb: 1024 })),
+    [0, 1, 2].map(() => startScorpio({ jar: found.jar, maxHeapMb: 1024, jvm: 'default' })),
   );
   // Side by side: each seed waits on its broker's answers more than on the CPU.
   await Promise.all(started.map((s) => new BrokerWrites(s.url, 'ngsi-ld').seed(entities, ATTRS)));

@@ -56,7 +56,19 @@ export interface ScorpioOptions {
   maxHeapMb?: number;
   /** Extra `-Dname=value` properties. */
   properties?: Record<string, string>;
+  /**
+   * `test` (the default): the JVM settings of a broker that lives for one test file (TEST_JVM_FLAGS); `default`: the
+   * JVM's own, for a benchmark that measures Scorpio as it would run in production.
+   */
+  jvm?: 'test' | 'default';
 }
+
+/**
+ * A test broker lives for a minute or two: the client compiler only (no C2, whose compilations were half the CPU of
+ * the Scorpio watch suite: 92 core-seconds with the JVM's defaults, 53 with these, the suite no slower) and the
+ * serial collector (no parallel GC threads on a 2-core machine shared with the other test files).
+ */
+export const TEST_JVM_FLAGS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 
 export interface TestScorpio {
   /** Base URL, e.g. `http://127.0.0.1:41234`. */
@@ -135,6 +147,7 @@ export async function startScorpio(options: ScorpioOptions): Promise<TestScorpio
     const properties = { ...scorpioProperties(port, { host: '127.0.0.1', port: dbPort }), ...options.properties };
     const args = [
       `-Xmx${options.maxHeapMb ?? 768}m`,
+      ...(options.jvm === 'default' ? [] : TEST_JVM_FLAGS),
       ...Object.entries(properties).map(([k, v]) => `-D${k}=${v}`),
       '-jar',
       options.jar,
