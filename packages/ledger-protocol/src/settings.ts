@@ -100,6 +100,8 @@ export const nodeSettings = z.object({
   NODE_RATE_LIMIT__BURST: intSetting(1, 10_000_000).default(4000),
   NODE_MEMPOOL__MAX_RECORDS: intSetting(1, 10_000_000).default(200_000),
   NODE_PEERS__ANNOUNCE_INTERVAL_MS: intSetting(100, 3_600_000).default(5000),
+  /** A peer outside the validator set that no announce round has reached for this long is forgotten. */
+  NODE_PEERS__FORGET_AFTER_MS: intSetting(1000, 86_400_000).default(30_000),
   NODE_SYNC__INTERVAL_MS: intSetting(50, 3_600_000).default(1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // The broker watcher: no watcher when NODE_BROKER__PRIMARY_URL is unset.

@@ -46,6 +46,8 @@ export interface NodeConfig {
   rateLimit: { rps: number; burst: number };
   mempoolMax: number;
   announceIntervalMs: number;
+  /** NODE_PEERS__FORGET_AFTER_MS: a peer outside the validator set unreachable this long is forgotten. */
+  forgetUnreachableAfterMs: number;
   syncIntervalMs: number;
   logLevel: string;
   /** The broker watcher; undefined when NODE_BROKER__PRIMARY_URL is unset. */
@@ -177,6 +179,7 @@ export function loadConfig(env: Env): NodeConfig {
     rateLimit: { rps: e.NODE_RATE_LIMIT__RPS, burst: e.NODE_RATE_LIMIT__BURST },
     mempoolMax: e.NODE_MEMPOOL__MAX_RECORDS,
     announceIntervalMs: e.NODE_PEERS__ANNOUNCE_INTERVAL_MS,
+    forgetUnreachableAfterMs: e.NODE_PEERS__FORGET_AFTER_MS,
     syncIntervalMs: e.NODE_SYNC__INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
     watcher: watcherConfig(e, `${tls ? 'https' : 'http'}://${hostPort(advertise)}`),

@@ -25,7 +25,8 @@ interface Status {
 const status = async (n: LocalNode) => (await cluster.get(n, '/chain')).body as Status;
 
 beforeAll(async () => {
-  cluster = await LocalCluster.create({ size: 4, roundTimeoutMs: 400 });
+  // A peer outside the validator set is forgotten after 3 s without an answer (30 s by default): the last test.
+  cluster = await LocalCluster.create({ size: 4, roundTimeoutMs: 400, env: { NODE_PEERS__FORGET_AFTER_MS: '3000' } });
   await cluster.startAll();
   // The 5th node is unknown to the others and knows only node-0: discovery must do the rest.
   fifth = await cluster.addNode();
@@ -186,5 +187,35 @@ describe('membership', () => {
     expect((await cluster.get(n0, `/evidence/${places[2]?.[0]}/100000`)).status).toBe(404);
     expect((await cluster.get(n0, '/evidence/999999/0')).status).toBe(404);
     expect((await cluster.get(n0, '/evidence/x/0')).status).toBe(400);
+  });
+
+  it('a removed validator that is gone is forgotten by its peers (hearsay does not bring it back); an active one away as long is not', async () => {
+    const [n0, n1, n2, n3] = cluster.nodes as [LocalNode, LocalNode, LocalNode, LocalNode];
+    const knows = async (n: LocalNode, key: string) =>
+      ((await cluster.get(n, '/peers', true)).body as { peers: string[] }).peers.some((p) => p.endsWith(`|${key}`));
+    const others = [n0, n1, fifth];
+    for (const n of others) expect(await knows(n, n3.keys.publicKey)).toBe(true);
+    // n3 (removed above) and n2 (active) both stop; after the grace period only n3 is forgotten, by every node,
+    // although each node's registry is announced to the others every second.
+    await cluster.stop(n3);
+    await cluster.stop(n2);
+    await cluster.waitFor(
+      'every running node to forget n3',
+      () => Promise.all(others.map((n) => knows(n, n3.keys.publicKey))),
+      (known) => known.every((k) => !k),
+    );
+    await new Promise((r) => setTimeout(r, 2000));
+    for (const n of others) {
+      expect(await knows(n, n3.keys.publicKey)).toBe(false);
+      expect(await knows(n, n2.keys.publicKey)).toBe(true);
+    }
+    // n3 back: its own announcement makes it known again.
+    await cluster.start(n3);
+    await cluster.start(n2);
+    await cluster.waitFor(
+      'every node to know n3 again',
+      () => Promise.all(others.map((n) => knows(n, n3.keys.publicKey))),
+      (known) => known.every(Boolean),
+    );
   });
 });

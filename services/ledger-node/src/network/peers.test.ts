@@ -55,4 +55,34 @@ describe('peer registry', () => {
     expect(reg.mergeAnnouncement([spec('c', '10.0.0.5', 5, 'c')], key('c'))).toEqual({ added: 0, updated: 1 });
     expect(reg.get(key('c'))).toMatchObject({ host: '10.0.0.5', port: 5 });
   });
+
+  it('forgets a peer outside the validator set unreachable for the grace period; hearsay does not bring it back, its own announcement does', () => {
+    const reg = new PeerRegistry(spec('self', '127.0.0.1', 1, 'a'), [
+      spec('b', '127.0.0.1', 2, 'b'),
+      spec('c', 'retired.ns.svc', 3, 'c'),
+    ]);
+    const active = new Set([key('a'), key('b')]);
+    // Unreachable, but within the grace period; and an active validator away for long is kept.
+    reg.noteReach(key('b'), false, 0);
+    reg.noteReach(key('c'), false, 1000);
+    expect(reg.forgetUnreachable(active, 30_999, 30_000)).toEqual([]);
+    // Reached once in between: the clock starts again.
+    reg.noteReach(key('c'), true, 20_000);
+    reg.noteReach(key('c'), false, 25_000);
+    expect(reg.forgetUnreachable(active, 54_999, 30_000)).toEqual([]);
+    expect(reg.forgetUnreachable(active, 55_000, 30_000).map((p) => p.nodeId)).toEqual(['c']);
+    expect(reg.others().map((p) => p.nodeId)).toEqual(['b']);
+    // A peer still listing it (hearsay) adds nothing; its own announcement (first spec) does.
+    expect(reg.mergeAnnouncement([spec('b', '127.0.0.1', 2, 'b'), spec('c', 'retired.ns.svc', 3, 'c')])).toEqual({
+      added: 0,
+      updated: 0,
+    });
+    expect(reg.get(key('c'))).toBeUndefined();
+    expect(reg.mergeAnnouncement([spec('c', 'back.ns.svc', 3, 'c')], key('c')).added).toBe(1);
+    expect(reg.get(key('c'))?.host).toBe('back.ns.svc');
+    // A failure noted for a key it does not hold starts no clock.
+    reg.noteReach(key('d'), false, 0);
+    expect(reg.forgetUnreachable(active, 1e9, 30_000).map((p) => p.nodeId)).toEqual([]);
+    expect(reg.get(key('d'))).toBeUndefined();
+  });
 });

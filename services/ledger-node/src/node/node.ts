@@ -232,6 +232,15 @@ export class LedgerNode {
 
   private announce(): void {
     if (this.stopped) return;
+    // A retired validator's address stops resolving once its pod and Service are gone; asked every round (announce,
+    // gossip, sync), each lookup held one of libuv's 4 threads, which the block store's file I/O shares, for seconds.
+    const active = new Set(this.chain.activeSetAt(this.chain.height + 1));
+    for (const peer of this.peers.forgetUnreachable(active, Date.now(), this.config.forgetUnreachableAfterMs)) {
+      this.logger.info(
+        { peer: peer.nodeId },
+        'forgot a peer outside the validator set that no announce reached for 30 s',
+      );
+    }
     void announcePeers(this.peers, this.transport, (specs, announcer) => this.mergePeers(specs, announcer));
     this.metrics.peers.set(this.peers.size);
   }

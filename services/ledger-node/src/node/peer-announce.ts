@@ -19,6 +19,7 @@ export async function announcePeers(
     registry.others().map(async (peer) => {
       try {
         await transport.postRaw(peer, '/peers', body, 2000);
+        registry.noteReach(peer.publicKey, true, Date.now());
         const res = await transport.get(peer, '/peers', 2000);
         const list = (res.body as { peers?: unknown }).peers;
         if (res.status !== 200 || !Array.isArray(list)) return;
@@ -29,7 +30,8 @@ export async function announcePeers(
         }
         merged(parsed, peer.publicKey);
       } catch {
-        // An unreachable peer is tried again next round.
+        // An unreachable peer is tried again next round (unless it is forgotten meanwhile: PeerRegistry).
+        registry.noteReach(peer.publicKey, false, Date.now());
       }
     }),
   );
