@@ -253,6 +253,24 @@ export class LedgerKubelet {
     await exited;
   }
 
+  /**
+   * The container is stopped as a kubelet stops a deleted pod's: SIGTERM, then SIGKILL if it is still running after
+   * the grace period (Kubernetes' default 30 s; the node exits within 10 s of its own). Resolves once it is gone.
+   */
+  private async terminate(ns: string, name: string): Promise<void> {
+    const key = `${ns}/${name}`;
+    const child = this.nodes.get(key);
+    this.nodes.delete(key);
+    const state = this.probes.get(key);
+    if (state) state.ready = false;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const force = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(force);
+  }
+
   /** Stops a validator's node (SIGKILL), which stays down, unready, until `start` (as a machine that went away). */
   async stop(ns: string, name: string): Promise<void> {
     this.held.add(`${ns}/${name}`);
@@ -368,7 +386,7 @@ export class LedgerKubelet {
     );
     for (const key of [...this.nodes.keys()]) {
       const [n, name] = key.split('/') as [string, string];
-      if (n === ns && !sets.includes(name)) await this.kill(ns, name);
+      if (n === ns && !sets.includes(name)) await this.terminate(ns, name);
     }
     const present: string[] = [];
     for (const name of sets) {
@@ -377,7 +395,8 @@ export class LedgerKubelet {
       present.push(name);
       const key = `${ns}/${name}`;
       if (this.held.has(key) || this.podOf.get(key) === pod.metadata.uid) continue;
-      await this.kill(ns, name);
+      // A replaced pod (a rollout, a key rotation's restart): the old container stops as a kubelet stops it.
+      await this.terminate(ns, name);
       if (await this.runInitContainers(ns, name)) await this.start(ns, name);
       else this.podOf.set(key, pod.metadata.uid);
     }

@@ -168,6 +168,9 @@ export class LedgerNode {
     this.inbound.stop();
     this.sync.stop();
     this.driver.stop();
+    // The records accepted here that no block holds yet go to the peers once more: a gossip lost earlier (peers down,
+    // or busy past the send's timeout) would otherwise leave them only in this node's memory, which ends now.
+    this.gossip.records(this.mempool.take(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY));
     this.gossip.flush();
     this.gossip.stop();
     await this.transport.close().catch(() => {});
