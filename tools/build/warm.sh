@@ -11,7 +11,8 @@
 #      with it);
 #   5. schemathesis, the OpenAPI-driven fuzzer of the integration tests (tools/schemathesis/build.sh; a virtual
 #      environment from PyPI);
-#   6. the local cluster's images, the project images of this checkout included (tools/cluster/images.sh; root);
+#   6. the local cluster's images, the project images of this checkout included (tools/cluster/images.sh; root), and
+#      its image store, into which a cluster brought up once imports them (tools/cluster/up.sh, then down);
 #   7. kind's base and node images in the Docker engine's storage (tools/kind/node-image.sh; root; the engine is
 #      started for it and stopped after, unless it was already running).
 # Without root only 2, 3, 4 and 5 run. The caches live outside the repository ($SCRIPTORIUM_CACHE, /var/lib/containers,
@@ -32,6 +33,12 @@ step_run scorpio bash tools/scorpio/build.sh >/dev/null
 step_run fuzzer bash tools/schemathesis/build.sh >/dev/null
 if [[ $root == yes ]]; then
 	step_run images bash tools/cluster/images.sh >/dev/null
+	# The local cluster's image store (IMAGE_STORE, tools/cluster/lib.sh), which outlives a cluster: brought up once,
+	# a cluster imports every archive that changed; taken down again unless it was already up.
+	cluster_was_up=no
+	bash -c 'source tools/cluster/lib.sh && pid_alive kube-apiserver' 2>/dev/null && cluster_was_up=yes
+	DEMO=0 step_run cluster-images bash tools/cluster/up.sh >/dev/null
+	[[ $cluster_was_up == yes ]] || bash tools/cluster/down.sh >/dev/null 2>&1 || true
 	engine_was_up=no
 	bash tools/kind/engine.sh status >/dev/null 2>&1 && engine_was_up=yes
 	step_run kind-engine bash tools/kind/engine.sh start

@@ -18,6 +18,11 @@ PKI="$STATE/pki"
 LOGS="$STATE/logs"
 KUBECONFIG_ADMIN="$STATE/admin.kubeconfig"
 CONTAINERD_SOCK="$RUN/containerd/containerd.sock"
+# containerd's root (its images, unpacked) outlives the cluster, in the cache: a cluster that comes up again imports
+# only the image archives that changed since (up.sh), not a gigabyte of images each time (half a minute of a CI run's
+# end-to-end stage, and as long again to delete). down.sh removes the containers, never the images; remove this folder
+# to start from none.
+IMAGE_STORE=${SCRIPTORIUM_CLUSTER_IMAGE_STORE:-$CACHE/cluster/containerd}
 # The local PersistentVolumes of the default StorageClass `local` (up.sh), one folder each.
 VOLUMES="$STATE/volumes"
 PV_COUNT=${SCRIPTORIUM_CLUSTER_PVS:-16}

@@ -206,10 +206,10 @@ restrict_oom=false
 (( (0x$(awk '/^CapEff/ {print $2}' /proc/self/status) >> 24) & 1 )) || restrict_oom=true
 
 # containerd, our own instance (own root, state and socket), with the CRI plugin.
-mkdir -p "$STATE/containerd" "$RUN/containerd" "$STATE/cni/net.d" "$STATE/cni/ipam"
+mkdir -p "$IMAGE_STORE" "$RUN/containerd" "$STATE/cni/net.d" "$STATE/cni/ipam"
 put "$STATE/containerd.toml" <<EOF
 version = 2
-root = "$STATE/containerd"
+root = "$IMAGE_STORE"
 state = "$RUN/containerd"
 [grpc]
   address = "$CONTAINERD_SOCK"
@@ -261,9 +261,10 @@ EOF
 start containerd containerd --config "$STATE/containerd.toml"
 wait_for containerd 60 ctr --address "$CONTAINERD_SOCK" version
 
-# Images: import each OCI archive once per containerd root.
+# Images: import each OCI archive once per containerd root (IMAGE_STORE, kept across clusters): again only when it
+# changed.
 for archive in "$IMAGES"/*.oci.tar; do
-	stamp="$STATE/containerd/.imported-$(basename "$archive")"
+	stamp="$IMAGE_STORE/.imported-$(basename "$archive")"
 	[[ -f $stamp && ! $archive -nt $stamp ]] && continue
 	clog "importing $(basename "$archive") into containerd (k8s.io)"
 	ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$archive" >/dev/null
