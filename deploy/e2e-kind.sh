@@ -15,8 +15,8 @@
 #      `docker build` + `kind load docker-image`, PostgreSQL and Traefik from Docker Hub;
 #   1  no registry (these build machines; root): a Docker engine started by tools/kind/engine.sh, the node image
 #      built by tools/kind/node-image.sh, tools/kind/kind-config.yaml (1 node), the images the local cluster
-#      builds (tools/cluster/images.sh: the same Dockerfiles, with buildah; Traefik from source) loaded with
-#      `kind load image-archive`.
+#      builds (tools/cluster/images.sh: the same Dockerfiles, with buildah; Traefik from source): PostgreSQL and
+#      Traefik inside the node image, the three project images loaded with `kind load image-archive`.
 #
 # Env: KIND_CLUSTER (scriptorium-e2e), KIND_NODE_IMAGE (kind's default / the locally built one), IMAGE_TAG (dev),
 #      E2E_WAIT_SECONDS (300 per wait), KEEP_CLUSTER=1 keeps the cluster for debugging,
@@ -124,7 +124,8 @@ prepare_cluster() {
 		load_images() {
 			local name
 			bash tools/cluster/images.sh >/dev/null
-			for name in operator translation ledger-node postgres; do
+			# PostgreSQL and Traefik are in the node image (tools/kind/node-image.sh).
+			for name in operator translation ledger-node; do
 				"$kind" load image-archive "${SCRIPTORIUM_CACHE:-$HOME/.cache/scriptorium}/cluster/images/$name.oci.tar" --name "$cluster"
 			done
 		}
@@ -146,7 +147,6 @@ prepare_cluster() {
 	[[ $traefik_manifest == *"image: $upstream_traefik"* ]] ||
 		{ log "deploy/traefik.yaml does not name $upstream_traefik (TRAEFIK_VERSION in tools/kube/versions.env)"; exit 1; }
 	if [[ $offline == 1 ]]; then
-		"$kind" load image-archive "${SCRIPTORIUM_CACHE:-$HOME/.cache/scriptorium}/cluster/images/traefik.oci.tar" --name "$cluster"
 		traefik_manifest=${traefik_manifest//"image: $upstream_traefik"/"image: localhost/scriptorium/traefik:$TRAEFIK_VERSION"}
 	fi
 	kubectl_bin=$bin_dir/kubectl

@@ -6,7 +6,8 @@
 #   2. kubeadm, kubelet and kubectl copied to /usr/bin (tools/kube/build.sh --kind builds them from source);
 #   3. /kind/version;
 #   4. /kind/manifests/default-cni.yaml and default-storage.yaml;
-#   5. containerd started in the build container and every image imported into its k8s.io namespace
+#   5. containerd started in the build container and every image imported into its k8s.io namespace (the suite's
+#      PostgreSQL and Traefik too, so that a cluster loads only the project's images)
 #      (`ctr images import --label=io.cri-containerd.pinned=pinned --all-platforms --no-unpack --digests`);
 #   6. `docker commit` with kind's ENTRYPOINT and the proxy variables cleared.
 # Why it does not run `kind build node-image` itself: that command pulls from registries every image it did not
@@ -44,7 +45,8 @@ stamp_input=$(
 	for b in kubeadm kubelet kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy etcd; do
 		cat "$bins/.$b.version"
 	done
-	cat "$cluster_images/coredns.stamp" "$cluster_images/pause.stamp"
+	cat "$cluster_images/coredns.stamp" "$cluster_images/pause.stamp" "$cluster_images/postgres.stamp" \
+		"$cluster_images/traefik.stamp"
 )
 tag="$NODE_REPO:$KUBE_VERSION-$(sha256sum <<<"$stamp_input" | cut -c1-12)"
 image_cached "$tag" image/kind-node
@@ -137,7 +139,9 @@ docker cp "$ctx/10-scriptorium-ptp.conflist" "$id:/etc/cni/net.d/10-scriptorium-
 klog "node image: importing the images into the node's containerd"
 docker exec "$id" bash -c 'nohup containerd > /dev/null 2>&1 &'
 docker exec "$id" bash -c 'for i in {0..30}; do [ -S /run/containerd/containerd.sock ] && break; sleep 1; done; ctr version >/dev/null'
-for archive in "$ctx"/archives/*.tar "$cluster_images/coredns.oci.tar" "$cluster_images/pause.oci.tar"; do
+# With them the third-party images the end-to-end suite runs (PostgreSQL, the ingress controller), which change with
+# their versions only: a new cluster then loads just the three project images (deploy/e2e-kind.sh).
+for archive in "$ctx"/archives/*.tar "$cluster_images"/{coredns,pause,postgres,traefik}.oci.tar; do
 	docker exec -i "$id" ctr --namespace=k8s.io images import --label=io.cri-containerd.pinned=pinned \
 		--all-platforms --no-unpack --digests - <"$archive" >&2
 done
