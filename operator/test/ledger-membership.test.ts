@@ -425,10 +425,18 @@ describe('LedgerCluster stall and round-change storm with real ledger nodes', { 
       loading = false;
       await load;
     }
-    const reasons = (await list(client, RESOURCES.Event, ns))
-      .filter((e) => e.regarding?.kind === 'LedgerCluster')
-      .sort((a, b) => String(a.eventTime).localeCompare(String(b.eventTime)))
-      .map((e) => `${e.type}/${e.reason}`);
+    // The operator writes the conditions first and then records the Events, one after the other: read them until both
+    // endings are there (a CI run listed them between StallEnded and RoundChangeStormEnded).
+    const eventReasons = async () =>
+      (await list(client, RESOURCES.Event, ns))
+        .filter((e) => e.regarding?.kind === 'LedgerCluster')
+        .sort((a, b) => String(a.eventTime).localeCompare(String(b.eventTime)))
+        .map((e) => `${e.type}/${e.reason}`);
+    let reasons: string[] = [];
+    await eventually('the Events of both endings', async () => {
+      reasons = await eventReasons();
+      return reasons.includes('Normal/StallEnded') && reasons.includes('Normal/RoundChangeStormEnded');
+    }).catch(() => undefined);
     const at = (reason: string) => reasons.indexOf(reason);
     const log = reasons.join('\n');
     expect(at('Warning/Stalled'), log).toBeGreaterThanOrEqual(0);
