@@ -239,25 +239,12 @@ export class LedgerKubelet {
     });
   }
 
-  /** The container exits (SIGKILL: a crash); it is unready at once. Resolves once the process is gone. */
-  private async kill(ns: string, name: string): Promise<void> {
-    const key = `${ns}/${name}`;
-    const child = this.nodes.get(key);
-    this.nodes.delete(key);
-    const state = this.probes.get(key);
-    if (state) state.ready = false;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    // A new process on the same data folder must never start before the old one is gone.
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGKILL');
-    await exited;
-  }
-
   /**
-   * The container is stopped as a kubelet stops a deleted pod's: SIGTERM, then SIGKILL if it is still running after
-   * the grace period (Kubernetes' default 30 s; the node exits within 10 s of its own). Resolves once it is gone.
+   * The container exits, unready at once: `crash` (SIGKILL), or `graceful` as a kubelet stops a deleted pod's
+   * (SIGTERM, then SIGKILL if it still runs after Kubernetes' default grace period, 30 s; the node exits within 10 s
+   * of its own). Resolves once the process is gone: a new one on the same data folder never starts before.
    */
-  private async terminate(ns: string, name: string): Promise<void> {
+  private async kill(ns: string, name: string, how: 'crash' | 'graceful' = 'crash'): Promise<void> {
     const key = `${ns}/${name}`;
     const child = this.nodes.get(key);
     this.nodes.delete(key);
@@ -265,8 +252,8 @@ export class LedgerKubelet {
     if (state) state.ready = false;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGTERM');
-    const force = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.kill(how === 'crash' ? 'SIGKILL' : 'SIGTERM');
+    const force = how === 'graceful' ? setTimeout(() => child.kill('SIGKILL'), 30_000) : undefined;
     await exited;
     clearTimeout(force);
   }
@@ -386,7 +373,7 @@ export class LedgerKubelet {
     );
     for (const key of [...this.nodes.keys()]) {
       const [n, name] = key.split('/') as [string, string];
-      if (n === ns && !sets.includes(name)) await this.terminate(ns, name);
+      if (n === ns && !sets.includes(name)) await this.kill(ns, name, 'graceful');
     }
     const present: string[] = [];
     for (const name of sets) {
@@ -396,7 +383,7 @@ export class LedgerKubelet {
       const key = `${ns}/${name}`;
       if (this.held.has(key) || this.podOf.get(key) === pod.metadata.uid) continue;
       // A replaced pod (a rollout, a key rotation's restart): the old container stops as a kubelet stops it.
-      await this.terminate(ns, name);
+      await this.kill(ns, name, 'graceful');
       if (await this.runInitContainers(ns, name)) await this.start(ns, name);
       else this.podOf.set(key, pod.metadata.uid);
     }
