@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -105,10 +105,21 @@ export async function startLocalPostgres(bin: string, options: LocalPostgresOpti
     '60',
     'start',
   ]);
+  // Never outlives the test process: its postmaster gets SIGQUIT (an immediate shutdown) when this process exits.
+  const reap = () => {
+    try {
+      const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      if (pid > 0) process.kill(pid, 'SIGQUIT');
+    } catch {
+      // already stopped
+    }
+  };
+  process.once('exit', reap);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     source: 'local',
     async stop() {
+      process.off('exit', reap);
       await asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => {});
       rmSync(dir, { recursive: true, force: true });
     },

@@ -158,6 +158,10 @@ export async function startScorpio(options: ScorpioOptions): Promise<TestScorpio
         const started = spawn('java', args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir });
         started.stdout?.pipe(out);
         started.stderr?.pipe(out);
+        // Never outlives the test process (a file that failed before its clean-up left a broker running).
+        const reap = () => started.kill('SIGKILL');
+        process.once('exit', reap);
+        started.once('exit', () => process.off('exit', reap));
         child = started;
         const outcome = await waitUntilReady(`http://127.0.0.1:${port}`, started, logFile);
         if (outcome === 'ready') return;
