@@ -329,10 +329,14 @@ export function defineWatchSuite(options: SuiteOptions): void {
         4 * SWEEP_MS,
       );
       for (const p of proxies) p.setDropRate(0);
-      // The same changes were lost for every node (a broker losing them); each node's next sweep counts them.
+      // Every node lost some; each node's next sweep counts its own. (The proxies draw from one seed, but a
+      // notification of the step before still in flight to one node shifts that node's draws: in a CI run the
+      // nodes lost two different counts.)
       const lost = proxies.map((p, k) => p.dropped.length - (droppedBefore[k] as number));
-      expect(new Set(lost).size).toBe(1);
-      expect(lost[0]).toBeGreaterThan(0);
+      expect(
+        lost.every((n) => n > 0),
+        `notifications lost per node: ${lost.join(', ')}`,
+      ).toBe(true);
       for (const [k, node] of cluster.nodes.entries()) {
         let counted = 0;
         await until(
