@@ -240,8 +240,8 @@ export class LedgerNode {
     const active = new Set(this.chain.activeSetAt(this.chain.height + 1));
     for (const peer of this.peers.forgetUnreachable(active, Date.now(), this.config.forgetUnreachableAfterMs)) {
       this.logger.info(
-        { peer: peer.nodeId },
-        'forgot a peer outside the validator set that no announce reached for 30 s',
+        { peer: peer.nodeId, after_ms: this.config.forgetUnreachableAfterMs },
+        'forgot a peer outside the validator set that no announce reaches',
       );
     }
     void announcePeers(this.peers, this.transport, (specs, announcer) => this.mergePeers(specs, announcer));
