@@ -1,10 +1,13 @@
 // Nothing shipped carries the harness or a test: the product images copy no development or test path into their
 // final stage, every image's build context drops *.test.ts, and no product package depends on a development or
-// test package outside its devDependencies (npm ci --omit=dev, as the images install, never sees them).
+// test package outside its devDependencies. `npm ci --omit=dev --workspace W` alone still installs W's workspace
+// devDependencies and what they depend on (npm/cli issue 6670), so each deps stage then prunes node_modules to W's
+// production closure (tools/build/prod-deps.ts).
 // Imports are Biome's to check (the noRestrictedImports override for product sources in biome.json).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { productionClosure } from '../../tools/build/prod-deps.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -62,6 +65,20 @@ describe('the product images', () => {
     const lines = read(path).replace(/\\\n/g, ' ').split('\n');
     const last = lines.findLastIndex((l) => /^FROM\s/i.test(l));
     expect(lines.slice(last + 1)).toContain('RUN find node_modules/@scriptorium -xtype l -delete');
+  });
+
+  it.each(productDockerfiles)('%s prunes its deps stage to the production closure, which it copies', (path) => {
+    const text = read(path).replace(/\\\n/g, ' ');
+    const workspace = dirname(path);
+    const install = text.split('\n').find((l) => /^RUN npm ci --omit=dev/.test(l));
+    expect(install, `${path}: the deps stage's npm ci`).toBeDefined();
+    expect(install).toContain(`node tools/build/prod-deps.ts ${workspace}`);
+    // Every workspace package the closure reaches is in the final stage (else its link would dangle).
+    const copied = finalStageCopies(read(path)).flatMap((c) => c.sources.map((s) => s.replace(/^\/app\//, '')));
+    for (const entry of productionClosure(root, workspace).entries) {
+      const name = /node_modules\/@scriptorium\/(.+)$/.exec(entry)?.[1];
+      if (name) expect(copied, `${path} copies packages/${name}/src`).toContain(`packages/${name}/src`);
+    }
   });
 
   it.each(productDockerfiles)("%s's build context drops *.test.ts", (path) => {

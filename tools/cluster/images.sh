@@ -280,7 +280,8 @@ cnpg_postgres_image() {
 
 # inputs_hash DOCKERFILE DIR...: one hash of what a project image is made of: the node base image, the Dockerfile and
 # its ignore files (the root .dockerignore, or DOCKERFILE.dockerignore beside it where there is one),
-# the npm manifests and lockfile (the deps stage's `npm ci` sees them all; only node_modules leaves it)
+# the npm manifests and lockfile (the deps stage's `npm ci` sees them all; only node_modules leaves it), the pruner
+# every deps stage runs
 # and DIR (its src folder, without the *.test.ts files .dockerignore drops, and without build output), together with
 # every folder of the repository the Dockerfile's COPY lines name (so a package an image copies cannot be left out of
 # its key). A fresh clone builds its own code; a rerun with nothing changed skips the build.
@@ -293,7 +294,9 @@ inputs_hash() {
 		mapfile -t copied < <(grep -E '^COPY ' "$dockerfile" | grep -oE '(packages|services|operator)/[A-Za-z0-9_./-]+' |
 			sed 's#^\./##' | while read -r p; do [[ -e $p ]] && echo "$p"; done | LC_ALL=C sort -u)
 		{
-			printf '%s\n' "$dockerfile" "$dockerfile.dockerignore" package.json package-lock.json .dockerignore
+			# tools/build/prod-deps.ts: every deps stage prunes node_modules with it.
+			printf '%s\n' "$dockerfile" "$dockerfile.dockerignore" package.json package-lock.json .dockerignore \
+				tools/build/prod-deps.ts
 			compgen -G 'packages/*/package.json' || true
 			compgen -G 'services/*/package.json' || true
 			compgen -G 'operator/package.json' || true
