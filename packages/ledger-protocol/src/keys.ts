@@ -1,7 +1,7 @@
 // Validator keys on node:crypto (Node only; the browser console never holds a private key): key pairs,
 // a signer, and the key file `{public_key, private_key}` that the node's `keygen` writes and the
 // operator's key Secrets hold.
-import { createPrivateKey, createPublicKey, randomBytes, sign } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign } from 'node:crypto';
 import * as z from 'zod';
 import { SPKI_PREFIX, verifySignature } from './crypto-node.ts';
 import { PublicKeyHex } from './schemas.ts';
@@ -33,10 +33,15 @@ function privateKeyObject(privateKeyHex: string) {
   });
 }
 
+/** Raw public key (hex) of a private KeyObject. */
+function rawPublicKey(key: KeyObject): string {
+  const der = createPublicKey(key).export({ format: 'der', type: 'spki' });
+  return der.subarray(SPKI_PREFIX.length).toString('hex');
+}
+
 /** Raw public key (hex) of a private seed (hex). */
 export function publicKeyOf(privateKeyHex: string): string {
-  const der = createPublicKey(privateKeyObject(privateKeyHex)).export({ format: 'der', type: 'spki' });
-  return der.subarray(SPKI_PREFIX.length).toString('hex');
+  return rawPublicKey(privateKeyObject(privateKeyHex));
 }
 
 /** A fresh random key pair. Never log the private key. */
@@ -58,7 +63,7 @@ export function keyPairFromSeed(seed: Uint8Array): KeyPair {
  */
 export function createSigner(privateKeyHex: string): Signer {
   const key = privateKeyObject(privateKeyHex);
-  const publicKey = publicKeyOf(privateKeyHex);
+  const publicKey = rawPublicKey(key);
   return {
     publicKey,
     sign: (message) => sign(null, message, key).toString('hex'),

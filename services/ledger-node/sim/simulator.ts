@@ -334,7 +334,7 @@ export function runSeed(seed: number, options: RunOptions = {}): SimResult {
   const final = chains();
   errors.push(
     ...checkSafety(final),
-    ...checkSeals(final),
+    ...checkSeals(final, verify),
     ...checkProofs(final),
     ...checkLiveness(final, target),
     ...equivocation.errors,

@@ -1,11 +1,13 @@
-import type { Block } from '@scriptorium/ledger-protocol';
-import { blockHash, createValidatorTimeline, verifyFinality } from '@scriptorium/ledger-protocol';
+import type { Block, Verify } from '@scriptorium/ledger-protocol';
+import { blockHash, createValidatorTimeline, verifyFinality, verifySignature } from '@scriptorium/ledger-protocol';
 
 /**
  * Seals: every finalized block (height ≥ 1) carries a quorum of valid commit seals from the set active
  * at its height, computed independently from genesis along that chain. Each distinct block is checked once.
+ * `verify` is Ed25519 itself or a memo of it (the run's signature cache: the same verdicts, each signature checked
+ * once in the run).
  */
-export function checkSeals(chains: ReadonlyMap<string, readonly Block[]>): string[] {
+export function checkSeals(chains: ReadonlyMap<string, readonly Block[]>, verify: Verify = verifySignature): string[] {
   const errors: string[] = [];
   const checked = new Set<string>();
   for (const [node, chain] of chains) {
@@ -17,7 +19,7 @@ export function checkSeals(chains: ReadonlyMap<string, readonly Block[]>): strin
       const key = `${blockHash(block.header)}:${blockHash((chain[h - 1] as Block).header)}`;
       if (!checked.has(key)) {
         checked.add(key);
-        const r = verifyFinality(block, timeline.at(h));
+        const r = verifyFinality(block, timeline.at(h), verify);
         if (!r.ok) errors.push(`${node}: block ${h} lacks a valid finality certificate: ${r.reason}`);
       }
       timeline.append(block);
