@@ -13,7 +13,7 @@ export PATH := $(NODE_BIN):$(CURDIR)/node_modules/.bin:$(PATH)
 DEPS_STAMP := node_modules/.scriptorium-deps
 # A timed step (tools/build/lib.sh): one `step:` line, and a row in $SCRIPTORIUM_STEPS when CI sets it.
 STEP := bash tools/build/step.sh
-WORKSPACE_MANIFESTS := package.json package-lock.json $(wildcard packages/*/package.json services/*/package.json operator/package.json)
+WORKSPACE_MANIFESTS := package.json package-lock.json $(wildcard packages/*/package.json services/*/package.json operator/package.json harness/package.json)
 
 .PHONY: help deps dev test test-unit test-integration lint format typecheck bench crds crds-check \
         chart-lint kube-bins tlog-bins scorpio fuzzer images e2e-kind clean kubectl-plugin web ci-warm
@@ -21,11 +21,12 @@ WORKSPACE_MANIFESTS := package.json package-lock.json $(wildcard packages/*/pack
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  \033[1m%-18s\033[0m %s\n", $$1, $$2}'
 
-# A fresh checkout gets exactly the lockfile (npm ci); an existing node_modules is updated in place,
-# because npm ci would first delete it under anything else running from this checkout.
+# A fresh checkout gets exactly the lockfile (npm ci, through a snapshot of its result kept in the cache:
+# tools/build/npm-deps.sh); an existing node_modules is updated in place, because npm ci would first delete it under
+# anything else running from this checkout.
 $(DEPS_STAMP): $(WORKSPACE_MANIFESTS)
 	if [ -d node_modules ]; then $(STEP) npm-deps npm install --no-audit --no-fund --loglevel=error; \
-	else $(STEP) npm-deps npm ci --no-audit --no-fund --loglevel=error; fi
+	else bash tools/build/npm-deps.sh; fi
 	@touch $@
 
 deps: $(DEPS_STAMP) ## Install Node 24 (if needed) and the npm dependencies

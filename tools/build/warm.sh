@@ -3,7 +3,8 @@
 # early and the CI run after it finds everything built. Each artifact is rebuilt only when its key (version and
 # recipe, tools/build/lib.sh) changed, so a second run takes seconds. What it warms, in the order CI needs it:
 #   1. Debian packages (tools/build/packages.sh; root);
-#   2. Node 24 and the npm dependencies (make deps);
+#   2. Node 24 and the npm dependencies (make deps), and the snapshot of a fresh clone's npm ci that a CI clone
+#      unpacks (tools/build/npm-deps.sh, run in a throwaway clone of HEAD);
 #   3. every Go binary: the control plane, the local cluster's node pieces, Traefik, CoreDNS, kubeadm, helm, kind
 #      (tools/kube/build.sh --kind; the Go module and build caches with them), and litewitness and note-verify
 #      (tools/tlog/build.sh);
@@ -27,6 +28,11 @@ root=$([[ $(id -u) == 0 ]] && echo yes || echo no)
 
 [[ $root == no ]] || step_run packages bash tools/build/packages.sh
 step_run deps make --no-print-directory deps
+# A fresh clone of HEAD, as CI makes: its `make deps` finds (or makes) the npm snapshot CI's clone will unpack.
+clone=$(mktemp -d)
+git clone -q --no-hardlinks "$root_dir" "$clone/repo"
+step_run npm-snapshot bash "$clone/repo/tools/build/npm-deps.sh"
+rm -rf "$clone"
 step_run go-binaries bash tools/kube/build.sh --kind >/dev/null
 step_run tlog-binaries bash tools/tlog/build.sh >/dev/null
 step_run scorpio bash tools/scorpio/build.sh >/dev/null
