@@ -258,8 +258,18 @@ put "$STATE/cni/net.d/10-scriptorium.conflist" <<EOF
   ]
 }
 EOF
+containerd_was_up=no
+pid_alive containerd && containerd_was_up=yes
+containerd_log_from=$(($(stat -c %s "$LOGS/containerd.log" 2>/dev/null || echo 0) + 1))
 start containerd containerd --config "$STATE/containerd.toml"
 wait_for containerd 60 ctr --address "$CONTAINERD_SOCK" version
+# Its CRI plugin answers only once it has recovered the state of the image store (kept across clusters), a moment
+# after the socket does; a kubelet whose first CRI call fails exits ("validate CRI v1 runtime API"), and the node
+# then never registers. The plugin logs "Start streaming server" as the last step before it serves.
+if [[ $containerd_was_up == no ]]; then
+	wait_for "containerd's CRI plugin" 60 \
+		bash -c 'tail -c "+$1" "$2" | grep -q "Start streaming server"' _ "$containerd_log_from" "$LOGS/containerd.log"
+fi
 
 # Images: import each OCI archive once per containerd root (IMAGE_STORE, kept across clusters): again only when it
 # changed.
