@@ -28,9 +28,13 @@ key=$(
 snapshot=$dir/node_modules-$key.tar
 started=$SECONDS
 if [[ -f $snapshot ]]; then
-	tar -xf "$snapshot"
-	step_artifact npm-deps $((SECONDS - started)) cached
-	exit 0
+	if tar -xf "$snapshot"; then
+		step_artifact npm-deps $((SECONDS - started)) cached
+		exit 0
+	fi
+	# A damaged snapshot (a full disk, an interrupted copy): dropped, and npm ci makes a new one.
+	echo "npm-deps: $snapshot does not unpack; running npm ci" >&2
+	rm -rf node_modules "$snapshot"
 fi
 npm ci --no-audit --no-fund --loglevel=error
 built=$((SECONDS - started))
