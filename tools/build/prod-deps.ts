@@ -120,9 +120,13 @@ function prune(top: string, nodeModules: string, keep: Set<string>, removed: str
  * Prunes the install in `root` to the production closure of `workspaceDir`: the root's node_modules and the
  * node_modules of every workspace the closure reaches. Returns the removed entries (relative paths).
  */
-export function pruneToClosure(root: string, workspaceDir: string): string[] {
+export function pruneToClosure(
+  root: string,
+  workspaceDir: string,
+  closure: Closure = productionClosure(root, workspaceDir),
+): string[] {
   const top = resolve(root);
-  const { entries, packages } = productionClosure(top, workspaceDir);
+  const { entries, packages } = closure;
   const removed: string[] = [];
   prune(top, join(top, 'node_modules'), entries, removed);
   for (const pkg of packages)
@@ -136,7 +140,9 @@ if (import.meta.main) {
     console.error('usage: node tools/build/prod-deps.ts WORKSPACE_DIR   (run in the install root, after npm ci)');
     process.exit(2);
   }
-  const removed = pruneToClosure(process.cwd(), workspace);
-  const kept = productionClosure(process.cwd(), workspace).entries.size;
-  console.error(`prod-deps: ${workspace}: kept ${kept} node_modules entries, removed ${removed.length}`);
+  const closure = productionClosure(process.cwd(), workspace);
+  const removed = pruneToClosure(process.cwd(), workspace, closure);
+  console.error(
+    `prod-deps: ${workspace}: kept ${closure.entries.size} node_modules entries, removed ${removed.length}`,
+  );
 }
