@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 
 // Three projects: `unit` runs pure logic beside its code (src/**/*.test.ts, sim/**/*.test.ts, a browser app's
 // web/**/*.test.ts, the benchmarks' regression guard bench/*.test.ts, and the check of
-// the monitoring files in deploy/monitoring);
+// the monitoring files in deploy/monitoring, the end-to-end suite's helpers deploy/e2e/*.unit.test.ts);
 // `integration` runs tests that start real processes, servers and PostgreSQL (test/**/*.test.ts);
 // `e2e` runs deploy/e2e on a real cluster (make e2e-local, make e2e-kind; not part of make test).
 const parts = '{packages/*,services/*,operator,harness}';
@@ -26,6 +26,7 @@ export default defineConfig({
             'tools/**/*.test.ts',
             'bench/*.test.ts',
             'deploy/monitoring/**/*.test.ts',
+            'deploy/e2e/**/*.unit.test.ts',
           ],
           testTimeout: 20_000,
           // vitest's default is one worker fewer than the cores: one on these 2-core machines. Pure tests share
@@ -53,6 +54,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['deploy/e2e/**/*.test.ts'],
+          // The suite's own helpers are checked by the unit stage.
+          exclude: ['deploy/e2e/**/*.unit.test.ts'],
           testTimeout: 900_000,
           hookTimeout: 900_000,
           maxWorkers: 4,

@@ -16,7 +16,16 @@ import { keysCreateArgs } from '@scriptorium/operator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, repoRoot } from './config.ts';
 import { applyCrds, createNamespace, installOperator } from './install.ts';
-import { condition, http, type KubeObject, kube, type PortForward, portForward, waitFor } from './kube.ts';
+import {
+  condition,
+  http,
+  type KubeObject,
+  kube,
+  type PortForward,
+  portForward,
+  rolloutStatus,
+  waitFor,
+} from './kube.ts';
 
 const enabled = process.env.E2E_CNPG === '1';
 const config = enabled ? loadConfig() : undefined;
@@ -52,12 +61,7 @@ describe.skipIf(!enabled)('a TranslationService on CloudNativePG (spec.database.
     log(`namespace and Helm release ${ns}; CloudNativePG ${CNPG_VERSION} (${cnpgImage}), PostgreSQL ${operandImage}`);
     const started = Date.now();
     await k.kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], { input: cnpgManifest() });
-    await k.kubectl(
-      ['-n', 'cnpg-system', 'rollout', 'status', 'deployment/cnpg-controller-manager', '--timeout=300s'],
-      {
-        timeoutMs: 320_000,
-      },
-    );
+    await rolloutStatus(k, 'cnpg-system', 'deployment/cnpg-controller-manager', 300_000);
     await applyCrds(k);
     await createNamespace(k, ns);
     await installOperator(k, config, ns, release);
@@ -70,24 +74,20 @@ describe.skipIf(!enabled)('a TranslationService on CloudNativePG (spec.database.
     const started = Date.now();
     const took = (what: string) => log(`${what} after ${Math.round((Date.now() - started) / 1000)} s`);
     await k
-      .kubectl(['-n', ns, 'delete', 'translationservices', '--all', '--wait=true', '--timeout=180s'], {
-        timeoutMs: 200_000,
-      })
+      .kubectl(['-n', ns, 'delete', 'translationservices', '--all', '--wait=true', '--timeout=180s'])
       .catch((err: Error) => log(`cleanup: ${err.message}`));
     took('the TranslationService deleted');
     // Its CloudNativePG cluster goes with it, in the background. Its pods are waited for before the namespace is
     // deleted: the namespace controller, finding pods still terminating, checks again only after their grace period
     // (CloudNativePG's stopDelay, 30 minutes by default), and the namespace would stay Terminating that long.
     await k
-      .kubectl(['-n', ns, 'wait', '--for=delete', 'pods', '-l', 'cnpg.io/cluster', '--timeout=240s'], {
-        timeoutMs: 260_000,
-      })
+      .kubectl(['-n', ns, 'wait', '--for=delete', 'pods', '-l', 'cnpg.io/cluster', '--timeout=240s'])
       .catch((err: Error) => log(`cleanup: ${err.message}`));
     took('its PostgreSQL pods gone');
     await k.helm(['uninstall', release, '-n', ns, '--wait', '--timeout', '180s']).catch(() => undefined);
     took('the release uninstalled');
     await k
-      .kubectl(['delete', 'namespace', ns, '--wait=true', '--timeout=240s'], { timeoutMs: 260_000 })
+      .kubectl(['delete', 'namespace', ns, '--wait=true', '--timeout=240s'])
       .catch((err: Error) => log(`cleanup: ${err.message}`));
     took('the namespace deleted');
   }, 900_000);

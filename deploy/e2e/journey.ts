@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { type E2eConfig, loadConfig, repoRoot, SUITE_RESOURCES } from './config.ts';
 import { applyCrds, createNamespace, installOperator, refuseClusterWideOperator } from './install.ts';
-import { type Kube, type KubeList, type KubeObject, kube, waitFor } from './kube.ts';
+import { type Kube, type KubeList, type KubeObject, kube, rolloutStatus, waitFor } from './kube.ts';
 import { type Pod, podReady } from './ledger.ts';
 
 export interface Journey {
@@ -93,9 +93,7 @@ export function startJourney(label: string, show: { objects: string; describe?: 
       log(`helm uninstall: ${err instanceof Error ? err.message : err}`);
     });
     await k
-      .kubectl(['delete', 'namespace', ns, '--ignore-not-found', '--wait=true', '--timeout=240s'], {
-        timeoutMs: 260_000,
-      })
+      .kubectl(['delete', 'namespace', ns, '--ignore-not-found', '--wait=true', '--timeout=240s'])
       .catch((err) => log(`delete namespace ${ns}: ${err instanceof Error ? err.message : err}`));
   }, 900_000);
 
@@ -129,14 +127,7 @@ export function itInstallsTheOperator(j: Journey, step: ReturnType<Journey['part
       const { k, ns, config, operatorName } = j;
       await applyCrds(k);
       await installOperator(k, config, ns);
-      await k.kubectl([
-        '-n',
-        ns,
-        'rollout',
-        'status',
-        `deployment/${operatorName}`,
-        `--timeout=${config.waitMs / 1000}s`,
-      ]);
+      await rolloutStatus(k, ns, `deployment/${operatorName}`, config.waitMs);
       const holder = await waitFor(
         'the operator to hold its leader Lease',
         async () => {
@@ -161,7 +152,7 @@ export function itInstallsTheOperator(j: Journey, step: ReturnType<Journey['part
 export function itDeletesEverything(j: Journey, kinds: string): void {
   it('deleting everything leaves nothing behind (the CRDs stay, as Helm keeps them by design)', async () => {
     const { k, ns, operatorName, wait } = j;
-    await k.kubectl(['-n', ns, 'delete', kinds, '--all', '--wait=true', '--timeout=180s'], { timeoutMs: 200_000 });
+    await k.kubectl(['-n', ns, 'delete', kinds, '--all', '--wait=true', '--timeout=180s']);
     await waitFor(
       "the operator's objects garbage-collected",
       async () => {
@@ -180,7 +171,7 @@ export function itDeletesEverything(j: Journey, kinds: string): void {
       wait,
     );
     await k.helm(['uninstall', ns, '-n', ns, '--wait', '--timeout', '180s']);
-    await k.kubectl(['delete', 'namespace', ns, '--wait=true', '--timeout=240s'], { timeoutMs: 260_000 });
+    await k.kubectl(['delete', 'namespace', ns, '--wait=true', '--timeout=240s']);
     const gone = async (args: string[]) => {
       const out = await k.kubectl(['get', ...args, '--ignore-not-found', '-o', 'name']);
       expect(out.trim(), `left behind: ${out}`).toBe('');

@@ -18,12 +18,29 @@ export class CommandError extends Error {
   }
 }
 
+/**
+ * The bound a command sets itself (`--timeout=300s`, helm's `--timeout 180s`), in ms; undefined when it sets none.
+ * The process is killed only well after it: killed first, a `rollout status --timeout=300s` failed at the default
+ * bound with no word of why.
+ */
+export function ownTimeoutMs(args: readonly string[]): number | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const value = args[i]?.startsWith('--timeout=') ? args[i]?.slice('--timeout='.length) : undefined;
+    const given = value ?? (args[i] === '--timeout' ? args[i + 1] : undefined);
+    const m = given === undefined ? null : /^(\d+)(s|m)$/.exec(given);
+    if (m) return Number(m[1]) * (m[2] === 'm' ? 60_000 : 1000);
+  }
+  return undefined;
+}
+
 function run(file: string, args: string[], env: NodeJS.ProcessEnv, options: RunOptions = {}): Promise<string> {
+  const own = ownTimeoutMs(args);
+  const timeout = options.timeoutMs ?? (own === undefined ? 120_000 : own + 30_000);
   return new Promise((resolvePromise, reject) => {
     const child = execFile(
       file,
       args,
-      { env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 32 * 1024 * 1024, killSignal: 'SIGKILL' },
+      { env, timeout, maxBuffer: 32 * 1024 * 1024, killSignal: 'SIGKILL' },
       (err, stdout, stderr) => {
         if (err) {
           // The command line names no secret: secrets are passed through stdin or read inside pods.
@@ -226,4 +243,62 @@ export function condition(
 ): { status: string; reason?: string; message?: string } | undefined {
   const conditions = (obj.status?.conditions ?? []) as { type: string; status: string; reason?: string }[];
   return conditions.find((c) => c.type === type);
+}
+
+interface PodState {
+  metadata: { name: string; deletionTimestamp?: string };
+  status: {
+    phase?: string;
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+    containerStatuses?: {
+      name: string;
+      ready: boolean;
+      restartCount: number;
+      state?: Record<string, { reason?: string; message?: string; exitCode?: number }>;
+      lastState?: Record<string, { reason?: string; exitCode?: number }>;
+    }[];
+  };
+}
+
+/** One line per pod: its phase, each container's state and restarts, and the message of each unmet condition. */
+export function podStates(pods: readonly PodState[]): string {
+  return pods
+    .map((pod) => {
+      const parts = [pod.status.phase ?? 'no phase'];
+      if (pod.metadata.deletionTimestamp) parts.push('terminating');
+      for (const c of pod.status.containerStatuses ?? []) {
+        const [state, detail] = Object.entries(c.state ?? {})[0] ?? ['unknown', {}];
+        const why = detail.reason ?? (detail.exitCode === undefined ? '' : `exit ${detail.exitCode}`);
+        const last = Object.entries(c.lastState ?? {})[0];
+        parts.push(
+          `${c.name} ${state}${why ? ` ${why}` : ''}${c.ready ? ' ready' : ''}` +
+            (c.restartCount > 0
+              ? `, ${c.restartCount} restarts${last ? ` (last ${last[1].reason ?? last[0]})` : ''}`
+              : ''),
+        );
+      }
+      for (const cond of pod.status.conditions ?? [])
+        if (cond.status !== 'True' && cond.message) parts.push(`${cond.type}: ${cond.message.slice(0, 160)}`);
+      return `${pod.metadata.name}: ${parts.join('; ')}`;
+    })
+    .join(' | ');
+}
+
+/**
+ * `kubectl rollout status TARGET` (`deployment/x`, `statefulset/y`) for at most `timeoutMs`. A failure says what held
+ * the rollout: each of the target's pods, its phase, containers and unmet conditions (the failure line is often all
+ * a CI summary keeps).
+ */
+export async function rolloutStatus(k: Kube, ns: string, target: string, timeoutMs: number): Promise<void> {
+  try {
+    await k.kubectl(['-n', ns, 'rollout', 'status', target, `--timeout=${Math.ceil(timeoutMs / 1000)}s`]);
+  } catch (err) {
+    const pods = await k
+      .getJson<{ spec: { selector: { matchLabels?: Record<string, string> } } }>(['-n', ns, target])
+      .then((o) => Object.entries(o.spec.selector.matchLabels ?? {}).map(([key, v]) => `${key}=${v}`))
+      .then((labels) => k.getJson<KubeList<PodState>>(['-n', ns, 'pods', '-l', labels.join(',')]))
+      .then((list) => podStates(list.items))
+      .catch((e: Error) => `(its pods not read: ${e.message})`);
+    throw new Error(`${err instanceof Error ? err.message : String(err)}; its pods: ${pods || 'none'}`);
+  }
 }

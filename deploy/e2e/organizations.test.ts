@@ -69,9 +69,7 @@ afterAll(async () => {
       .helm(['uninstall', namespace, '-n', namespace, '--ignore-not-found', '--wait', '--timeout', '180s'])
       .catch((err: Error) => log(`helm uninstall ${namespace}: ${err.message}`));
     await k
-      .kubectl(['delete', 'namespace', namespace, '--ignore-not-found', '--wait=true', '--timeout=240s'], {
-        timeoutMs: 260_000,
-      })
+      .kubectl(['delete', 'namespace', namespace, '--ignore-not-found', '--wait=true', '--timeout=240s'])
       .catch((err: Error) => log(`delete namespace ${namespace}: ${err.message}`));
   }
 }, 900_000);

@@ -20,7 +20,16 @@ import {
   startJourney,
   withSuiteCpu,
 } from './journey.ts';
-import { condition, http, type KubeList, type KubeObject, portForward, viaIngress, waitFor } from './kube.ts';
+import {
+  condition,
+  http,
+  type KubeList,
+  type KubeObject,
+  portForward,
+  rolloutStatus,
+  viaIngress,
+  waitFor,
+} from './kube.ts';
 import { type Pod, podReady } from './ledger.ts';
 
 const execFileAsync = promisify(execFile);
@@ -41,7 +50,7 @@ describe('a TranslationService on a real cluster', () => {
         config.postgresImage,
       );
       await k.kubectl(['-n', ns, 'apply', '-f', '-'], { input: postgres });
-      await k.kubectl(['-n', ns, 'rollout', 'status', 'statefulset/postgres', `--timeout=${config.waitMs / 1000}s`]);
+      await rolloutStatus(k, ns, 'statefulset/postgres', config.waitMs);
       const sample = withSuiteCpu('deploy/samples/translation-service.yaml')
         .replaceAll('scriptorium/translation:dev', config.translationImage)
         .replaceAll('imagePullPolicy: IfNotPresent', `imagePullPolicy: ${config.pullPolicy}`);
@@ -191,7 +200,7 @@ describe('a TranslationService on a real cluster', () => {
         },
       ];
       for (const obj of oauthServer) await k.kubectl(['-n', ns, 'apply', '-f', '-'], { input: JSON.stringify(obj) });
-      await k.kubectl(['-n', ns, 'rollout', 'status', 'deployment/github-oauth', `--timeout=${config.waitMs / 1000}s`]);
+      await rolloutStatus(k, ns, 'deployment/github-oauth', config.waitMs);
 
       // The browser's half of the flow goes through the cluster's ingress controller, as a browser would: the API at
       // its Ingress host (the operator's Ingress), the OAuth server's authorize page at its own (an Ingress made here,
@@ -287,7 +296,7 @@ describe('a TranslationService on a real cluster', () => {
       ]);
       expect(ingress.spec.rules[0]?.host).toBe(host);
       expect(ingress.spec.ingressClassName).toBe(config.ingress.className);
-      await k.kubectl(['-n', ns, 'rollout', 'status', 'deployment/translation', `--timeout=${config.waitMs / 1000}s`]);
+      await rolloutStatus(k, ns, 'deployment/translation', config.waitMs);
       // `rollout status` returns while the old revision's pods are still terminating, and they serve on through
       // their preStop sleep (so that no request gets a 502), without the OAuth client: a callback routed to one
       // of them would answer 503. The sign-in starts once only the new revision's pods are left.
