@@ -34,6 +34,9 @@ const NAMES = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3'];
 // key, silent from its restart until its REMOVE is final, costs one round timeout whenever it would propose. 3 s
 // rather than 2 s so that a live proposer's round does not time out on a busy shared machine.
 const ROUND_TIMEOUT_MS = 3000;
+/** The lines of a node's /metrics a failure shows: where its consensus stands, what it sent, received and refused. */
+const CONSENSUS_METRICS =
+  /^scriptorium_ledger_(round|mempool|is_validator|inbound_queue|rejected|messages_(in|out)|peers|records_regossiped)/;
 
 let bed: Testbed;
 let client: KubeClient;
@@ -261,7 +264,15 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
             .split('\n')
             .filter((line) => /"level":"(warn|error|fatal)"|"level":(40|50|60)/.test(line))
             .slice(-8);
-          return `${v} height ${(await chainOf(v))?.height} ready ${ready}\n  ${warnings.join('\n  ')}`;
+          const metrics = await fetch(`${url(v)}/metrics`, { signal: AbortSignal.timeout(2000) })
+            .then((r) => r.text())
+            .catch((e: Error) => e.message);
+          const consensus = metrics
+            .split('\n')
+            .filter((line) => CONSENSUS_METRICS.test(line))
+            .map((line) => line.replace('scriptorium_ledger_', ''))
+            .join(', ');
+          return `${v} height ${(await chainOf(v))?.height} ready ${ready}\n  ${consensus}\n  ${warnings.join('\n  ')}`;
         }),
       );
       throw new Error(

@@ -99,6 +99,11 @@ export const nodeSettings = z.object({
   NODE_RATE_LIMIT__RPS: intSetting(1, 10_000_000).default(2000),
   NODE_RATE_LIMIT__BURST: intSetting(1, 10_000_000).default(4000),
   NODE_MEMPOOL__MAX_RECORDS: intSetting(1, 10_000_000).default(200_000),
+  /**
+   * A record this node accepted itself and no block holds yet is gossiped again this long after it arrived, then
+   * after twice as long each time (up to 16 times this); 0 = never (its one gossip may be lost).
+   */
+  NODE_MEMPOOL__REGOSSIP_AFTER_MS: intSetting(0, 3_600_000).default(10_000),
   NODE_PEERS__ANNOUNCE_INTERVAL_MS: intSetting(100, 3_600_000).default(5000),
   /** A peer outside the validator set that no announce round has reached for this long is forgotten. */
   NODE_PEERS__FORGET_AFTER_MS: intSetting(1000, 86_400_000).default(30_000),

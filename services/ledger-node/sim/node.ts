@@ -404,7 +404,7 @@ export class SimNode {
         this.#requests.get(payload.id)?.(payload.block);
         break;
       case 'records':
-        if (this.#mempool.add(payload.records).length > 0) this.#driver.onMempool();
+        if (this.#mempool.add(payload.records, from === this.id).length > 0) this.#driver.onMempool();
         break;
       case 'changes':
         if (this.#mempool.addChanges(payload.changes, this.activeSetAfterTip()).length > 0) this.#driver.onMempool();

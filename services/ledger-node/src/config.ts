@@ -45,6 +45,8 @@ export interface NodeConfig {
   maxBodyBytes: number;
   rateLimit: { rps: number; burst: number };
   mempoolMax: number;
+  /** NODE_MEMPOOL__REGOSSIP_AFTER_MS: when this node's own pending records are gossiped again (0 = never). */
+  mempoolRegossipAfterMs: number;
   announceIntervalMs: number;
   /** NODE_PEERS__FORGET_AFTER_MS: a peer outside the validator set unreachable this long is forgotten. */
   forgetUnreachableAfterMs: number;
@@ -178,6 +180,7 @@ export function loadConfig(env: Env): NodeConfig {
     maxBodyBytes: e.MAX_BODY_BYTES,
     rateLimit: { rps: e.NODE_RATE_LIMIT__RPS, burst: e.NODE_RATE_LIMIT__BURST },
     mempoolMax: e.NODE_MEMPOOL__MAX_RECORDS,
+    mempoolRegossipAfterMs: e.NODE_MEMPOOL__REGOSSIP_AFTER_MS,
     announceIntervalMs: e.NODE_PEERS__ANNOUNCE_INTERVAL_MS,
     forgetUnreachableAfterMs: e.NODE_PEERS__FORGET_AFTER_MS,
     syncIntervalMs: e.NODE_SYNC__INTERVAL_MS,

@@ -15,6 +15,7 @@ export interface NodeMetrics {
   roundChanges: Counter;
   rejectedMessages: Counter<'reason'>;
   recordsFinalized: Counter;
+  recordsRegossiped: Counter;
   mempoolSize: Gauge;
   isValidator: Gauge;
   memoryTrims: Counter;
@@ -78,6 +79,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): NodeM
     recordsFinalized: new Counter({
       name: 'scriptorium_ledger_records_finalized_total',
       help: 'Records in finalized blocks',
+      registers,
+    }),
+    recordsRegossiped: new Counter({
+      name: 'scriptorium_ledger_records_regossiped_total',
+      help: "This node's own records gossiped again because no block held them yet (their first gossip may be lost)",
       registers,
     }),
     mempoolSize: new Gauge({

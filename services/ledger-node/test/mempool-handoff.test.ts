@@ -1,7 +1,9 @@
-// A node that stops gracefully hands the records it accepted, and no block holds yet, to its peers: a follower takes
-// records while every validator is down (its gossip of them is lost), the validators come back and make blocks
-// without them (only the follower holds them, and a follower never proposes), then the follower gets SIGTERM and
-// the records become final. With SIGKILL instead they would be lost, as the crash test says.
+// Records a node accepted whose gossip was lost reach a proposer all the same, two ways. Two followers take records
+// while every validator is down (their gossip of them is lost); the validators come back and make blocks without them
+// (only the followers hold them, and a follower never proposes). One follower gossips its pending records again after
+// NODE_MEMPOOL__REGOSSIP_AFTER_MS, and they become final while it runs. The other, with that off (0), holds them
+// until it stops gracefully: SIGTERM hands them to its peers and they become final. With SIGKILL instead they would be
+// lost, as the crash test says.
 import { LocalCluster, type LocalNode } from '@scriptorium/harness/local-cluster';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { locate, records, sleep, waitForRecords } from './helpers.ts';
@@ -10,31 +12,37 @@ import { locate, records, sleep, waitForRecords } from './helpers.ts';
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
 let cluster: LocalCluster;
+/** Holds its records until it stops (gossips them once). */
 let follower: LocalNode;
+/** Gossips its pending records again. */
+let regossiping: LocalNode;
+const REGOSSIP_AFTER_MS = 3000;
 
 beforeAll(async () => {
   cluster = await LocalCluster.create({ size: 4, roundTimeoutMs: 400 });
   await cluster.startAll();
+  const seed = { NODE_PEERS: (cluster.nodes[0] as LocalNode).peerSpec };
   follower = await cluster.addNode();
-  await cluster.start(follower, { NODE_PEERS: (cluster.nodes[0] as LocalNode).peerSpec });
+  await cluster.start(follower, { ...seed, NODE_MEMPOOL__REGOSSIP_AFTER_MS: '0' });
+  regossiping = await cluster.addNode();
+  await cluster.start(regossiping, { ...seed, NODE_MEMPOOL__REGOSSIP_AFTER_MS: String(REGOSSIP_AFTER_MS) });
 });
 afterAll(async () => {
   await cluster?.stopAll();
 });
 
 describe('mempool hand-off', () => {
-  it("a follower's records, whose gossip was lost, become final when it stops gracefully", async () => {
+  it("followers' records whose gossip was lost become final: gossiped again, or handed off at a graceful stop", async () => {
     const validators = cluster.nodes.slice(0, 4) as LocalNode[];
-    // Every validator knows the follower (its announcements reached node-0, and node-0's registry the others).
+    // Every validator knows both followers (their announcements reached node-0, and node-0's registry the others).
     await cluster.waitFor(
-      'every validator to know the follower',
+      'every validator to know the followers',
       () =>
         Promise.all(
-          validators.map(async (v) =>
-            ((await cluster.get(v, '/peers', true)).body as { peers: string[] }).peers.some((p) =>
-              p.endsWith(`|${follower.keys.publicKey}`),
-            ),
-          ),
+          validators.map(async (v) => {
+            const { peers } = (await cluster.get(v, '/peers', true)).body as { peers: string[] };
+            return [follower, regossiping].every((f) => peers.some((p) => p.endsWith(`|${f.keys.publicKey}`)));
+          }),
         ),
       (known) => known.every(Boolean),
     );
@@ -42,6 +50,8 @@ describe('mempool hand-off', () => {
     const held = records('handoff', 20);
     const accepted = await cluster.post(follower, '/mempool', { records: held });
     expect(accepted.status).toBe(200);
+    const again = records('regossip', 20);
+    expect((await cluster.post(regossiping, '/mempool', { records: again })).status).toBe(200);
     await sleep(1000);
     for (const v of validators) await cluster.start(v);
     // The chain moves on without them: a record sent to a validator now is final everywhere, the follower's are not.
@@ -62,6 +72,27 @@ describe('mempool hand-off', () => {
         )
       ).size,
     ).toBe(0);
+    // The regossiping follower's records become final while it runs, sent again after their wait.
+    await waitForRecords(
+      cluster,
+      validators,
+      again.map((r) => r.id),
+    );
+    const metrics = String((await cluster.get(regossiping, '/metrics')).body);
+    expect(Number(/^scriptorium_ledger_records_regossiped_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(20);
+    // The other follower's are still not final (it gossips them once): SIGTERM hands them to its peers.
+    expect(
+      (
+        await locate(
+          cluster,
+          validators[1] as LocalNode,
+          held.map((r) => r.id),
+        )
+      ).size,
+    ).toBe(0);
+    expect(String((await cluster.get(follower, '/metrics')).body)).toMatch(
+      /^scriptorium_ledger_records_regossiped_total 0$/m,
+    );
     // SIGTERM: the follower hands its mempool to its peers before it exits.
     expect(await cluster.stop(follower, 'SIGTERM')).toBe(0);
     await waitForRecords(

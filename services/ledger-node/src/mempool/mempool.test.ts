@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Mempool } from './mempool.ts';
+import { Mempool, REGOSSIP_MAX_FACTOR } from './mempool.ts';
+
+const FIRST = 10_000;
 
 describe('mempool', () => {
   it('returns only unseen records, so gossip of the same ids stops', () => {
@@ -14,6 +16,45 @@ describe('mempool', () => {
     // A committed record is never taken in again.
     expect(pool.add([{ id: 'a' }])).toEqual([]);
     expect(pool.size).toBe(1);
+  });
+
+  it("gossips its own pending records again, later each time; a peer's records and final ones never", () => {
+    let now = 0;
+    const pool = new Mempool({ maxRecords: 10, isCommitted: () => false, now: () => now, regossipAfterMs: FIRST });
+    pool.add([{ id: 'own-1' }, { id: 'own-2' }]);
+    pool.add([{ id: 'peer-1' }], false);
+    const due = () => pool.dueForRegossip(10).map((r) => r.id);
+    now = FIRST - 1;
+    expect(due()).toEqual([]);
+    now = FIRST;
+    expect(due()).toEqual(['own-1', 'own-2']);
+    expect(due()).toEqual([]);
+    // Final: no longer pending, never sent again.
+    pool.removeCommitted([{ id: 'own-2' }], []);
+    const sentAt: number[] = [];
+    for (now = FIRST; now <= 1_000_000; now += 1000) if (due().length > 0) sentAt.push(now);
+    const waits = sentAt.map((t, i) => t - (sentAt[i - 1] ?? FIRST));
+    expect(waits.slice(0, 4)).toEqual([2, 4, 8, 16].map((k) => k * FIRST));
+    expect(Math.max(...waits)).toBe(REGOSSIP_MAX_FACTOR * FIRST);
+  });
+
+  it('unset or 0: never', () => {
+    let now = 0;
+    for (const regossipAfterMs of [undefined, 0]) {
+      const pool = new Mempool({ maxRecords: 10, isCommitted: () => false, now: () => now, regossipAfterMs });
+      pool.add([{ id: 'a' }]);
+      now += 10_000_000;
+      expect(pool.dueForRegossip(10)).toEqual([]);
+    }
+  });
+
+  it('hands out at most `max` records a call, the oldest first', () => {
+    let now = 0;
+    const pool = new Mempool({ maxRecords: 10, isCommitted: () => false, now: () => now, regossipAfterMs: FIRST });
+    pool.add([{ id: 'a' }, { id: 'b' }, { id: 'c' }]);
+    now = FIRST;
+    expect(pool.dueForRegossip(2).map((r) => r.id)).toEqual(['a', 'b']);
+    expect(pool.dueForRegossip(2).map((r) => r.id)).toEqual(['c']);
   });
 
   it('respects the capacity and the byte limit of a block', () => {

@@ -1,17 +1,31 @@
 // Pending integrity records and validator changes. A seen-id set (ids in the mempool, ids
 // committed on the chain, and a bounded window of recently seen ids) stops gossip loops and the
 // re-inclusion of committed records: `add` returns only the records that are new here, and only
-// those are gossiped on.
+// those are gossiped on. A record this node accepted itself (from a client or its watcher) is due to be
+// gossiped again while it stays pending (`dueForRegossip`): its first gossip can be lost (a peer restarting,
+// busy past the send's timeout, or over its in-flight cap), and until a proposer holds it, it waits here alone.
 import type { IntegrityRecord, ValidatorChange } from '@scriptorium/ledger-protocol';
+
+/** Each later gossip of a record waits twice as long as the one before, up to this many times the first wait. */
+export const REGOSSIP_MAX_FACTOR = 16;
 
 interface Pending {
   record: IntegrityRecord;
   bytes: number;
   addedAt: number;
+  /** When it is gossiped again if still pending (undefined: a peer's record, its origin sends it again). */
+  regossipAt: number | undefined;
+  /** The wait before the next gossip after that one. */
+  regossipAfter: number;
 }
 
 export interface MempoolOptions {
   maxRecords: number;
+  /**
+   * This node's own records still pending this long after they arrived are due to be gossiped again
+   * (NODE_MEMPOOL__REGOSSIP_AFTER_MS); 0 or unset = never.
+   */
+  regossipAfterMs?: number;
   /** True when the id is already in a finalized block. */
   isCommitted: (id: string) => boolean;
   now?: () => number;
@@ -42,17 +56,41 @@ export class Mempool {
     return this.changes.size;
   }
 
-  /** Adds records not seen before; returns the new ones (to gossip on). Drops what exceeds capacity. */
-  add(records: readonly IntegrityRecord[]): IntegrityRecord[] {
+  /**
+   * Adds records not seen before; returns the new ones (to gossip on). Drops what exceeds capacity. `own`: this node
+   * accepted them itself (not from a peer's gossip), and gossips them again while they stay pending.
+   */
+  add(records: readonly IntegrityRecord[], own = true): IntegrityRecord[] {
     const fresh: IntegrityRecord[] = [];
     const at = this.now();
+    const first = this.options.regossipAfterMs ?? 0;
+    const regossipAt = own && first > 0 ? at + first : undefined;
     for (const record of records) {
       if (this.records.has(record.id) || this.options.isCommitted(record.id)) continue;
       if (this.records.size >= this.options.maxRecords) break;
-      this.records.set(record.id, { record, bytes: JSON.stringify(record).length, addedAt: at });
+      const bytes = JSON.stringify(record).length;
+      this.records.set(record.id, { record, bytes, addedAt: at, regossipAt, regossipAfter: 2 * first });
       fresh.push(record);
     }
     return fresh;
+  }
+
+  /**
+   * This node's own pending records whose next gossip is due, oldest first, at most `max`; each is then due again
+   * after twice the wait (up to REGOSSIP_MAX_FACTOR times the first). A scan of the pool: called every few seconds,
+   * not per record.
+   */
+  dueForRegossip(max: number): IntegrityRecord[] {
+    const out: IntegrityRecord[] = [];
+    const at = this.now();
+    for (const p of this.records.values()) {
+      if (out.length >= max) break;
+      if (p.regossipAt === undefined || p.regossipAt > at) continue;
+      out.push(p.record);
+      p.regossipAt = at + p.regossipAfter;
+      p.regossipAfter = Math.min(2 * p.regossipAfter, REGOSSIP_MAX_FACTOR * (this.options.regossipAfterMs ?? 0));
+    }
+    return out;
   }
 
   /**

@@ -60,7 +60,7 @@ export class MempoolIntake {
         `malformed payload: records.${i}: ${issue.success ? 'invalid record' : issue.error.issues[0]?.message}`,
       );
     }
-    const fresh = this.deps.mempool.add(parsed);
+    const fresh = this.deps.mempool.add(parsed, relay);
     this.deps.metrics.mempoolSize.set(this.deps.mempool.size);
     if (relay) this.deps.gossip.records(fresh);
     if (fresh.length > 0) this.deps.onNewWork();

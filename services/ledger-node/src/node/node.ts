@@ -26,6 +26,10 @@ import { announcePeers } from './peer-announce.ts';
 import { ChainSync } from './sync.ts';
 import { httpConsensusNetwork, httpSyncNetwork, systemClock, systemTimers } from './system-ports.ts';
 
+/** How often the mempool is asked for this node's records due to be gossiped again, and how many go out at most. */
+const REGOSSIP_TICK_MS = 2000;
+const REGOSSIP_MAX_PER_TICK = 2000;
+
 export type { BlockOrigin } from './applier.ts';
 
 export interface NodeDeps {
@@ -81,7 +85,11 @@ export class LedgerNode {
         : err;
     }
     const chain = this.chain;
-    this.mempool = new Mempool({ maxRecords: config.mempoolMax, isCommitted: (id) => chain.isCommitted(id) });
+    this.mempool = new Mempool({
+      maxRecords: config.mempoolMax,
+      regossipAfterMs: config.mempoolRegossipAfterMs,
+      isCommitted: (id) => chain.isCommitted(id),
+    });
     const self: PeerSpec = {
       nodeId: this.nodeId,
       host: config.advertise.host,
@@ -159,6 +167,15 @@ export class LedgerNode {
     this.sync.request();
     this.timers.push(setInterval(() => this.announce(), this.config.announceIntervalMs));
     this.timers.push(setInterval(() => this.sync.request(), this.config.syncIntervalMs));
+    this.timers.push(setInterval(() => this.regossip(), REGOSSIP_TICK_MS));
+  }
+
+  /** Gossips again this node's own records that are still pending after their wait (mempool.ts says why). */
+  private regossip(): void {
+    const due = this.mempool.dueForRegossip(REGOSSIP_MAX_PER_TICK);
+    if (due.length === 0) return;
+    this.metrics.recordsRegossiped.inc(due.length);
+    this.gossip.records(due);
   }
 
   async stop(): Promise<void> {
