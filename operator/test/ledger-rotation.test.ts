@@ -36,7 +36,7 @@ const NAMES = ['ledger-v0', 'ledger-v1', 'ledger-v2', 'ledger-v3'];
 const ROUND_TIMEOUT_MS = 3000;
 /** The lines of a node's /metrics a failure shows: where its consensus stands, what it sent, received and refused. */
 const CONSENSUS_METRICS =
-  /^scriptorium_ledger_(round|mempool|is_validator|inbound_queue|rejected|messages_(in|out)|peers|records_regossiped)/;
+  /^scriptorium_ledger_(round|mempool|is_validator|inbound_queue|rejected|messages_(in|out)|peers|records_regossiped|gossip_dropped)/;
 
 let bed: Testbed;
 let client: KubeClient;

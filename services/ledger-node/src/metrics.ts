@@ -16,6 +16,7 @@ export interface NodeMetrics {
   rejectedMessages: Counter<'reason'>;
   recordsFinalized: Counter;
   recordsRegossiped: Counter;
+  gossipDropped: Counter<'pool'>;
   mempoolSize: Gauge;
   isValidator: Gauge;
   memoryTrims: Counter;
@@ -84,6 +85,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): NodeM
     recordsRegossiped: new Counter({
       name: 'scriptorium_ledger_records_regossiped_total',
       help: "This node's own records gossiped again because no block held them yet (their first gossip may be lost)",
+      registers,
+    }),
+    gossipDropped: new Counter({
+      name: 'scriptorium_ledger_gossip_dropped_total',
+      help: 'Sends to a peer dropped because it had the most requests in flight, by connection pool (bulk: records, blocks, sync; consensus: votes)',
+      labelNames: ['pool'],
       registers,
     }),
     mempoolSize: new Gauge({

@@ -1,9 +1,11 @@
 // Fan-out to the registry's peers: records are batched per event-loop turn so a burst of
 // submissions becomes a few POST /mempool calls; everything else is sent right away. Sends are
-// fire-and-forget with a bounded number in flight per peer: a slow peer loses gossip (it will
-// catch up by pull sync) instead of stalling this node. The node keeps two of these on separate
-// connection pools: one for consensus messages (high cap) and one for bulk traffic, so records and
-// blocks never queue in front of, or crowd out, a vote.
+// fire-and-forget with a bounded number in flight per peer: a slow peer loses gossip (blocks it
+// catches up by pull sync; records their origin gossips again while they are pending) instead of
+// stalling this node. A stopping node's hand-off of its mempool goes past that bound (`flush(true)`):
+// it is the last chance those records have. The node keeps two of these on separate connection
+// pools: one for consensus messages (high cap) and one for bulk traffic, so records and blocks never
+// queue in front of, or crowd out, a vote.
 
 import type { IntegrityRecord, PeerSpec } from '@scriptorium/ledger-protocol';
 import type { Logger } from 'pino';
@@ -19,28 +21,39 @@ export class Gossip {
   private readonly maxInFlight: number;
   private pendingRecords: IntegrityRecord[] = [];
   private flushTimer: NodeJS.Immediate | undefined;
-  /** Sends dropped because a peer had too many requests in flight. */
-  dropped = 0;
+  /** Told of each send dropped because its peer had too many requests in flight (a metric). */
+  private readonly onDropped: () => void;
 
-  constructor(transport: Transport, peers: () => PeerSpec[], logger: Logger, maxInFlightPerPeer = 64) {
+  constructor(
+    transport: Transport,
+    peers: () => PeerSpec[],
+    logger: Logger,
+    maxInFlightPerPeer = 64,
+    onDropped: () => void = () => {},
+  ) {
     this.transport = transport;
     this.maxInFlight = maxInFlightPerPeer;
     this.peers = peers;
     this.logger = logger;
+    this.onDropped = onDropped;
   }
 
-  /** POSTs a pre-serialized JSON body to each of `targets` (default: every peer). */
+  /**
+   * POSTs a pre-serialized JSON body to each of `targets` (default: every peer); `overCap` sends even to a peer
+   * with the most requests in flight.
+   */
   sendRaw(
     path: string,
     json: string,
     targets: PeerSpec[] = this.peers(),
     timeoutMs = 5000,
     headers?: Record<string, string>,
+    overCap = false,
   ): void {
     for (const peer of targets) {
       const n = this.inFlight.get(peer.publicKey) ?? 0;
-      if (n >= this.maxInFlight) {
-        this.dropped++;
+      if (n >= this.maxInFlight && !overCap) {
+        this.onDropped();
         continue;
       }
       this.inFlight.set(peer.publicKey, n + 1);
@@ -68,12 +81,13 @@ export class Gossip {
     else this.flushTimer ??= setImmediate(() => this.flush());
   }
 
-  flush(): void {
+  /** Sends the queued records now; `overCap` past the in-flight bound (a stopping node's hand-off). */
+  flush(overCap = false): void {
     if (this.flushTimer) clearImmediate(this.flushTimer);
     this.flushTimer = undefined;
     while (this.pendingRecords.length > 0) {
       const batch = this.pendingRecords.splice(0, RECORD_BATCH);
-      this.sendRaw('/mempool', JSON.stringify({ records: batch }), this.peers(), 5000, { 'x-gossip': '1' });
+      this.sendRaw('/mempool', JSON.stringify({ records: batch }), this.peers(), 5000, { 'x-gossip': '1' }, overCap);
     }
   }
 

@@ -98,9 +98,21 @@ export class LedgerNode {
     };
     this.peers = new PeerRegistry(self, config.seedPeers);
     this.transport = createTransport({ tls: config.tls, clusterToken: config.clusterToken });
-    this.gossip = new Gossip(this.transport, () => this.peers.others(), logger);
+    this.gossip = new Gossip(
+      this.transport,
+      () => this.peers.others(),
+      logger,
+      64,
+      () => metrics.gossipDropped.inc({ pool: 'bulk' }),
+    );
     this.consensusTransport = createTransport({ tls: config.tls, clusterToken: config.clusterToken });
-    this.consensusGossip = new Gossip(this.consensusTransport, () => this.peers.others(), logger, 4096);
+    this.consensusGossip = new Gossip(
+      this.consensusTransport,
+      () => this.peers.others(),
+      logger,
+      4096,
+      () => metrics.gossipDropped.inc({ pool: 'consensus' }),
+    );
 
     this.applier = new BlockApplier({
       self: deps.keys.publicKey,
@@ -186,9 +198,14 @@ export class LedgerNode {
     this.sync.stop();
     this.driver.stop();
     // The records accepted here that no block holds yet go to the peers once more: a gossip lost earlier (peers down,
-    // or busy past the send's timeout) would otherwise leave them only in this node's memory, which ends now.
-    this.gossip.records(this.mempool.take(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY));
-    this.gossip.flush();
+    // busy past the send's timeout, or over the in-flight bound) would otherwise leave them only in this node's
+    // memory, which ends now. Past the in-flight bound: the peers that were slow a moment ago are the ones most
+    // likely to have missed them, and the transport's close below waits for these sends.
+    const pending = this.mempool.take(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+    if (pending.length > 0)
+      this.logger.info({ records: pending.length }, 'stopping: pending records handed to the peers');
+    this.gossip.records(pending);
+    this.gossip.flush(true);
     this.gossip.stop();
     await this.transport.close().catch(() => {});
     await this.consensusTransport.close().catch(() => {});

@@ -1,0 +1,75 @@
+// The in-flight bound per peer: a slow peer loses gossip (counted) instead of stalling the node, except a stopping
+// node's hand-off of its mempool, which goes past it.
+import type { PeerSpec } from '@scriptorium/ledger-protocol';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { Gossip } from './gossip.ts';
+import type { Transport } from './transport.ts';
+
+const peer = (n: number): PeerSpec => ({ nodeId: `n${n}`, host: '127.0.0.1', port: 9000 + n, publicKey: `k${n}` });
+
+/** A transport whose peer `slow` never answers; the others answer at once. Records each POST's path and peer. */
+function transport(slow: string) {
+  const posts: { peer: string; path: string; records: number }[] = [];
+  const t: Transport = {
+    post: () => Promise.reject(new Error('unused')),
+    get: () => Promise.reject(new Error('unused')),
+    close: async () => {},
+    postRaw(p, path, json) {
+      const spec = p as PeerSpec;
+      posts.push({ peer: spec.publicKey, path, records: (JSON.parse(json).records ?? []).length });
+      return spec.publicKey === slow ? new Promise(() => {}) : Promise.resolve({ status: 200, body: {} });
+    },
+  };
+  return { t, posts };
+}
+
+/** Lets the answered sends settle (their in-flight count drops in a promise callback). */
+const settled = () => new Promise((r) => setImmediate(r));
+
+describe('Gossip', () => {
+  it('drops sends to a peer with the most requests in flight, counts them, and sends to the others', async () => {
+    const { t, posts } = transport('k1');
+    let dropped = 0;
+    const g = new Gossip(
+      t,
+      () => [peer(1), peer(2)],
+      pino({ level: 'silent' }),
+      3,
+      () => dropped++,
+    );
+    for (let i = 0; i < 5; i++) {
+      g.sendRaw('/block', '{}');
+      await settled();
+    }
+    expect(posts.filter((p) => p.peer === 'k1')).toHaveLength(3);
+    expect(posts.filter((p) => p.peer === 'k2')).toHaveLength(5);
+    expect(dropped).toBe(2);
+  });
+
+  it("a stopping node's hand-off (flush past the bound) reaches the slow peer too", async () => {
+    const { t, posts } = transport('k1');
+    let dropped = 0;
+    const g = new Gossip(
+      t,
+      () => [peer(1), peer(2)],
+      pino({ level: 'silent' }),
+      1,
+      () => dropped++,
+    );
+    g.sendRaw('/block', '{}');
+    await settled();
+    // Within the bound: the records' batch to the slow peer is dropped.
+    g.records([{ id: 'a' }]);
+    g.flush();
+    expect(posts.filter((p) => p.peer === 'k1' && p.path === '/mempool')).toHaveLength(0);
+    expect(dropped).toBe(1);
+    // The hand-off goes past it.
+    g.records([{ id: 'a' }, { id: 'b' }]);
+    g.flush(true);
+    expect(posts.filter((p) => p.peer === 'k1' && p.path === '/mempool')).toEqual([
+      { peer: 'k1', path: '/mempool', records: 2 },
+    ]);
+    expect(dropped).toBe(1);
+  });
+});
