@@ -100,8 +100,8 @@ export const nodeSettings = z.object({
   NODE_RATE_LIMIT__BURST: intSetting(1, 10_000_000).default(4000),
   NODE_MEMPOOL__MAX_RECORDS: intSetting(1, 10_000_000).default(200_000),
   /**
-   * A record this node accepted itself and no block holds yet is gossiped again this long after it arrived, then
-   * after twice as long each time (up to 16 times this); 0 = never (its one gossip may be lost).
+   * A record this node accepted itself and no block holds yet is gossiped again every this long until a validator
+   * has taken it, then every 16 times as long; 0 = never (its one gossip may be lost).
    */
   NODE_MEMPOOL__REGOSSIP_AFTER_MS: intSetting(0, 3_600_000).default(10_000),
   NODE_PEERS__ANNOUNCE_INTERVAL_MS: intSetting(100, 3_600_000).default(5000),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Mempool, REGOSSIP_MAX_FACTOR } from './mempool.ts';
+import { Mempool, REGOSSIP_LATE_FACTOR } from './mempool.ts';
 
 const FIRST = 10_000;
 
@@ -18,7 +18,7 @@ describe('mempool', () => {
     expect(pool.size).toBe(1);
   });
 
-  it("gossips its own pending records again, later each time; a peer's records and final ones never", () => {
+  it("gossips its own pending records again at its interval; a peer's records and final ones never", () => {
     let now = 0;
     const pool = new Mempool({ maxRecords: 10, isCommitted: () => false, now: () => now, regossipAfterMs: FIRST });
     pool.add([{ id: 'own-1' }, { id: 'own-2' }]);
@@ -31,11 +31,35 @@ describe('mempool', () => {
     expect(due()).toEqual([]);
     // Final: no longer pending, never sent again.
     pool.removeCommitted([{ id: 'own-2' }], []);
-    const sentAt: number[] = [];
-    for (now = FIRST; now <= 1_000_000; now += 1000) if (due().length > 0) sentAt.push(now);
-    const waits = sentAt.map((t, i) => t - (sentAt[i - 1] ?? FIRST));
-    expect(waits.slice(0, 4)).toEqual([2, 4, 8, 16].map((k) => k * FIRST));
-    expect(Math.max(...waits)).toBe(REGOSSIP_MAX_FACTOR * FIRST);
+    const sent: { at: number; ids: string[] }[] = [];
+    for (now = FIRST + 1000; now <= 100_000; now += 1000) {
+      const ids = due();
+      if (ids.length > 0) sent.push({ at: now, ids });
+    }
+    expect(sent).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10].map((k) => ({ at: k * FIRST, ids: ['own-1'] })));
+  });
+
+  it('a record a validator took is gossiped again only as a late safety net', () => {
+    let now = 0;
+    const pool = new Mempool({ maxRecords: 10, isCommitted: () => false, now: () => now, regossipAfterMs: FIRST });
+    const due = () => pool.dueForRegossip(10).map((r) => r.id);
+    pool.add([{ id: 'taken' }, { id: 'lost' }]);
+    pool.add([{ id: 'peer' }], false);
+    pool.delivered([{ id: 'taken' }, { id: 'peer' }, { id: 'unknown' }]);
+    now = FIRST;
+    expect(due()).toEqual(['lost']);
+    now = 2 * FIRST;
+    expect(due()).toEqual(['lost']);
+    // Taken later, after gossips of its own: from then on the late interval, counted from its arrival.
+    pool.delivered([{ id: 'lost' }]);
+    now = REGOSSIP_LATE_FACTOR * FIRST - 1;
+    expect(due()).toEqual([]);
+    now = REGOSSIP_LATE_FACTOR * FIRST;
+    expect(due()).toEqual(['taken', 'lost']);
+    now = 2 * REGOSSIP_LATE_FACTOR * FIRST - 1;
+    expect(due()).toEqual([]);
+    now = 2 * REGOSSIP_LATE_FACTOR * FIRST;
+    expect(due()).toEqual(['taken', 'lost']);
   });
 
   it('unset or 0: never', () => {

@@ -4,10 +4,13 @@
 // those are gossiped on. A record this node accepted itself (from a client or its watcher) is due to be
 // gossiped again while it stays pending (`dueForRegossip`): its first gossip can be lost (a peer restarting,
 // busy past the send's timeout, or over its in-flight cap), and until a proposer holds it, it waits here alone.
+// It goes out again every NODE_MEMPOOL__REGOSSIP_AFTER_MS until a validator has taken it (`delivered`); then only
+// a late safety net remains (that validator may restart before a block holds it), every REGOSSIP_LATE_FACTOR times
+// as long. So a busy chain, whose gossip arrives, sends nothing twice.
 import type { IntegrityRecord, ValidatorChange } from '@scriptorium/ledger-protocol';
 
-/** Each later gossip of a record waits twice as long as the one before, up to this many times the first wait. */
-export const REGOSSIP_MAX_FACTOR = 16;
+/** A record a validator took is gossiped again only this many times NODE_MEMPOOL__REGOSSIP_AFTER_MS apart. */
+export const REGOSSIP_LATE_FACTOR = 16;
 
 interface Pending {
   record: IntegrityRecord;
@@ -15,8 +18,8 @@ interface Pending {
   addedAt: number;
   /** When it is gossiped again if still pending (undefined: a peer's record, its origin sends it again). */
   regossipAt: number | undefined;
-  /** The wait before the next gossip after that one. */
-  regossipAfter: number;
+  /** The wait between its gossips: the setting's, or REGOSSIP_LATE_FACTOR times it once a validator took it. */
+  regossipEvery: number;
 }
 
 export interface MempoolOptions {
@@ -63,21 +66,36 @@ export class Mempool {
   add(records: readonly IntegrityRecord[], own = true): IntegrityRecord[] {
     const fresh: IntegrityRecord[] = [];
     const at = this.now();
-    const first = this.options.regossipAfterMs ?? 0;
-    const regossipAt = own && first > 0 ? at + first : undefined;
+    const every = this.options.regossipAfterMs ?? 0;
+    const regossipAt = own && every > 0 ? at + every : undefined;
     for (const record of records) {
       if (this.records.has(record.id) || this.options.isCommitted(record.id)) continue;
       if (this.records.size >= this.options.maxRecords) break;
       const bytes = JSON.stringify(record).length;
-      this.records.set(record.id, { record, bytes, addedAt: at, regossipAt, regossipAfter: 2 * first });
+      this.records.set(record.id, { record, bytes, addedAt: at, regossipAt, regossipEvery: every });
       fresh.push(record);
     }
     return fresh;
   }
 
   /**
+   * Records a validator took (it answered 2xx to their gossip): gossiped again only as a late safety net, every
+   * REGOSSIP_LATE_FACTOR times the setting from their arrival on.
+   */
+  delivered(records: readonly IntegrityRecord[]): void {
+    const late = REGOSSIP_LATE_FACTOR * (this.options.regossipAfterMs ?? 0);
+    for (const r of records) {
+      const p = this.records.get(r.id);
+      if (p?.regossipAt === undefined) continue;
+      if (p.regossipEvery === late) continue;
+      p.regossipAt = Math.max(p.regossipAt, p.addedAt + late);
+      p.regossipEvery = late;
+    }
+  }
+
+  /**
    * This node's own pending records whose next gossip is due, oldest first, at most `max`; each is then due again
-   * after twice the wait (up to REGOSSIP_MAX_FACTOR times the first). A scan of the pool: called every few seconds,
+   * after its interval. A scan of the pool: called every few seconds,
    * not per record.
    */
   dueForRegossip(max: number): IntegrityRecord[] {
@@ -87,8 +105,7 @@ export class Mempool {
       if (out.length >= max) break;
       if (p.regossipAt === undefined || p.regossipAt > at) continue;
       out.push(p.record);
-      p.regossipAt = at + p.regossipAfter;
-      p.regossipAfter = Math.min(2 * p.regossipAfter, REGOSSIP_MAX_FACTOR * (this.options.regossipAfterMs ?? 0));
+      p.regossipAt = at + p.regossipEvery;
     }
     return out;
   }

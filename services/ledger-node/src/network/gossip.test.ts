@@ -31,13 +31,7 @@ describe('Gossip', () => {
   it('drops sends to a peer with the most requests in flight, counts them, and sends to the others', async () => {
     const { t, posts } = transport('k1');
     let dropped = 0;
-    const g = new Gossip(
-      t,
-      () => [peer(1), peer(2)],
-      pino({ level: 'silent' }),
-      3,
-      () => dropped++,
-    );
+    const g = new Gossip(t, () => [peer(1), peer(2)], pino({ level: 'silent' }), 3, { dropped: () => dropped++ });
     for (let i = 0; i < 5; i++) {
       g.sendRaw('/block', '{}');
       await settled();
@@ -50,13 +44,7 @@ describe('Gossip', () => {
   it("a stopping node's hand-off (flush past the bound) reaches the slow peer too", async () => {
     const { t, posts } = transport('k1');
     let dropped = 0;
-    const g = new Gossip(
-      t,
-      () => [peer(1), peer(2)],
-      pino({ level: 'silent' }),
-      1,
-      () => dropped++,
-    );
+    const g = new Gossip(t, () => [peer(1), peer(2)], pino({ level: 'silent' }), 1, { dropped: () => dropped++ });
     g.sendRaw('/block', '{}');
     await settled();
     // Within the bound: the records' batch to the slow peer is dropped.
@@ -71,5 +59,38 @@ describe('Gossip', () => {
       { peer: 'k1', path: '/mempool', records: 2 },
     ]);
     expect(dropped).toBe(1);
+  });
+
+  it('tells which peers took a batch of records, never a refusing one', async () => {
+    const posts: string[] = [];
+    const answers: Record<string, number> = { k1: 503, k2: 200, k3: 200 };
+    const t: Transport = {
+      post: () => Promise.reject(new Error('unused')),
+      get: () => Promise.reject(new Error('unused')),
+      close: async () => {},
+      postRaw: (p) => {
+        posts.push((p as PeerSpec).publicKey);
+        return Promise.resolve({ status: answers[(p as PeerSpec).publicKey] ?? 500, body: {} });
+      },
+    };
+    const delivered: string[][] = [];
+    let peers = [peer(1), peer(2), peer(3)];
+    const g = new Gossip(t, () => peers, pino({ level: 'silent' }), 64, {
+      recordsDelivered: (records, to) => delivered.push([to.publicKey, ...records.map((r) => r.id)]),
+    });
+    g.records([{ id: 'a' }, { id: 'b' }]);
+    g.flush();
+    await settled();
+    expect(delivered).toEqual([
+      ['k2', 'a', 'b'],
+      ['k3', 'a', 'b'],
+    ]);
+    // Only a refusing peer: not delivered.
+    peers = [peer(1)];
+    g.records([{ id: 'c' }]);
+    g.flush();
+    await settled();
+    expect(delivered).toHaveLength(2);
+    expect(posts).toEqual(['k1', 'k2', 'k3', 'k1']);
   });
 });

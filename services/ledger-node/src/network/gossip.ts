@@ -13,6 +13,22 @@ import type { Transport } from './transport.ts';
 
 const RECORD_BATCH = 2000;
 
+export interface SendOptions {
+  timeoutMs?: number;
+  headers?: Record<string, string>;
+  /** Send even to a peer with the most requests in flight. */
+  overCap?: boolean;
+  /** Called for each peer that answers 2xx. */
+  onAccepted?: (peer: PeerSpec) => void;
+}
+
+export interface GossipHooks {
+  /** A send was dropped because its peer had the most requests in flight (a metric). */
+  dropped?: () => void;
+  /** A batch of records reached `peer` (it answered 2xx): it is no longer only here. */
+  recordsDelivered?: (records: readonly IntegrityRecord[], peer: PeerSpec) => void;
+}
+
 export class Gossip {
   private readonly transport: Transport;
   private readonly peers: () => PeerSpec[];
@@ -21,45 +37,36 @@ export class Gossip {
   private readonly maxInFlight: number;
   private pendingRecords: IntegrityRecord[] = [];
   private flushTimer: NodeJS.Immediate | undefined;
-  /** Told of each send dropped because its peer had too many requests in flight (a metric). */
-  private readonly onDropped: () => void;
+  private readonly hooks: GossipHooks;
 
   constructor(
     transport: Transport,
     peers: () => PeerSpec[],
     logger: Logger,
     maxInFlightPerPeer = 64,
-    onDropped: () => void = () => {},
+    hooks: GossipHooks = {},
   ) {
     this.transport = transport;
     this.maxInFlight = maxInFlightPerPeer;
     this.peers = peers;
     this.logger = logger;
-    this.onDropped = onDropped;
+    this.hooks = hooks;
   }
 
-  /**
-   * POSTs a pre-serialized JSON body to each of `targets` (default: every peer); `overCap` sends even to a peer
-   * with the most requests in flight.
-   */
-  sendRaw(
-    path: string,
-    json: string,
-    targets: PeerSpec[] = this.peers(),
-    timeoutMs = 5000,
-    headers?: Record<string, string>,
-    overCap = false,
-  ): void {
+  /** POSTs a pre-serialized JSON body to each of `targets` (default: every peer). */
+  sendRaw(path: string, json: string, targets: PeerSpec[] = this.peers(), options: SendOptions = {}): void {
+    const { timeoutMs = 5000, headers, overCap = false, onAccepted } = options;
     for (const peer of targets) {
       const n = this.inFlight.get(peer.publicKey) ?? 0;
       if (n >= this.maxInFlight && !overCap) {
-        this.onDropped();
+        this.hooks.dropped?.();
         continue;
       }
       this.inFlight.set(peer.publicKey, n + 1);
       this.transport
         .postRaw(peer, path, json, timeoutMs, headers)
         .then((res) => {
+          if (res.status < 300) onAccepted?.(peer);
           if (res.status >= 400 && res.status !== 503)
             this.logger.debug({ peer: peer.nodeId, path, status: res.status }, 'peer refused');
         })
@@ -87,7 +94,12 @@ export class Gossip {
     this.flushTimer = undefined;
     while (this.pendingRecords.length > 0) {
       const batch = this.pendingRecords.splice(0, RECORD_BATCH);
-      this.sendRaw('/mempool', JSON.stringify({ records: batch }), this.peers(), 5000, { 'x-gossip': '1' }, overCap);
+      const delivered = this.hooks.recordsDelivered;
+      this.sendRaw('/mempool', JSON.stringify({ records: batch }), this.peers(), {
+        headers: { 'x-gossip': '1' },
+        overCap,
+        ...(delivered ? { onAccepted: (peer: PeerSpec) => delivered(batch, peer) } : {}),
+      });
     }
   }
 

@@ -98,21 +98,18 @@ export class LedgerNode {
     };
     this.peers = new PeerRegistry(self, config.seedPeers);
     this.transport = createTransport({ tls: config.tls, clusterToken: config.clusterToken });
-    this.gossip = new Gossip(
-      this.transport,
-      () => this.peers.others(),
-      logger,
-      64,
-      () => metrics.gossipDropped.inc({ pool: 'bulk' }),
-    );
+    this.gossip = new Gossip(this.transport, () => this.peers.others(), logger, 64, {
+      dropped: () => metrics.gossipDropped.inc({ pool: 'bulk' }),
+      // A record a validator holds is not gossiped again (mempool.ts): it proposes it in its turn. A follower that
+      // took it does not count: it never proposes.
+      recordsDelivered: (records, peer) => {
+        if (this.currentValidators().includes(peer.publicKey)) this.mempool.delivered(records);
+      },
+    });
     this.consensusTransport = createTransport({ tls: config.tls, clusterToken: config.clusterToken });
-    this.consensusGossip = new Gossip(
-      this.consensusTransport,
-      () => this.peers.others(),
-      logger,
-      4096,
-      () => metrics.gossipDropped.inc({ pool: 'consensus' }),
-    );
+    this.consensusGossip = new Gossip(this.consensusTransport, () => this.peers.others(), logger, 4096, {
+      dropped: () => metrics.gossipDropped.inc({ pool: 'consensus' }),
+    });
 
     this.applier = new BlockApplier({
       self: deps.keys.publicKey,
@@ -242,7 +239,7 @@ export class LedgerNode {
   pushBlock(block: Block, targets: PeerSpec[] = this.peers.others()): void {
     // The height header lets a peer that already has the block answer before parsing the body.
     const headers = { 'x-block-height': String(block.header.height) };
-    this.gossip.sendRaw('/block', JSON.stringify(block), targets, 5000, headers);
+    this.gossip.sendRaw('/block', JSON.stringify(block), targets, { headers });
   }
 
   /** True when a pushed block of this height is already stored (checked before the body is parsed). */

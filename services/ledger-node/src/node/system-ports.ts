@@ -26,7 +26,7 @@ export function httpConsensusNetwork(
     broadcast(msg: ConsensusMessage, to: ReadonlySet<string>) {
       const targets = peers.others().filter((p) => to.has(p.publicKey));
       // A late vote is still useful (a late COMMIT quorum decides), so the timeout is generous.
-      consensusGossip.sendRaw('/consensus', JSON.stringify(msg), targets, 30_000);
+      consensusGossip.sendRaw('/consensus', JSON.stringify(msg), targets, { timeoutMs: 30_000 });
     },
     pushBlock(block: Block, except: ReadonlySet<string>) {
       const targets = peers.others().filter((p) => !except.has(p.publicKey));
