@@ -48,6 +48,8 @@ export class LeaderElector {
   #timer: NodeJS.Timeout | undefined;
   #lastRenew = 0;
   #wake: (() => void) | undefined;
+  /** The election loop, while it runs: stop() waits for it before releasing. */
+  #loop: Promise<void> | undefined;
 
   constructor(client: KubeClient, options: LeaderElectionOptions) {
     this.#client = client;
@@ -116,7 +118,12 @@ export class LeaderElector {
    * Run the election until stop(). `onStartedLeading` is called once when the Lease is won;
    * `onStoppedLeading` when it is lost (the caller should exit, as client-go's users do).
    */
-  async run(callbacks: { onStartedLeading: () => void; onStoppedLeading: () => void }): Promise<void> {
+  run(callbacks: { onStartedLeading: () => void; onStoppedLeading: () => void }): Promise<void> {
+    this.#loop ??= this.#run(callbacks);
+    return this.#loop;
+  }
+
+  async #run(callbacks: { onStartedLeading: () => void; onStoppedLeading: () => void }): Promise<void> {
     while (!this.#stopped) {
       let held = false;
       try {
@@ -145,31 +152,42 @@ export class LeaderElector {
     }
   }
 
-  /** Stop the election; a leader releases the Lease so another replica can take it without waiting. */
+  /**
+   * Stop the election; a leader releases the Lease so another replica can take it without waiting. An attempt in
+   * flight finishes first: a renewal landing between the release's read and write made the release a conflict, and
+   * the Lease stayed held until it expired (a standby waited the whole lease duration).
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
     this.#wake?.();
+    await this.#loop?.catch(() => undefined);
     if (!this.#leading) return;
     this.#leading = false;
-    try {
-      const lease = await this.#client.request<Lease>('GET', this.#path);
-      if (lease.spec.holderIdentity !== this.#o.identity) return;
-      await this.#client.request('PUT', this.#path, {
-        body: {
-          ...lease,
-          spec: {
-            ...lease.spec,
-            holderIdentity: null,
-            leaseDurationSeconds: 1,
-            acquireTime: null,
-            renewTime: microTime(),
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const lease = await this.#client.request<Lease>('GET', this.#path);
+        if (lease.spec.holderIdentity !== this.#o.identity) return;
+        await this.#client.request('PUT', this.#path, {
+          body: {
+            ...lease,
+            spec: {
+              ...lease.spec,
+              holderIdentity: null,
+              leaseDurationSeconds: 1,
+              acquireTime: null,
+              renewTime: microTime(),
+            },
           },
-        },
-      });
-      this.#o.log?.info({ lease: this.#o.name }, 'leader election: released the lease');
-    } catch (err) {
-      this.#o.log?.warn({ err: String(err) }, 'leader election: release failed');
+        });
+        this.#o.log?.info({ lease: this.#o.name }, 'leader election: released the lease');
+        return;
+      } catch (err) {
+        // A conflict: the Lease changed between the read and the write (another writer); read it again.
+        if (isConflict(err) && attempt < 3) continue;
+        this.#o.log?.warn({ err: String(err) }, 'leader election: release failed');
+        return;
+      }
     }
   }
 }
