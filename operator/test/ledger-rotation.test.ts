@@ -54,6 +54,9 @@ const block = (v: string, h: number) => fetchBlock(url(v), h);
 /** A steady load of records, and a watch on the height: what was accepted, and the longest wait for a new height. */
 function startLoad(token: string) {
   const accepted = new Set<string>();
+  /** The first id of each accepted request: which node took how many of its records, when (since the load began). */
+  const acceptedBy = new Map<string, string>();
+  const started = Date.now();
   let stopped = false;
   let batch = 0;
   let lastHeight = -1;
@@ -72,7 +75,14 @@ function startLoad(token: string) {
           body: JSON.stringify({ records: ids.map((id) => ({ id, entity: 'urn:rotation', value: batch })) }),
           signal: AbortSignal.timeout(2000),
         });
-        if (res.status === 200) for (const id of ids) accepted.add(id);
+        if (res.status === 200) {
+          for (const id of ids) accepted.add(id);
+          const { accepted: taken } = (await res.json()) as { accepted: number };
+          acceptedBy.set(
+            ids[0] as string,
+            `${target} took ${taken} at ${((Date.now() - started) / 1000).toFixed(1)} s`,
+          );
+        }
       } catch {
         // that node is restarting: the next batch goes to another
       }
@@ -108,6 +118,8 @@ function startLoad(token: string) {
   const running = Promise.all([send(), watch()]);
   return {
     accepted,
+    acceptedBy,
+    started,
     async stop() {
       stopped = true;
       await running;
@@ -133,7 +145,8 @@ afterAll(async () => {
 describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, () => {
   it('rotates each of 4 validators in turn under load: progress, every record final once, old evidence verifies', async () => {
     ns = await createNamespace(client, 'rot');
-    kubelet = new LedgerKubelet(client, dir, { ports });
+    // Info: a failure shows each node's starts, stops, role changes and hand-offs (its log, access lines left out).
+    kubelet = new LedgerKubelet(client, dir, { ports, env: { LOG_LEVEL: 'info' } });
     await create(client, {
       apiVersion: 'scriptorium.dev/v1alpha1',
       kind: 'LedgerCluster',
@@ -251,6 +264,12 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
     ).catch(async (err: Error) => {
       // What is missing, where each node stands, and what the nodes warned about.
       const missing = [...accepted].filter((id) => !seen.has(id));
+      // Blocks made since the last look: a missing record may have become final just now.
+      const tip = (await chainOf('ledger-v0'))?.height ?? scanned;
+      const late: string[] = [];
+      for (let h = scanned + 1; h <= tip; h++)
+        for (const r of (await block('ledger-v0', h).catch(() => undefined))?.records ?? [])
+          if (missing.includes(r.id)) late.push(`${r.id} at ${h}`);
       const nodes = await Promise.all(
         NAMES.map(async (v) => {
           const ready = await fetch(`${url(v)}/ready`, { signal: AbortSignal.timeout(2000) })
@@ -262,8 +281,9 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
           } catch {}
           const warnings = log
             .split('\n')
-            .filter((line) => /"level":"(warn|error|fatal)"|"level":(40|50|60)/.test(line))
-            .slice(-8);
+            .filter((line) => line.startsWith('{') && !line.includes('"msg":"access"'))
+            .slice(-14)
+            .map((line) => line.replace(/"(pid|hostname)":[^,]*,/g, ''));
           const metrics = await fetch(`${url(v)}/metrics`, { signal: AbortSignal.timeout(2000) })
             .then((r) => r.text())
             .catch((e: Error) => e.message);
@@ -277,7 +297,13 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
       );
       throw new Error(
         `${err.message}: ${missing.length} of ${accepted.size} accepted records not final by height ${scanned} ` +
-          `(first: ${missing.slice(0, 5).join(', ')})\n${nodes.join('\n')}`,
+          `(first: ${missing.slice(0, 5).join(', ')}; ${missing
+            .map((id) => load.acceptedBy.get(id))
+            .filter(Boolean)
+            .join(', ')}; ` +
+          `final since: ${late.slice(0, 3).join(', ') || 'none'}; restarts seen at ` +
+          `${NAMES.map((v) => `${v} ${(((restartAt.get(v) ?? 0) - load.started) / 1000).toFixed(1)} s`).join(', ')})\n` +
+          nodes.join('\n'),
       );
     });
     expect(accepted.size).toBeGreaterThan(100);

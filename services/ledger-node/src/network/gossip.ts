@@ -2,8 +2,7 @@
 // submissions becomes a few POST /mempool calls; everything else is sent right away. Sends are
 // fire-and-forget with a bounded number in flight per peer: a slow peer loses gossip (blocks it
 // catches up by pull sync; records their origin gossips again while they are pending) instead of
-// stalling this node. A stopping node's hand-off of its mempool goes past that bound (`flush(true)`):
-// it is the last chance those records have. The node keeps two of these on separate connection
+// stalling this node. The node keeps two of these on separate connection
 // pools: one for consensus messages (high cap) and one for bulk traffic, so records and blocks never
 // queue in front of, or crowd out, a vote.
 
@@ -16,8 +15,6 @@ const RECORD_BATCH = 2000;
 export interface SendOptions {
   timeoutMs?: number;
   headers?: Record<string, string>;
-  /** Send even to a peer with the most requests in flight. */
-  overCap?: boolean;
   /** Called for each peer that answers 2xx. */
   onAccepted?: (peer: PeerSpec) => void;
 }
@@ -55,10 +52,10 @@ export class Gossip {
 
   /** POSTs a pre-serialized JSON body to each of `targets` (default: every peer). */
   sendRaw(path: string, json: string, targets: PeerSpec[] = this.peers(), options: SendOptions = {}): void {
-    const { timeoutMs = 5000, headers, overCap = false, onAccepted } = options;
+    const { timeoutMs = 5000, headers, onAccepted } = options;
     for (const peer of targets) {
       const n = this.inFlight.get(peer.publicKey) ?? 0;
-      if (n >= this.maxInFlight && !overCap) {
+      if (n >= this.maxInFlight) {
         this.hooks.dropped?.();
         continue;
       }
@@ -88,8 +85,8 @@ export class Gossip {
     else this.flushTimer ??= setImmediate(() => this.flush());
   }
 
-  /** Sends the queued records now; `overCap` past the in-flight bound (a stopping node's hand-off). */
-  flush(overCap = false): void {
+  /** Sends the queued records now. */
+  flush(): void {
     if (this.flushTimer) clearImmediate(this.flushTimer);
     this.flushTimer = undefined;
     while (this.pendingRecords.length > 0) {
@@ -97,7 +94,6 @@ export class Gossip {
       const delivered = this.hooks.recordsDelivered;
       this.sendRaw('/mempool', JSON.stringify({ records: batch }), this.peers(), {
         headers: { 'x-gossip': '1' },
-        overCap,
         ...(delivered ? { onAccepted: (peer: PeerSpec) => delivered(batch, peer) } : {}),
       });
     }

@@ -29,6 +29,8 @@ import { httpConsensusNetwork, httpSyncNetwork, systemClock, systemTimers } from
 /** How often the mempool is asked for this node's records due to be gossiped again, and how many go out at most. */
 const REGOSSIP_TICK_MS = 2000;
 const REGOSSIP_MAX_PER_TICK = 2000;
+/** Records per POST /mempool of a stopping node's hand-off (the gossip's batch). */
+const HAND_OFF_BATCH = 2000;
 
 export type { BlockOrigin } from './applier.ts';
 
@@ -179,6 +181,40 @@ export class LedgerNode {
     this.timers.push(setInterval(() => this.regossip(), REGOSSIP_TICK_MS));
   }
 
+  /**
+   * A stopping node's hand-off: the records accepted here that no block holds yet go to every peer once more, and the
+   * sends are awaited (each bounded by its timeout, within the process's shutdown). A gossip lost earlier (peers down,
+   * busy past the send's timeout, or over the in-flight bound) would otherwise leave them only in this node's memory,
+   * which ends now. Sent directly, not through the gossip's in-flight bound: the peers that were slow a moment ago
+   * are the likeliest to have missed them. Logged: how many peers took them (a warning when none did).
+   */
+  private async handOff(): Promise<void> {
+    const pending = this.mempool.take(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+    if (pending.length === 0) return;
+    const peers = this.peers.others();
+    const bodies: string[] = [];
+    for (let i = 0; i < pending.length; i += HAND_OFF_BATCH)
+      bodies.push(JSON.stringify({ records: pending.slice(i, i + HAND_OFF_BATCH) }));
+    const outcomes = await Promise.all(
+      peers.map(async (peer) => {
+        try {
+          for (const body of bodies) {
+            const res = await this.transport.postRaw(peer, '/mempool', body, 5000, { 'x-gossip': '1' });
+            if (res.status >= 300) return `${peer.nodeId}: ${res.status}`;
+          }
+          return undefined;
+        } catch (err) {
+          return `${peer.nodeId}: ${(err as Error).message}`;
+        }
+      }),
+    );
+    const failed = outcomes.filter((o): o is string => o !== undefined);
+    const took = peers.length - failed.length;
+    const fields = { records: pending.length, peers: peers.length, took, failed: failed.slice(0, 8) };
+    if (took === 0) this.logger.warn(fields, 'stopping: no peer took the pending records (only this node held them)');
+    else this.logger.info(fields, 'stopping: pending records handed to the peers');
+  }
+
   /** Gossips again this node's own records that are still pending after their wait (mempool.ts says why). */
   private regossip(): void {
     const due = this.mempool.dueForRegossip(REGOSSIP_MAX_PER_TICK);
@@ -194,16 +230,8 @@ export class LedgerNode {
     this.inbound.stop();
     this.sync.stop();
     this.driver.stop();
-    // The records accepted here that no block holds yet go to the peers once more: a gossip lost earlier (peers down,
-    // busy past the send's timeout, or over the in-flight bound) would otherwise leave them only in this node's
-    // memory, which ends now. Past the in-flight bound: the peers that were slow a moment ago are the ones most
-    // likely to have missed them, and the transport's close below waits for these sends.
-    const pending = this.mempool.take(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
-    if (pending.length > 0)
-      this.logger.info({ records: pending.length }, 'stopping: pending records handed to the peers');
-    this.gossip.records(pending);
-    this.gossip.flush(true);
     this.gossip.stop();
+    await this.handOff();
     await this.transport.close().catch(() => {});
     await this.consensusTransport.close().catch(() => {});
     this.chain.close();
