@@ -264,8 +264,11 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
     ).catch(async (err: Error) => {
       // What is missing, where each node stands, and what the nodes warned about.
       const missing = [...accepted].filter((id) => !seen.has(id));
-      // Blocks made since the last look: a missing record may have become final just now.
+      // Blocks made since the last look: a missing record may have become final just now. And whether the idle chain
+      // moves (an empty block every 500 ms): its height now and 3 s later.
       const tip = (await chainOf('ledger-v0'))?.height ?? scanned;
+      await new Promise((r) => setTimeout(r, 3000));
+      const moved = ((await chainOf('ledger-v0'))?.height ?? tip) - tip;
       const late: string[] = [];
       for (let h = scanned + 1; h <= tip; h++)
         for (const r of (await block('ledger-v0', h).catch(() => undefined))?.records ?? [])
@@ -301,7 +304,7 @@ describe('validator key rotation with real ledger nodes', { timeout: 600_000 }, 
             .map((id) => load.acceptedBy.get(id))
             .filter(Boolean)
             .join(', ')}; ` +
-          `final since: ${late.slice(0, 3).join(', ') || 'none'}; restarts seen at ` +
+          `final since: ${late.slice(0, 3).join(', ') || 'none'}; ${moved} heights in the last 3 s; restarts seen at ` +
           `${NAMES.map((v) => `${v} ${(((restartAt.get(v) ?? 0) - load.started) / 1000).toFixed(1)} s`).join(', ')})\n` +
           nodes.join('\n'),
       );

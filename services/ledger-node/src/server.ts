@@ -59,6 +59,10 @@ export async function startNode(
       port,
       height: node.chain.height,
       validator: node.isValidator(),
+      // The block timing it runs with (an idle chain's pace follows the empty-block interval).
+      round_timeout_ms: config.roundTimeoutMs,
+      block_delay_ms: config.blockDelayMs,
+      empty_block_interval_ms: config.emptyBlockIntervalMs,
     },
     'ledger node started',
   );
