@@ -2,15 +2,16 @@
 // submissions becomes a few POST /mempool calls; everything else is sent right away. Sends are
 // fire-and-forget with a bounded number in flight per peer: a slow peer loses gossip (blocks it
 // catches up by pull sync; records their origin gossips again while they are pending) instead of
-// stalling this node. The node keeps two of these on separate connection
-// pools: one for consensus messages (high cap) and one for bulk traffic, so records and blocks never
-// queue in front of, or crowd out, a vote.
+// stalling this node. The node keeps two of these on separate connection pools: one for consensus
+// messages (high cap) and one for bulk traffic, so records and blocks never queue in front of, or
+// crowd out, a vote.
 
 import type { IntegrityRecord, PeerSpec } from '@scriptorium/ledger-protocol';
 import type { Logger } from 'pino';
 import type { Transport } from './transport.ts';
 
-const RECORD_BATCH = 2000;
+/** Records per POST /mempool (gossip, and a stopping node's hand-off). */
+export const RECORD_BATCH = 2000;
 
 export interface SendOptions {
   timeoutMs?: number;

@@ -13,7 +13,7 @@ import { cachedVerify } from '../consensus/index.ts';
 import { badRequest, ConsensusRefused, NodeError } from '../errors.ts';
 import { Mempool } from '../mempool/index.ts';
 import type { NodeMetrics } from '../metrics.ts';
-import { Gossip } from '../network/gossip.ts';
+import { Gossip, RECORD_BATCH } from '../network/gossip.ts';
 import { PeerRegistry } from '../network/peers.ts';
 import { createTransport, type Transport } from '../network/transport.ts';
 import { BlockStore, StateStore } from '../storage/index.ts';
@@ -29,8 +29,6 @@ import { httpConsensusNetwork, httpSyncNetwork, systemClock, systemTimers } from
 /** How often the mempool is asked for this node's records due to be gossiped again, and how many go out at most. */
 const REGOSSIP_TICK_MS = 2000;
 const REGOSSIP_MAX_PER_TICK = 2000;
-/** Records per POST /mempool of a stopping node's hand-off (the gossip's batch). */
-const HAND_OFF_BATCH = 2000;
 
 export type { BlockOrigin } from './applier.ts';
 
@@ -193,8 +191,8 @@ export class LedgerNode {
     if (pending.length === 0) return;
     const peers = this.peers.others();
     const bodies: string[] = [];
-    for (let i = 0; i < pending.length; i += HAND_OFF_BATCH)
-      bodies.push(JSON.stringify({ records: pending.slice(i, i + HAND_OFF_BATCH) }));
+    for (let i = 0; i < pending.length; i += RECORD_BATCH)
+      bodies.push(JSON.stringify({ records: pending.slice(i, i + RECORD_BATCH) }));
     const outcomes = await Promise.all(
       peers.map(async (peer) => {
         try {
