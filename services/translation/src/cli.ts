@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // The translation service's commands:
 //   serve                               HTTP API on PORT (3000): refuses to start when migrations are behind
 //   migrate                             apply pending migrations
