@@ -1,4 +1,4 @@
-// The operator process: `node operator/src/main.ts` (the image's ENTRYPOINT).
+// The operator process, started by main.ts (the image's ENTRYPOINT): configuration, the client, the controllers.
 import pino from 'pino';
 import { loadConfig } from './config.ts';
 import { KubeClient } from './kube/client.ts';

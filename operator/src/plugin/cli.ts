@@ -1,6 +1,5 @@
-#!/usr/bin/env node
-// kubectl-scriptorium: the kubectl plugin for Scriptorium's custom resources (`kubectl scriptorium …` once this
-// file, or the wrapper `make kubectl-plugin` installs, is on PATH as `kubectl-scriptorium`).
+// kubectl-scriptorium: the kubectl plugin for Scriptorium's custom resources (`kubectl scriptorium …` once its entry,
+// main.ts, or the wrapper `make kubectl-plugin` installs, is on PATH as `kubectl-scriptorium`).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -306,8 +305,9 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (import.meta.main) {
-  main(process.argv.slice(2)).then(
+/** Runs the plugin on `argv` and exits with its code (main.ts, the command's entry). */
+export function runPlugin(argv: string[]): void {
+  main(argv).then(
     (code) => process.exit(code),
     (err) => {
       process.stderr.write(`kubectl scriptorium: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fixture } from '../specs/ledger-cluster/fixtures.ts';
+import { splitKubeOptions } from './cli.ts';
 import { keysCreateArgs } from './keys.ts';
-import { splitKubeOptions } from './main.ts';
 import { retireRefusal } from './retire.ts';
 import { age, renderStatus } from './status.ts';
 
