@@ -89,6 +89,9 @@ export function kube(config: E2eConfig): Kube {
   };
 }
 
+/** A wait at least this long is reported on stderr (the CI log), with what it waited for. */
+const WAIT_REPORTED_MS = 3000;
+
 /**
  * Retries `check` until it returns a value other than undefined, at most `timeoutMs`; the last error or
  * the last `describe()` goes into the failure message.
@@ -98,12 +101,18 @@ export async function waitFor<T>(
   check: () => Promise<T | undefined>,
   { timeoutMs, intervalMs = 2000, describe }: { timeoutMs: number; intervalMs?: number; describe?: () => string },
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  const deadline = started + timeoutMs;
   let last = '';
   for (let attempt = 0; attempt < 10_000; attempt++) {
     try {
       const value = await check();
-      if (value !== undefined) return value;
+      if (value !== undefined) {
+        // Where a journey's time goes, in the CI log: every wait that took a while, with its length.
+        const took = Date.now() - started;
+        if (took >= WAIT_REPORTED_MS) process.stderr.write(`e2e: ${(took / 1000).toFixed(1)} s waiting for ${what}\n`);
+        return value;
+      }
       last = describe?.() ?? '';
     } catch (err) {
       last = err instanceof Error ? err.message : String(err);
