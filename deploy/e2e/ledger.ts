@@ -32,6 +32,9 @@ export interface ChainStatus {
 
 /** A file's access to validator pods; `namespace` is where it looks unless told otherwise. */
 export function ledgerPods(k: Kube, config: E2eConfig, namespace: string) {
+  // A pod's CA and server name, read once per pod (by uid): a pod's files do not change while it lives (a new key or
+  // CA comes with a new pod), and the waits read /chain every 2 s, each read two `kubectl exec` more otherwise.
+  const tlsOfPod = new Map<string, Promise<{ ca: string; servername: string }>>();
   /** The validator pods of one LedgerCluster, by name. */
   const validatorPods = async (ns = namespace, cluster = 'ledger') =>
     (
@@ -52,12 +55,22 @@ export function ledgerPods(k: Kube, config: E2eConfig, namespace: string) {
     let tls: { ca: string; servername: string } | undefined;
     const ns = pod.metadata.namespace ?? namespace;
     if (env.get('NODE_TLS__ENABLED') === 'true') {
-      const cat = (file: string) => k.kubectl(['-n', ns, 'exec', pod.metadata.name, '--', 'cat', file]);
-      const ca = await cat(env.get('NODE_TLS__CA_FILE') ?? '');
-      const cert = new X509Certificate(await cat(env.get('NODE_TLS__CERT_FILE') ?? ''));
-      const servername = /DNS:([^,\s]+)/.exec(cert.subjectAltName ?? '')?.[1];
-      if (!servername) throw new Error(`${pod.metadata.name}: its certificate names no DNS SAN`);
-      tls = { ca, servername };
+      const key = pod.metadata.uid ?? `${ns}/${pod.metadata.name}`;
+      let read = tlsOfPod.get(key);
+      if (!read) {
+        const cat = (file: string) => k.kubectl(['-n', ns, 'exec', pod.metadata.name, '--', 'cat', file]);
+        read = (async () => {
+          const ca = await cat(env.get('NODE_TLS__CA_FILE') ?? '');
+          const cert = new X509Certificate(await cat(env.get('NODE_TLS__CERT_FILE') ?? ''));
+          const servername = /DNS:([^,\s]+)/.exec(cert.subjectAltName ?? '')?.[1];
+          if (!servername) throw new Error(`${pod.metadata.name}: its certificate names no DNS SAN`);
+          return { ca, servername };
+        })();
+        tlsOfPod.set(key, read);
+        // A failed read (the pod not yet running its container) is tried again at the next call.
+        read.catch(() => tlsOfPod.delete(key));
+      }
+      tls = await read;
     }
     const forward = await portForward(config, ns, `pod/${pod.metadata.name}`, port);
     try {
