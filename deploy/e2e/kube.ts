@@ -126,6 +126,8 @@ export async function waitFor<T>(
 export interface PortForward {
   port: number;
   close(): void;
+  /** Whether kubectl still runs (it exits when the pod goes). */
+  alive(): boolean;
 }
 
 /** `kubectl port-forward TARGET :REMOTE` on 127.0.0.1; resolves with the local port kubectl chose. */
@@ -155,7 +157,11 @@ export function portForward(
       const match = /Forwarding from 127\.0\.0\.1:(\d+)/.exec(out);
       if (match?.[1]) {
         clearTimeout(timer);
-        resolvePromise({ port: Number(match[1]), close });
+        resolvePromise({
+          port: Number(match[1]),
+          close,
+          alive: () => child.exitCode === null && child.signalCode === null,
+        });
       }
     });
     child.stderr?.on('data', (chunk: Buffer) => {
